@@ -1,0 +1,1 @@
+//! Core of wikisuggest: HTTP client, token manager.
