@@ -1,1 +1,24 @@
-//! Core of wikisuggest: HTTP client, token manager.
+//! Core of wikisuggest: a client for Wikimedia's link recommendation and translation
+//! recommendation services.
+//!
+//! This crate has no Python dependency; the `_native` extension module wraps it.
+//! Everything asynchronous runs on tokio; the caller owns the runtime.
+
+pub mod client;
+pub mod config;
+pub mod encode;
+pub mod error;
+pub mod http_error;
+pub mod models;
+pub mod params;
+pub mod retry;
+pub mod secret;
+pub mod user_agent;
+
+pub use client::{AuthProvider, Client};
+pub use config::ClientConfig;
+pub use error::{Error, Result};
+pub use secret::Secret;
+
+/// Version of this crate, appended to every User-Agent as `wikisuggest/<version>`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,424 @@
+//! The HTTP client for the three service operations.
+//!
+//! One `reqwest::Client` (connection pool, TLS) per `Client`; every request goes through
+//! [`Client::execute`], which adds the User-Agent and the bearer token, retries what may be
+//! retried, replays once after a rejected token, and turns every failure into [`Error`].
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+
+use crate::config::{ClientConfig, check_timeout, normalise_base_url};
+use crate::encode::{Query, plain_segment, title_segment};
+use crate::error::{Error, Result, display_url, from_reqwest};
+use crate::http_error::{Endpoint, HttpError, truncate_chars};
+use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
+use crate::params::{LinkParams, RevisionBody, TranslationParams};
+use crate::secret::Secret;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Supplies bearer tokens; implemented by the token manager and by fixed personal tokens.
+pub trait AuthProvider: Send + Sync {
+    /// A token to send now (renewing it first if it is about to expire).
+    fn bearer(&self) -> BoxFuture<'_, Result<Secret>>;
+
+    /// The server rejected `rejected` as invalid or expired. Return a different token to
+    /// replay the request with once, or `None` when the source cannot renew (personal tokens).
+    fn renew_rejected(&self, rejected: Secret) -> BoxFuture<'_, Result<Option<Secret>>>;
+}
+
+/// A personal API token: sent as is, never renewed.
+pub struct StaticToken(Secret);
+
+impl StaticToken {
+    pub fn new(token: Secret) -> Result<Self> {
+        if token.expose().trim().is_empty() {
+            return Err(Error::Config("the API token is empty".to_owned()));
+        }
+        Ok(Self(token))
+    }
+}
+
+impl AuthProvider for StaticToken {
+    fn bearer(&self) -> BoxFuture<'_, Result<Secret>> {
+        let token = self.0.clone();
+        Box::pin(async move { Ok(token) })
+    }
+
+    fn renew_rejected(&self, _rejected: Secret) -> BoxFuture<'_, Result<Option<Secret>>> {
+        Box::pin(async { Ok(None) })
+    }
+}
+
+/// The body a request carries.
+#[derive(Debug, Clone)]
+pub enum Body {
+    None,
+    Json(Vec<u8>),
+    Form(Vec<u8>),
+}
+
+/// A request before it is sent: everything [`Client::execute`] needs to send it again.
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    pub method: Method,
+    pub url: reqwest::Url,
+    pub body: Body,
+    pub endpoint: Endpoint,
+    /// Whether to attach the bearer token of the client's auth provider.
+    pub authenticate: bool,
+}
+
+/// A successful response.
+#[derive(Debug)]
+pub struct RawResponse {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+    pub url: String,
+}
+
+pub struct Client {
+    http: reqwest::Client,
+    base_url: String,
+    auth_url: String,
+    user_agent: HeaderValue,
+    config: ClientConfig,
+    auth: Option<Arc<dyn AuthProvider>>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.base_url)
+            .field("auth_url", &self.auth_url)
+            .field("user_agent", &self.user_agent)
+            .field("authenticated", &self.auth.is_some())
+            .finish()
+    }
+}
+
+/// Install the TLS crypto provider once per process (reqwest needs one; we use ring, which
+/// builds without cmake or nasm).
+fn ensure_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+impl Client {
+    pub fn new(config: ClientConfig, auth: Option<Arc<dyn AuthProvider>>) -> Result<Self> {
+        let user_agent = crate::user_agent::compose(&config.user_agent)?;
+        let user_agent = HeaderValue::from_str(&user_agent)
+            .map_err(|_| Error::Config("user_agent is not a valid header value".to_owned()))?;
+        let base_url = normalise_base_url("base_url", &config.base_url)?;
+        let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
+        check_timeout("timeout", config.timeout)?;
+        check_timeout("connect_timeout", config.connect_timeout)?;
+        ensure_crypto_provider();
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            // Redirects would carry the Authorization header to wherever they point.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::Config(format!("could not build the HTTP client: {e}")))?;
+        Ok(Self {
+            http,
+            base_url,
+            auth_url,
+            user_agent,
+            config,
+            auth,
+        })
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub fn auth_url(&self) -> &str {
+        &self.auth_url
+    }
+
+    pub fn user_agent(&self) -> &str {
+        self.user_agent.to_str().unwrap_or_default()
+    }
+
+    pub fn has_auth(&self) -> bool {
+        self.auth.is_some()
+    }
+
+    fn url(&self, base: &str, path: &str, query: &Query) -> Result<reqwest::Url> {
+        let mut text = format!("{base}{path}");
+        if !query.is_empty() {
+            text.push('?');
+            text.push_str(&query.encode());
+        }
+        reqwest::Url::parse(&text).map_err(|e| Error::Internal(format!("bad request URL: {e}")))
+    }
+
+    fn link_path(params: &LinkParams) -> String {
+        format!(
+            "/service/linkrecommendation/v1/linkrecommendations/{}/{}/{}",
+            plain_segment(&params.project),
+            plain_segment(&params.domain),
+            title_segment(&params.page_title)
+        )
+    }
+
+    /// Operation 1 as a prepared request.
+    pub fn prepare_link_recommendations(
+        &self,
+        params: &LinkParams,
+        revision: Option<i64>,
+    ) -> Result<PreparedRequest> {
+        params.validate()?;
+        let mut query = params.query(true);
+        if let Some(revision) = revision {
+            if revision <= 0 {
+                return Err(Error::invalid(
+                    "revision",
+                    format!("must be a positive integer, got {revision}"),
+                ));
+            }
+            query.push("revision", revision.to_string());
+        }
+        Ok(PreparedRequest {
+            method: Method::GET,
+            url: self.url(&self.base_url, &Self::link_path(params), &query)?,
+            body: Body::None,
+            endpoint: Endpoint::Service,
+            authenticate: true,
+        })
+    }
+
+    /// Operation 2 as a prepared request. Sections to exclude travel in the body, where
+    /// they take precedence over the query string.
+    pub fn prepare_link_recommendations_for_revision(
+        &self,
+        params: &LinkParams,
+        body: &RevisionBody,
+    ) -> Result<PreparedRequest> {
+        params.validate()?;
+        body.validate()?;
+        let body = RevisionBody {
+            sections_to_exclude: params.sections_to_exclude.clone(),
+            ..body.clone()
+        };
+        let json = serde_json::to_vec(&body)
+            .map_err(|e| Error::Internal(format!("could not encode the request body: {e}")))?;
+        Ok(PreparedRequest {
+            method: Method::POST,
+            url: self.url(
+                &self.base_url,
+                &Self::link_path(params),
+                &params.query(false),
+            )?,
+            body: Body::Json(json),
+            endpoint: Endpoint::Service,
+            authenticate: true,
+        })
+    }
+
+    /// Operation 3 as a prepared request.
+    pub fn prepare_translation_recommendations(
+        &self,
+        params: &TranslationParams,
+    ) -> Result<PreparedRequest> {
+        params.validate()?;
+        Ok(PreparedRequest {
+            method: Method::GET,
+            url: self.url(
+                &self.base_url,
+                "/service/lw/recommendation/api/v1/translation",
+                &params.query(),
+            )?,
+            body: Body::None,
+            endpoint: Endpoint::Service,
+            authenticate: true,
+        })
+    }
+
+    /// A form POST to the OAuth 2.0 token endpoint (never authenticated with a bearer).
+    pub fn prepare_token_request(&self, form: &Query) -> Result<PreparedRequest> {
+        Ok(PreparedRequest {
+            method: Method::POST,
+            url: self.url(
+                &self.auth_url,
+                "/w/rest.php/oauth2/access_token",
+                &Query::new(),
+            )?,
+            body: Body::Form(form.encode().into_bytes()),
+            endpoint: Endpoint::Token,
+            authenticate: false,
+        })
+    }
+
+    pub async fn link_recommendations(
+        &self,
+        params: &LinkParams,
+        revision: Option<i64>,
+    ) -> Result<LinkRecommendationSet> {
+        let request = self.prepare_link_recommendations(params, revision)?;
+        decode(&self.execute(&request).await?)
+    }
+
+    pub async fn link_recommendations_for_revision(
+        &self,
+        params: &LinkParams,
+        body: &RevisionBody,
+    ) -> Result<LinkRecommendationSet> {
+        let request = self.prepare_link_recommendations_for_revision(params, body)?;
+        decode(&self.execute(&request).await?)
+    }
+
+    pub async fn translation_recommendations(
+        &self,
+        params: &TranslationParams,
+    ) -> Result<Vec<TranslationRecommendation>> {
+        let request = self.prepare_translation_recommendations(params)?;
+        let response: TranslationResponse = decode(&self.execute(&request).await?)?;
+        Ok(response.into_recommendations())
+    }
+
+    /// Send a prepared request: retries, token attachment and one replay after a rejected
+    /// token. Returns the successful response or the error of the last attempt.
+    pub async fn execute(&self, request: &PreparedRequest) -> Result<RawResponse> {
+        let auth = if request.authenticate {
+            self.auth.as_deref()
+        } else {
+            None
+        };
+        let mut token = match auth {
+            Some(auth) => Some(auth.bearer().await?),
+            None => None,
+        };
+        let mut attempt: u32 = 0;
+        let mut replayed = false;
+        let shown_url = display_url(&request.url);
+        loop {
+            let outcome = self.send_once(request, token.as_ref(), &shown_url).await;
+            let error = match outcome {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            // A rejected token is renewed and the request replayed once, outside the retry
+            // budget: it is a different request, not a repetition of a failed one.
+            if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error) {
+                if !replayed && http.token_rejected() {
+                    replayed = true;
+                    if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
+                        token = Some(fresh);
+                        continue;
+                    }
+                }
+            }
+            let delay = match &error {
+                Error::Http(http) if self.config.retry.statuses.contains(&http.status) => {
+                    self.config.retry.delay(attempt, http.retry_after)
+                }
+                // GET is idempotent; any other method only when nothing reached the server.
+                Error::Transport { before_send, .. }
+                    if request.method == Method::GET || *before_send =>
+                {
+                    self.config.retry.delay(attempt, None)
+                }
+                _ => None,
+            };
+            match delay {
+                Some(delay) => {
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                None => return Err(error),
+            }
+        }
+    }
+
+    async fn send_once(
+        &self,
+        request: &PreparedRequest,
+        token: Option<&Secret>,
+        shown_url: &str,
+    ) -> Result<RawResponse> {
+        let mut builder = self
+            .http
+            .request(request.method.clone(), request.url.clone())
+            .header(USER_AGENT, self.user_agent.clone())
+            .header(ACCEPT, "application/json");
+        if let Some(token) = token {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                    Error::Config("the access token is not a valid header value".to_owned())
+                })?;
+            value.set_sensitive(true);
+            builder = builder.header(AUTHORIZATION, value);
+        }
+        builder = match &request.body {
+            Body::None => builder,
+            Body::Json(bytes) => builder
+                .header(CONTENT_TYPE, "application/json")
+                .body(bytes.clone()),
+            Body::Form(bytes) => builder
+                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(bytes.clone()),
+        };
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| from_reqwest(e, &request.url))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| from_reqwest(e, &request.url))?
+            .to_vec();
+        if status.is_success() {
+            return Ok(RawResponse {
+                status: status.as_u16(),
+                headers,
+                body,
+                url: shown_url.to_owned(),
+            });
+        }
+        let mut error = HttpError::from_response(
+            request.endpoint,
+            request.method.as_str(),
+            shown_url.to_owned(),
+            status.as_u16(),
+            &headers,
+            &body,
+        );
+        if status == StatusCode::UNAUTHORIZED && token.is_none() && request.authenticate {
+            error.detail = Some(format!(
+                "{}; this operation needs an OAuth 2.0 access token or a personal API token: \
+                 pass auth= to the client",
+                error
+                    .detail
+                    .as_deref()
+                    .unwrap_or("no credentials were sent")
+            ));
+        }
+        Err(error.into())
+    }
+}
+
+/// Decode a successful body into `T`, or a [`Error::Decode`] quoting its start.
+pub fn decode<T: DeserializeOwned>(response: &RawResponse) -> Result<T> {
+    serde_json::from_slice(&response.body).map_err(|e| Error::Decode {
+        url: response.url.clone(),
+        status: response.status,
+        message: e.to_string(),
+        snippet: truncate_chars(&String::from_utf8_lossy(&response.body), 120),
+    })
+}

@@ -1,0 +1,83 @@
+"""wikisuggest: Wikimedia's link and translation recommendations from Python.
+
+>>> import wikisuggest
+>>> client = wikisuggest.Client("MyTool/1.0 (https://example.org; me@example.org)")
+>>> result = client.link_recommendations("wikipedia", "en", "Cat")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from ._native import __version__
+from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
+from .errors import (
+    AccessDenied,
+    ConfigurationError,
+    DecodeError,
+    HTTPError,
+    InvalidClient,
+    InvalidGrant,
+    InvalidParameter,
+    InvalidRequest,
+    InvalidScope,
+    NotFound,
+    OAuthError,
+    RateLimited,
+    ReadDenied,
+    ReauthorizationRequired,
+    ServerError,
+    StateMismatch,
+    Timeout,
+    TransportError,
+    Unauthorized,
+    UnauthorizedClient,
+    UnprocessableEntity,
+    UnsupportedDomain,
+    UnsupportedGrantType,
+    UnsupportedMediaType,
+    WikisuggestError,
+)
+from .models import (
+    DatasetChecksums,
+    LinkRecommendation,
+    LinkRecommendationSet,
+    Meta,
+    TranslationRecommendation,
+)
+
+__all__ = [
+    "DEFAULT_AUTH_URL",
+    "DEFAULT_BASE_URL",
+    "AccessDenied",
+    "AsyncClient",
+    "Client",
+    "ConfigurationError",
+    "DatasetChecksums",
+    "DecodeError",
+    "HTTPError",
+    "InvalidClient",
+    "InvalidGrant",
+    "InvalidParameter",
+    "InvalidRequest",
+    "InvalidScope",
+    "LinkRecommendation",
+    "LinkRecommendationSet",
+    "Meta",
+    "NotFound",
+    "OAuthError",
+    "RateLimited",
+    "ReadDenied",
+    "ReauthorizationRequired",
+    "ServerError",
+    "StateMismatch",
+    "Timeout",
+    "TransportError",
+    "TranslationRecommendation",
+    "Unauthorized",
+    "UnauthorizedClient",
+    "UnprocessableEntity",
+    "UnsupportedDomain",
+    "UnsupportedGrantType",
+    "UnsupportedMediaType",
+    "WikisuggestError",
+    "__version__",
+]

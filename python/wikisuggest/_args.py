@@ -1,0 +1,84 @@
+"""Argument checks shared by the public classes.
+
+The native layer validates ranges; here we make sure each value has a type that can be
+converted, so that a wrong type is a clear ``InvalidParameter`` rather than a ``TypeError``
+from deep inside the extension.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import InvalidParameter
+
+
+def text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidParameter(f"{name} must be a string, got {type(value).__name__}", parameter=name)
+    return value
+
+
+def optional_text(name: str, value: Any) -> str | None:
+    return None if value is None else text(name, value)
+
+
+def integer(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParameter(
+            f"{name} must be an integer, got {value!r}", parameter=name
+        )
+    if not -(2**63) <= value < 2**63:
+        raise InvalidParameter(f"{name} is out of range: {value}", parameter=name)
+    return value
+
+
+def optional_integer(name: str, value: Any) -> int | None:
+    return None if value is None else integer(name, value)
+
+
+def number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameter(f"{name} must be a number, got {value!r}", parameter=name)
+    return float(value)
+
+
+def seconds(name: str, value: Any) -> float:
+    value = number(name, value)
+    if not value > 0 or value == float("inf"):
+        raise InvalidParameter(f"{name} must be a positive number of seconds, got {value}", parameter=name)
+    return value
+
+
+def text_list(name: str, value: Any) -> list[str]:
+    """``None`` → ``[]``; a string → ``[string]``; any other iterable of strings → list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Iterable) or isinstance(value, (bytes, dict)):
+        raise InvalidParameter(
+            f"{name} must be a string or a list of strings, got {type(value).__name__}",
+            parameter=name,
+        )
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidParameter(
+                f"{name} must contain only strings, got {type(item).__name__}", parameter=name
+            )
+    return items
+
+
+def flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidParameter(f"{name} must be True or False, got {value!r}", parameter=name)
+    return value
+
+
+def user_agent(value: str | None) -> str:
+    """The explicit argument, else ``WIKISUGGEST_USER_AGENT``; the native layer checks it."""
+    if value is None:
+        value = os.environ.get("WIKISUGGEST_USER_AGENT", "")
+    return text("user_agent", value)

@@ -1,0 +1,106 @@
+"""Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
+
+from collections.abc import Awaitable
+from typing import Any
+
+__version__: str
+
+def in_flight_tasks() -> int: ...
+
+class NativeClient:
+    def __new__(
+        cls,
+        *,
+        base_url: str,
+        auth_url: str,
+        user_agent: str,
+        timeout: float,
+        connect_timeout: float,
+        max_retries: int,
+        backoff_base: float,
+        backoff_max: float,
+        max_retry_after: float,
+        token: str | None = None,
+    ) -> NativeClient: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def auth_url(self) -> str: ...
+    @property
+    def user_agent(self) -> str: ...
+    def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        language_code: str | None,
+        revision: int | None,
+        threshold: float,
+        sections_to_exclude: list[str],
+        max_recommendations: int,
+        raw: bool,
+    ) -> Any: ...
+    def link_recommendations_async(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        language_code: str | None,
+        revision: int | None,
+        threshold: float,
+        sections_to_exclude: list[str],
+        max_recommendations: int,
+        raw: bool,
+    ) -> Awaitable[Any]: ...
+    def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        language_code: str | None,
+        threshold: float,
+        sections_to_exclude: list[str],
+        max_recommendations: int,
+        raw: bool,
+    ) -> Any: ...
+    def link_recommendations_for_revision_async(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        language_code: str | None,
+        threshold: float,
+        sections_to_exclude: list[str],
+        max_recommendations: int,
+        raw: bool,
+    ) -> Awaitable[Any]: ...
+    def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        count: int,
+        seed: list[str],
+        topic: list[str],
+        include_pageviews: bool,
+        search_algorithm: str,
+        rank_method: str,
+        raw: bool,
+    ) -> Any: ...
+    def translation_recommendations_async(
+        self,
+        source: str,
+        target: str,
+        count: int,
+        seed: list[str],
+        topic: list[str],
+        include_pageviews: bool,
+        search_algorithm: str,
+        rank_method: str,
+        raw: bool,
+    ) -> Awaitable[Any]: ...

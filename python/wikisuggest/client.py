@@ -1,0 +1,299 @@
+"""``Client`` and ``AsyncClient``: the three service operations, blocking and asyncio.
+
+Both classes take the same arguments and have the same methods; ``AsyncClient``'s methods are
+coroutines. Work happens in Rust on one shared I/O runtime; blocking calls release the GIL and
+can be interrupted with Ctrl-C, asyncio calls can be cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from . import _args
+from ._native import NativeClient
+from .models import LinkRecommendationSet, TranslationRecommendation
+
+__all__ = ["AsyncClient", "Client", "DEFAULT_AUTH_URL", "DEFAULT_BASE_URL"]
+
+DEFAULT_BASE_URL = "https://api.wikimedia.org"
+DEFAULT_AUTH_URL = "https://meta.wikimedia.org"
+
+SearchAlgorithm = Literal["morelike", "mostpopular"]
+RankMethod = Literal["default", "sitelinks"]
+
+
+class _ClientBase:
+    """Construction and argument handling shared by both clients."""
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        user_agent: str | None = None,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        auth: str | None = None,
+        auth_url: str = DEFAULT_AUTH_URL,
+        timeout: float = 60.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        max_retry_after: float = 120.0,
+    ) -> None:
+        """Create a client.
+
+        ``user_agent`` names your application and how to reach its operator, as Wikimedia's
+        User-Agent policy requires, e.g. ``"LinkBot/1.0 (https://example.org; me@example.org)"``;
+        when omitted it is read from ``WIKISUGGEST_USER_AGENT``. ``auth`` is a personal API
+        token (sent as ``Authorization: Bearer``). ``timeout`` bounds one attempt; failed GETs
+        (connection errors, 429, 502, 503, 504) are retried ``max_retries`` times with
+        exponential back-off starting at ``backoff`` seconds, honouring ``Retry-After`` up to
+        ``max_retry_after`` seconds.
+        """
+        retries = _args.integer("max_retries", max_retries)
+        if not 0 <= retries <= 100:
+            raise _args.InvalidParameter(
+                f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
+            )
+        token = None
+        if auth is not None:
+            token = _args.text("auth", auth)
+        self._native = NativeClient(
+            base_url=_args.text("base_url", base_url),
+            auth_url=_args.text("auth_url", auth_url),
+            user_agent=_args.user_agent(user_agent),
+            timeout=_args.seconds("timeout", timeout),
+            connect_timeout=_args.seconds("connect_timeout", connect_timeout),
+            max_retries=retries,
+            backoff_base=_args.seconds("backoff", backoff),
+            backoff_max=_args.seconds("max_backoff", max_backoff),
+            max_retry_after=_args.seconds("max_retry_after", max_retry_after),
+            token=token,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return self._native.base_url
+
+    @property
+    def auth_url(self) -> str:
+        return self._native.auth_url
+
+    @property
+    def user_agent(self) -> str:
+        """The User-Agent sent with every request (yours, then ``wikisuggest/<version>``)."""
+        return self._native.user_agent
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, user_agent={self.user_agent!r})"
+
+    @staticmethod
+    def _link_args(
+        project: str,
+        domain: str,
+        page_title: str,
+        language_code: str | None,
+        threshold: float,
+        sections_to_exclude: str | Iterable[str] | None,
+        max_recommendations: int,
+    ) -> tuple[str, str, str, str | None, float, list[str], int]:
+        return (
+            _args.text("project", project),
+            _args.text("domain", domain),
+            _args.text("page_title", page_title),
+            _args.optional_text("language_code", language_code),
+            _args.number("threshold", threshold),
+            _args.text_list("sections_to_exclude", sections_to_exclude),
+            _args.integer("max_recommendations", max_recommendations),
+        )
+
+    @staticmethod
+    def _translation_args(
+        source: str,
+        target: str,
+        count: int,
+        seed: str | Iterable[str] | None,
+        topic: str | Iterable[str] | None,
+        include_pageviews: bool,
+        search_algorithm: str,
+        rank_method: str,
+    ) -> tuple[str, str, int, list[str], list[str], bool, str, str]:
+        return (
+            _args.text("source", source),
+            _args.text("target", target),
+            _args.integer("count", count),
+            _args.text_list("seed", seed),
+            _args.text_list("topic", topic),
+            _args.flag("include_pageviews", include_pageviews),
+            _args.text("search_algorithm", search_algorithm),
+            _args.text("rank_method", rank_method),
+        )
+
+    @staticmethod
+    def _link_set(data: Any, raw: bool) -> Any:
+        return data if raw else LinkRecommendationSet.from_dict(data)
+
+    @staticmethod
+    def _translations(data: Any, raw: bool) -> Any:
+        return data if raw else [TranslationRecommendation.from_dict(x) for x in data]
+
+
+class Client(_ClientBase):
+    """Blocking client. Safe to share between threads."""
+
+    __slots__ = ()
+
+    def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        language_code: str | None = None,
+        revision: int | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> Any:
+        """Link recommendations for the latest (or ``revision``) revision of a page (GET)."""
+        args = self._link_args(
+            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            max_recommendations,
+        )
+        p, d, t, lang, thr, sections, maximum = args
+        data = self._native.link_recommendations(
+            p, d, t, lang, _args.optional_integer("revision", revision), thr, sections, maximum,
+            raw,
+        )
+        return self._link_set(data, raw)
+
+    def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> Any:
+        """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
+        p, d, t, lang, thr, sections, maximum = self._link_args(
+            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            max_recommendations,
+        )
+        data = self._native.link_recommendations_for_revision(
+            p, d, t, _args.text("wikitext", wikitext), _args.integer("revid", revid),
+            _args.integer("pageid", pageid), lang, thr, sections, maximum, raw,
+        )
+        return self._link_set(data, raw)
+
+    def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+    ) -> Any:
+        """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
+        data = self._native.translation_recommendations(
+            *self._translation_args(
+                source, target, count, seed, topic, include_pageviews, search_algorithm,
+                rank_method,
+            ),
+            raw,
+        )
+        return self._translations(data, raw)
+
+
+class AsyncClient(_ClientBase):
+    """asyncio client: the same methods as :class:`Client`, as coroutines."""
+
+    __slots__ = ()
+
+    async def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        language_code: str | None = None,
+        revision: int | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> Any:
+        """Link recommendations for the latest (or ``revision``) revision of a page (GET)."""
+        p, d, t, lang, thr, sections, maximum = self._link_args(
+            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            max_recommendations,
+        )
+        data = await self._native.link_recommendations_async(
+            p, d, t, lang, _args.optional_integer("revision", revision), thr, sections, maximum,
+            raw,
+        )
+        return self._link_set(data, raw)
+
+    async def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> Any:
+        """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
+        p, d, t, lang, thr, sections, maximum = self._link_args(
+            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            max_recommendations,
+        )
+        data = await self._native.link_recommendations_for_revision_async(
+            p, d, t, _args.text("wikitext", wikitext), _args.integer("revid", revid),
+            _args.integer("pageid", pageid), lang, thr, sections, maximum, raw,
+        )
+        return self._link_set(data, raw)
+
+    async def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+    ) -> Any:
+        """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
+        data = await self._native.translation_recommendations_async(
+            *self._translation_args(
+                source, target, count, seed, topic, include_pageviews, search_algorithm,
+                rank_method,
+            ),
+            raw,
+        )
+        return self._translations(data, raw)

@@ -1,0 +1,213 @@
+"""The exception tree of wikisuggest.
+
+Every error the package raises derives from :class:`WikisuggestError`. Errors also derive from
+the built-in class a generic handler would expect (``ValueError`` for bad arguments,
+``TimeoutError`` for timeouts), so ``except ValueError`` keeps working.
+
+Messages and attributes never contain credentials: URLs are shown without their query string
+and tokens are never part of a request URL or an error body we keep.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AccessDenied",
+    "ConfigurationError",
+    "DecodeError",
+    "HTTPError",
+    "InvalidClient",
+    "InvalidGrant",
+    "InvalidParameter",
+    "InvalidRequest",
+    "InvalidScope",
+    "NotFound",
+    "OAuthError",
+    "RateLimited",
+    "ReadDenied",
+    "ReauthorizationRequired",
+    "ServerError",
+    "StateMismatch",
+    "Timeout",
+    "TransportError",
+    "UnauthorizedClient",
+    "Unauthorized",
+    "UnprocessableEntity",
+    "UnsupportedDomain",
+    "UnsupportedGrantType",
+    "UnsupportedMediaType",
+    "WikisuggestError",
+]
+
+
+class WikisuggestError(Exception):
+    """Base class of every error raised by wikisuggest."""
+
+    def __init__(self, message: str = "", **attributes: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        for name, value in attributes.items():
+            setattr(self, name, value)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidParameter(WikisuggestError, ValueError):
+    """An argument was rejected before anything was sent. ``parameter`` names it."""
+
+    parameter: str | None = None
+
+
+class ConfigurationError(WikisuggestError, ValueError):
+    """The client is misconfigured (for example a User-Agent without operator contact)."""
+
+
+class TransportError(WikisuggestError):
+    """The request did not get a complete answer: connection refused, reset or dropped."""
+
+    url: str | None = None
+
+
+class Timeout(TransportError, TimeoutError):
+    """No complete answer within the configured timeout."""
+
+
+class DecodeError(WikisuggestError, ValueError):
+    """A successful response whose body is not what the contract describes.
+
+    ``snippet`` holds the start of the body.
+    """
+
+    url: str | None = None
+    status: int | None = None
+    snippet: str | None = None
+
+
+class ReauthorizationRequired(WikisuggestError):
+    """The refresh token is no longer accepted; the user must authorize the app again."""
+
+
+class StateMismatch(WikisuggestError, ValueError):
+    """The ``state`` of an authorization redirect is not the one that was sent."""
+
+
+class HTTPError(WikisuggestError):
+    """The server answered with a status of 400 or more.
+
+    Attributes: ``status``, ``reason`` (``httpReason`` when the body has one), ``method``,
+    ``url`` (without query), ``body`` (decoded JSON, or the text of a non-JSON body),
+    ``retry_after`` (seconds, when sent), ``request_id``, ``www_authenticate``, ``detail``
+    (the explanation found in the body) and ``error_key`` (MediaWiki REST errors).
+    """
+
+    status: int = 0
+    reason: str = ""
+    method: str = ""
+    url: str = ""
+    body: Any = None
+    retry_after: float | None = None
+    request_id: str | None = None
+    www_authenticate: str | None = None
+    detail: str | None = None
+    error_key: str | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The response headers that matter for handling the error."""
+        found = {
+            "retry-after": None if self.retry_after is None else f"{self.retry_after:g}",
+            "x-request-id": self.request_id,
+            "www-authenticate": self.www_authenticate,
+        }
+        return {k: v for k, v in found.items() if v is not None}
+
+
+class Unauthorized(HTTPError):
+    """401: credentials missing, invalid or expired (``reason`` is the gateway's ``httpReason``)."""
+
+
+class ReadDenied(HTTPError):
+    """``rest-read-denied``: the project does not recognise the account yet.
+
+    Logging in to that project once with the same account resolves it.
+    """
+
+
+class NotFound(HTTPError):
+    """404."""
+
+
+class UnsupportedDomain(HTTPError):
+    """The wiki has no link-recommendation model (400 or 404 naming the supported wikis)."""
+
+    @property
+    def valid_project_domain_pairs(self) -> list[str]:
+        body = self.body if isinstance(self.body, dict) else {}
+        pairs = body.get("valid_project_domain_pairs") or []
+        return [str(p) for p in pairs]
+
+
+class UnsupportedMediaType(HTTPError):
+    """415, e.g. ``rest-unsupported-content-type`` from the token endpoint."""
+
+    @property
+    def message_translations(self) -> dict[str, str]:
+        body = self.body if isinstance(self.body, dict) else {}
+        translations = body.get("messageTranslations") or {}
+        return {str(k): str(v) for k, v in translations.items()}
+
+
+class UnprocessableEntity(HTTPError):
+    """422: the service rejected a parameter; ``errors`` lists its validation entries."""
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        body = self.body if isinstance(self.body, dict) else {}
+        detail = body.get("detail")
+        return [d for d in detail if isinstance(d, dict)] if isinstance(detail, list) else []
+
+
+class RateLimited(HTTPError):
+    """429. ``retry_after`` is the wait the server asked for, in seconds (or None)."""
+
+
+class ServerError(HTTPError):
+    """5xx."""
+
+
+class OAuthError(HTTPError):
+    """An OAuth 2.0 error from the token endpoint: ``error``, ``error_description``, ``hint``."""
+
+    error: str | None = None
+    error_description: str | None = None
+    hint: str | None = None
+
+
+class InvalidClient(OAuthError):
+    """401 ``invalid_client``: unknown client id, wrong secret, or grant not allowed."""
+
+
+class InvalidGrant(OAuthError):
+    """``invalid_grant``: the code or refresh token is expired, revoked or not this client's."""
+
+
+class InvalidRequest(OAuthError):
+    """``invalid_request``: a parameter is missing or malformed."""
+
+
+class InvalidScope(OAuthError):
+    """``invalid_scope``."""
+
+
+class UnsupportedGrantType(OAuthError):
+    """``unsupported_grant_type``."""
+
+
+class UnauthorizedClient(OAuthError):
+    """``unauthorized_client``; at the authorize step this is how a user's cancel arrives."""
+
+
+class AccessDenied(OAuthError):
+    """``access_denied``."""

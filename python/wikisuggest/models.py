@@ -1,0 +1,165 @@
+"""Records returned by the services, as frozen dataclasses.
+
+Each record has ``to_dict()`` (the contract's JSON shape, fields the server added included)
+and ``from_dict()`` (lenient: missing optional fields become ``None``; unknown fields are kept
+in ``extra``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+__all__ = [
+    "DatasetChecksums",
+    "LinkRecommendation",
+    "LinkRecommendationSet",
+    "Meta",
+    "TranslationRecommendation",
+]
+
+_R = TypeVar("_R")
+
+
+def _split(cls: type[Any], data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate the declared fields of ``cls`` from the extra keys of ``data``."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{cls.__name__}.from_dict expects a mapping, got {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+    known = {k: v for k, v in data.items() if k in names}
+    extra = {k: v for k, v in data.items() if k not in names}
+    return known, extra
+
+
+def _plain(record: Any) -> dict[str, Any]:
+    """Fields of ``record`` (``extra`` merged back in), records converted recursively."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        if f.name == "extra":
+            continue
+        value = getattr(record, f.name)
+        if dataclasses.is_dataclass(value):
+            value = value.to_dict()  # type: ignore[union-attr]
+        elif isinstance(value, tuple):
+            value = [v.to_dict() if dataclasses.is_dataclass(v) else v for v in value]
+        out[f.name] = value
+    for key, value in record.extra.items():
+        out.setdefault(key, value)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetChecksums:
+    """sha256 checksums of the five datasets behind a link recommendation."""
+
+    anchors: str | None = None
+    model: str | None = None
+    pageids: str | None = None
+    redirects: str | None = None
+    w2vfiltered: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DatasetChecksums:
+        known, extra = _split(cls, data)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in _plain(self).items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """Response metadata: producing build, dataset checksums, format version."""
+
+    application_version: str | None = None
+    dataset_checksums: DatasetChecksums | None = None
+    format_version: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Meta:
+        known, extra = _split(cls, data)
+        checksums = known.get("dataset_checksums")
+        if isinstance(checksums, Mapping):
+            known["dataset_checksums"] = DatasetChecksums.from_dict(checksums)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRecommendation:
+    """A phrase of the article (``link_text``) that should link to ``link_target``."""
+
+    link_text: str
+    link_target: str
+    score: float | None = None
+    wikitext_offset: int | None = None
+    context_before: str | None = None
+    context_after: str | None = None
+    link_index: int | None = None
+    match_index: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendation:
+        known, extra = _split(cls, data)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRecommendationSet:
+    """The link recommendations for one page (response of both link operations)."""
+
+    links: tuple[LinkRecommendation, ...] = ()
+    links_count: int | None = None
+    meta: Meta | None = None
+    page_title: str | None = None
+    pageid: int | None = None
+    revid: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendationSet:
+        known, extra = _split(cls, data)
+        known["links"] = tuple(LinkRecommendation.from_dict(x) for x in known.get("links") or ())
+        meta = known.get("meta")
+        if isinstance(meta, Mapping):
+            known["meta"] = Meta.from_dict(meta)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+    def __len__(self) -> int:
+        return len(self.links)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.links)
+
+
+@dataclass(frozen=True, slots=True)
+class TranslationRecommendation:
+    """An article of the source wiki that the target wiki lacks."""
+
+    title: str
+    pageviews: int | None = None
+    wikidata_id: str | None = None
+    rank: int | float | None = None
+    langlinks_count: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TranslationRecommendation:
+        known, extra = _split(cls, data)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)

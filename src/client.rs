@@ -1,0 +1,394 @@
+//! `NativeClient`: the object behind `wikisuggest.Client` and `wikisuggest.AsyncClient`.
+//! Each method has a blocking form and an `_async` form sharing one body.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use wikisuggest_core::client::{PreparedRequest, StaticToken, decode};
+use wikisuggest_core::models::{LinkRecommendationSet, TranslationResponse};
+use wikisuggest_core::params::{
+    LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
+};
+use wikisuggest_core::retry::RetryPolicy;
+use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
+
+use crate::convert::Pythonized;
+use crate::errors::core_error;
+use crate::runtime::{run_async, run_blocking};
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeClient {
+    inner: Arc<Client>,
+}
+
+fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
+    Duration::try_from_secs_f64(value).map_err(|_| {
+        Error::invalid(
+            name,
+            format!("must be a non-negative number of seconds, got {value}"),
+        )
+    })
+}
+
+/// Send `request`, check the body against the record type `T`, and return either the
+/// normalised record or (with `raw`) the body exactly as decoded.
+async fn fetch<T: DeserializeOwned + Serialize>(
+    client: Arc<Client>,
+    request: Result<PreparedRequest, Error>,
+    raw: bool,
+) -> Result<Pythonized<Value>, Error> {
+    let response = client.execute(&request?).await?;
+    let typed: T = decode(&response)?;
+    let value = if raw {
+        decode::<Value>(&response)?
+    } else {
+        serde_json::to_value(typed)
+            .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?
+    };
+    Ok(Pythonized(value))
+}
+
+/// Translation responses come in two shapes; both become a list of items.
+async fn fetch_translations(
+    client: Arc<Client>,
+    request: Result<PreparedRequest, Error>,
+    raw: bool,
+) -> Result<Pythonized<Value>, Error> {
+    let response = client.execute(&request?).await?;
+    let typed: TranslationResponse = decode(&response)?;
+    let value = if raw {
+        decode::<Value>(&response)?
+    } else {
+        serde_json::to_value(typed.into_recommendations())
+            .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?
+    };
+    Ok(Pythonized(value))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn link_params(
+    project: String,
+    domain: String,
+    page_title: String,
+    language_code: Option<String>,
+    threshold: f64,
+    sections_to_exclude: Vec<String>,
+    max_recommendations: i64,
+) -> LinkParams {
+    LinkParams {
+        project,
+        domain,
+        page_title,
+        language_code,
+        threshold,
+        sections_to_exclude,
+        max_recommendations,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn translation_params(
+    source: String,
+    target: String,
+    count: i64,
+    seed: Vec<String>,
+    topic: Vec<String>,
+    include_pageviews: bool,
+    search_algorithm: &str,
+    rank_method: &str,
+) -> Result<TranslationParams, Error> {
+    Ok(TranslationParams {
+        source,
+        target,
+        count,
+        seed,
+        topic,
+        include_pageviews,
+        search_algorithm: SearchAlgorithm::parse(search_algorithm)?,
+        rank_method: RankMethod::parse(rank_method)?,
+    })
+}
+
+#[pymethods]
+impl NativeClient {
+    #[new]
+    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, token=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        base_url: String,
+        auth_url: String,
+        user_agent: String,
+        timeout: f64,
+        connect_timeout: f64,
+        max_retries: u32,
+        backoff_base: f64,
+        backoff_max: f64,
+        max_retry_after: f64,
+        token: Option<String>,
+    ) -> PyResult<Self> {
+        let build = || -> Result<Client, Error> {
+            let config = ClientConfig {
+                base_url,
+                auth_url,
+                user_agent,
+                timeout: seconds("timeout", timeout)?,
+                connect_timeout: seconds("connect_timeout", connect_timeout)?,
+                retry: RetryPolicy {
+                    max_retries,
+                    backoff_base: seconds("backoff_base", backoff_base)?,
+                    backoff_max: seconds("backoff_max", backoff_max)?,
+                    max_retry_after: seconds("max_retry_after", max_retry_after)?,
+                    ..RetryPolicy::default()
+                },
+            };
+            let auth: Option<Arc<dyn AuthProvider>> = match token {
+                Some(token) => Some(Arc::new(StaticToken::new(Secret::new(token))?)),
+                None => None,
+            };
+            Client::new(config, auth)
+        };
+        build()
+            .map(|client| Self {
+                inner: Arc::new(client),
+            })
+            .map_err(|e| core_error(py, e))
+    }
+
+    #[getter]
+    fn base_url(&self) -> &str {
+        self.inner.base_url()
+    }
+
+    #[getter]
+    fn auth_url(&self) -> &str {
+        self.inner.auth_url()
+    }
+
+    #[getter]
+    fn user_agent(&self) -> &str {
+        self.inner.user_agent()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeClient(base_url={:?}, user_agent={:?}, authenticated={})",
+            self.inner.base_url(),
+            self.inner.user_agent(),
+            if self.inner.has_auth() {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+
+    #[pyo3(signature = (project, domain, page_title, language_code, revision, threshold, sections_to_exclude, max_recommendations, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn link_recommendations(
+        &self,
+        py: Python<'_>,
+        project: String,
+        domain: String,
+        page_title: String,
+        language_code: Option<String>,
+        revision: Option<i64>,
+        threshold: f64,
+        sections_to_exclude: Vec<String>,
+        max_recommendations: i64,
+        raw: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let params = link_params(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        );
+        let request = self.inner.prepare_link_recommendations(&params, revision);
+        let out = run_blocking(
+            py,
+            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+        )?;
+        Ok(out.into_pyobject(py)?.unbind())
+    }
+
+    #[pyo3(signature = (project, domain, page_title, language_code, revision, threshold, sections_to_exclude, max_recommendations, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn link_recommendations_async<'py>(
+        &self,
+        py: Python<'py>,
+        project: String,
+        domain: String,
+        page_title: String,
+        language_code: Option<String>,
+        revision: Option<i64>,
+        threshold: f64,
+        sections_to_exclude: Vec<String>,
+        max_recommendations: i64,
+        raw: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = link_params(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        );
+        let request = self.inner.prepare_link_recommendations(&params, revision);
+        run_async(
+            py,
+            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+        )
+    }
+
+    #[pyo3(signature = (project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections_to_exclude, max_recommendations, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn link_recommendations_for_revision(
+        &self,
+        py: Python<'_>,
+        project: String,
+        domain: String,
+        page_title: String,
+        wikitext: String,
+        revid: i64,
+        pageid: i64,
+        language_code: Option<String>,
+        threshold: f64,
+        sections_to_exclude: Vec<String>,
+        max_recommendations: i64,
+        raw: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let params = link_params(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        );
+        let body = RevisionBody {
+            wikitext,
+            revid,
+            pageid,
+            sections_to_exclude: Vec::new(),
+        };
+        let request = self
+            .inner
+            .prepare_link_recommendations_for_revision(&params, &body);
+        let out = run_blocking(
+            py,
+            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+        )?;
+        Ok(out.into_pyobject(py)?.unbind())
+    }
+
+    #[pyo3(signature = (project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections_to_exclude, max_recommendations, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn link_recommendations_for_revision_async<'py>(
+        &self,
+        py: Python<'py>,
+        project: String,
+        domain: String,
+        page_title: String,
+        wikitext: String,
+        revid: i64,
+        pageid: i64,
+        language_code: Option<String>,
+        threshold: f64,
+        sections_to_exclude: Vec<String>,
+        max_recommendations: i64,
+        raw: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = link_params(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        );
+        let body = RevisionBody {
+            wikitext,
+            revid,
+            pageid,
+            sections_to_exclude: Vec::new(),
+        };
+        let request = self
+            .inner
+            .prepare_link_recommendations_for_revision(&params, &body);
+        run_async(
+            py,
+            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+        )
+    }
+
+    #[pyo3(signature = (source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn translation_recommendations(
+        &self,
+        py: Python<'_>,
+        source: String,
+        target: String,
+        count: i64,
+        seed: Vec<String>,
+        topic: Vec<String>,
+        include_pageviews: bool,
+        search_algorithm: &str,
+        rank_method: &str,
+        raw: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let request = translation_params(
+            source,
+            target,
+            count,
+            seed,
+            topic,
+            include_pageviews,
+            search_algorithm,
+            rank_method,
+        )
+        .and_then(|params| self.inner.prepare_translation_recommendations(&params));
+        let out = run_blocking(py, fetch_translations(self.inner.clone(), request, raw))?;
+        Ok(out.into_pyobject(py)?.unbind())
+    }
+
+    #[pyo3(signature = (source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method, raw))]
+    #[allow(clippy::too_many_arguments)]
+    fn translation_recommendations_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: String,
+        target: String,
+        count: i64,
+        seed: Vec<String>,
+        topic: Vec<String>,
+        include_pageviews: bool,
+        search_algorithm: &str,
+        rank_method: &str,
+        raw: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = translation_params(
+            source,
+            target,
+            count,
+            seed,
+            topic,
+            include_pageviews,
+            search_algorithm,
+            rank_method,
+        )
+        .and_then(|params| self.inner.prepare_translation_recommendations(&params));
+        run_async(py, fetch_translations(self.inner.clone(), request, raw))
+    }
+}

@@ -1,0 +1,111 @@
+//! The single mapping from core errors to the Python exception tree declared in
+//! `python/wikisuggest/errors.py`. Nothing here inspects message text: the class is chosen
+//! from the error's variant and, for HTTP errors, from the kind the core decided.
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyModule};
+use pythonize::pythonize;
+use wikisuggest_core::Error;
+use wikisuggest_core::http_error::{HttpError, HttpErrorKind};
+
+pyo3::import_exception!(wikisuggest.errors, WikisuggestError);
+
+static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+pub fn wikisuggest_error(message: &str) -> PyErr {
+    WikisuggestError::new_err(message.to_owned())
+}
+
+/// Convert a core error into the matching Python exception, with its attributes set.
+pub fn core_error(py: Python<'_>, error: Error) -> PyErr {
+    build(py, &error).unwrap_or_else(|conversion_failure| conversion_failure)
+}
+
+fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
+    let kwargs = PyDict::new(py);
+    let class = match error {
+        Error::InvalidParameter { name, .. } => {
+            kwargs.set_item("parameter", name)?;
+            "InvalidParameter"
+        }
+        Error::Config(_) => "ConfigurationError",
+        Error::Http(http) => {
+            fill_http(py, &kwargs, http)?;
+            http_class(http)
+        }
+        Error::Timeout { url, .. } => {
+            kwargs.set_item("url", url)?;
+            "Timeout"
+        }
+        Error::Transport { url, .. } => {
+            kwargs.set_item("url", url)?;
+            "TransportError"
+        }
+        Error::Decode {
+            url,
+            status,
+            snippet,
+            ..
+        } => {
+            kwargs.set_item("url", url)?;
+            kwargs.set_item("status", status)?;
+            kwargs.set_item("snippet", snippet)?;
+            "DecodeError"
+        }
+        Error::ReauthorizationRequired(_) => "ReauthorizationRequired",
+        Error::Internal(_) => "WikisuggestError",
+    };
+    let module = ERRORS_MODULE.get_or_try_init(py, || {
+        PyModule::import(py, "wikisuggest.errors").map(Bound::unbind)
+    })?;
+    let cls = module.bind(py).getattr(class)?;
+    let instance = cls.call((error.to_string(),), Some(&kwargs))?;
+    Ok(PyErr::from_value(instance))
+}
+
+fn http_class(http: &HttpError) -> &'static str {
+    match http.kind {
+        HttpErrorKind::Unauthorized => "Unauthorized",
+        HttpErrorKind::ReadDenied => "ReadDenied",
+        HttpErrorKind::UnsupportedDomain => "UnsupportedDomain",
+        HttpErrorKind::NotFound => "NotFound",
+        HttpErrorKind::UnsupportedMediaType => "UnsupportedMediaType",
+        HttpErrorKind::UnprocessableEntity => "UnprocessableEntity",
+        HttpErrorKind::RateLimited => "RateLimited",
+        HttpErrorKind::ServerError => "ServerError",
+        HttpErrorKind::OAuth => match http.oauth.as_ref().map(|o| o.error.as_str()) {
+            Some("invalid_client") => "InvalidClient",
+            Some("invalid_grant") => "InvalidGrant",
+            Some("invalid_request") => "InvalidRequest",
+            Some("invalid_scope") => "InvalidScope",
+            Some("unsupported_grant_type") => "UnsupportedGrantType",
+            Some("unauthorized_client") => "UnauthorizedClient",
+            _ => "OAuthError",
+        },
+        HttpErrorKind::Other => "HTTPError",
+    }
+}
+
+fn fill_http(py: Python<'_>, kwargs: &Bound<'_, PyDict>, http: &HttpError) -> PyResult<()> {
+    kwargs.set_item("status", http.status)?;
+    kwargs.set_item("reason", &http.reason)?;
+    kwargs.set_item("method", &http.method)?;
+    kwargs.set_item("url", &http.url)?;
+    let body = match &http.body {
+        Some(body) => pythonize(py, body)?.unbind(),
+        None => py.None(),
+    };
+    kwargs.set_item("body", body)?;
+    kwargs.set_item("retry_after", http.retry_after.map(|d| d.as_secs_f64()))?;
+    kwargs.set_item("request_id", &http.request_id)?;
+    kwargs.set_item("www_authenticate", &http.www_authenticate)?;
+    kwargs.set_item("detail", &http.detail)?;
+    kwargs.set_item("error_key", &http.error_key)?;
+    if let Some(oauth) = &http.oauth {
+        kwargs.set_item("error", &oauth.error)?;
+        kwargs.set_item("error_description", &oauth.description)?;
+        kwargs.set_item("hint", &oauth.hint)?;
+    }
+    Ok(())
+}

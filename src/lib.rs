@@ -1,0 +1,19 @@
+//! The `wikisuggest._native` extension module: a thin layer that converts arguments,
+//! releases the interpreter while Rust works, and converts results and errors back.
+//! All behaviour lives in the `wikisuggest-core` crate.
+
+use pyo3::prelude::*;
+
+mod client;
+mod convert;
+mod errors;
+mod runtime;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    runtime::register_builder();
+    m.add("__version__", wikisuggest_core::VERSION)?;
+    m.add_class::<client::NativeClient>()?;
+    m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
+    Ok(())
+}
