@@ -160,12 +160,24 @@ class Client(_ClientBase):
     ) -> Any:
         """Link recommendations for the latest (or ``revision``) revision of a page (GET)."""
         args = self._link_args(
-            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
             max_recommendations,
         )
         p, d, t, lang, thr, sections, maximum = args
         data = self._native.link_recommendations(
-            p, d, t, lang, _args.optional_integer("revision", revision), thr, sections, maximum,
+            p,
+            d,
+            t,
+            lang,
+            _args.optional_integer("revision", revision),
+            thr,
+            sections,
+            maximum,
             raw,
         )
         return self._link_set(data, raw)
@@ -187,12 +199,26 @@ class Client(_ClientBase):
     ) -> Any:
         """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
         p, d, t, lang, thr, sections, maximum = self._link_args(
-            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
             max_recommendations,
         )
         data = self._native.link_recommendations_for_revision(
-            p, d, t, _args.text("wikitext", wikitext), _args.integer("revid", revid),
-            _args.integer("pageid", pageid), lang, thr, sections, maximum, raw,
+            p,
+            d,
+            t,
+            _args.text("wikitext", wikitext),
+            _args.integer("revid", revid),
+            _args.integer("pageid", pageid),
+            lang,
+            thr,
+            sections,
+            maximum,
+            raw,
         )
         return self._link_set(data, raw)
 
@@ -212,7 +238,13 @@ class Client(_ClientBase):
         """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
         data = self._native.translation_recommendations(
             *self._translation_args(
-                source, target, count, seed, topic, include_pageviews, search_algorithm,
+                source,
+                target,
+                count,
+                seed,
+                topic,
+                include_pageviews,
+                search_algorithm,
                 rank_method,
             ),
             raw,
@@ -240,11 +272,23 @@ class AsyncClient(_ClientBase):
     ) -> Any:
         """Link recommendations for the latest (or ``revision``) revision of a page (GET)."""
         p, d, t, lang, thr, sections, maximum = self._link_args(
-            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
             max_recommendations,
         )
         data = await self._native.link_recommendations_async(
-            p, d, t, lang, _args.optional_integer("revision", revision), thr, sections, maximum,
+            p,
+            d,
+            t,
+            lang,
+            _args.optional_integer("revision", revision),
+            thr,
+            sections,
+            maximum,
             raw,
         )
         return self._link_set(data, raw)
@@ -266,12 +310,26 @@ class AsyncClient(_ClientBase):
     ) -> Any:
         """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
         p, d, t, lang, thr, sections, maximum = self._link_args(
-            project, domain, page_title, language_code, threshold, sections_to_exclude,
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
             max_recommendations,
         )
         data = await self._native.link_recommendations_for_revision_async(
-            p, d, t, _args.text("wikitext", wikitext), _args.integer("revid", revid),
-            _args.integer("pageid", pageid), lang, thr, sections, maximum, raw,
+            p,
+            d,
+            t,
+            _args.text("wikitext", wikitext),
+            _args.integer("revid", revid),
+            _args.integer("pageid", pageid),
+            lang,
+            thr,
+            sections,
+            maximum,
+            raw,
         )
         return self._link_set(data, raw)
 
@@ -291,7 +349,13 @@ class AsyncClient(_ClientBase):
         """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
         data = await self._native.translation_recommendations_async(
             *self._translation_args(
-                source, target, count, seed, topic, include_pageviews, search_algorithm,
+                source,
+                target,
+                count,
+                seed,
+                topic,
+                include_pageviews,
+                search_algorithm,
                 rank_method,
             ),
             raw,

@@ -323,7 +323,12 @@ impl Client {
                 }
             }
             let delay = match &error {
-                Error::Http(http) if self.config.retry.statuses.contains(&http.status) => {
+                // Only GET is retried on any listed status; other methods only on 429, which
+                // says the server refused the request without processing it.
+                Error::Http(http)
+                    if self.config.retry.statuses.contains(&http.status)
+                        && (request.method == Method::GET || http.status == 429) =>
+                {
                     self.config.retry.delay(attempt, http.retry_after)
                 }
                 // GET is idempotent; any other method only when nothing reached the server.
