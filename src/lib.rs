@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod batch;
 mod client;
 mod convert;
 mod errors;
@@ -14,6 +15,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register_builder();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<batch::NativeBatch>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     Ok(())
 }

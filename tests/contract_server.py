@@ -105,6 +105,8 @@ class ContractServer:
         self.translation_shape = "array"
         self.in_flight = 0
         self.max_in_flight = 0
+        # Requests of earlier tests may still be running; they are not counted after a reset.
+        self.generation = 0
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -128,7 +130,9 @@ class ContractServer:
             self.requests.clear()
             self.script.clear()
             self.translation_shape = "array"
+            self.in_flight = 0
             self.max_in_flight = 0
+            self.generation += 1
 
     def then(self, *answers: Scripted) -> None:
         with self._lock:
@@ -169,6 +173,8 @@ class ContractServer:
                     server.requests.append(record)
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    self.generation = server.generation
+                    self.counted = True
                 try:
                     scripted = server._next_scripted()
                     if scripted is None:
@@ -177,12 +183,20 @@ class ContractServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout or cancellation): expected in these tests
                 finally:
-                    with server._lock:
+                    self._done()
+
+            def _done(self) -> None:
+                """Stop counting this request as in flight (once), before the client can see
+                its answer, so that a client's next request never overlaps it in the count."""
+                with server._lock:
+                    if self.counted and self.generation == server.generation:
                         server.in_flight -= 1
+                    self.counted = False
 
             def _answer(self, answer: Scripted) -> None:
                 if answer.delay:
                     time.sleep(answer.delay)
+                self._done()
                 if answer.drop:
                     self.close_connection = True
                     self.connection.close()
@@ -239,6 +253,7 @@ class ContractServer:
                 },
             )
         title = urllib.parse.unquote(raw_title).replace("_", " ")
+        delay = float(title.split()[1]) if title.startswith("Sleep ") else 0.0
         if req.method == "POST":
             if auth != f"Bearer {VALID_TOKEN}":
                 return Scripted(401, {"httpCode": 401, "httpReason": "Jwt is missing"})
@@ -246,7 +261,7 @@ class ContractServer:
             return Scripted(200, link_set(title, data["pageid"], data["revid"]))
         if title == "Missing page":
             return Scripted(404, {"message": f"Page not found: {urllib.parse.unquote(raw_title)}"})
-        return Scripted(200, link_set(title))
+        return Scripted(200, link_set(title), delay=delay)
 
     def _translation_answer(self, req: Recorded) -> Scripted:
         missing = [

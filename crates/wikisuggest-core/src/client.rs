@@ -17,6 +17,7 @@ use crate::config::{ClientConfig, check_timeout, normalise_base_url};
 use crate::encode::{Query, plain_segment, title_segment};
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError, truncate_chars};
+use crate::limits::{RequestLimits, default_concurrency};
 use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
 use crate::params::{LinkParams, RevisionBody, TranslationParams};
 use crate::secret::Secret;
@@ -91,6 +92,14 @@ pub struct Client {
     user_agent: HeaderValue,
     config: ClientConfig,
     auth: Option<Arc<dyn AuthProvider>>,
+    limits: RequestLimits,
+}
+
+/// Which record a response body must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    LinkRecommendationSet,
+    TranslationRecommendations,
 }
 
 impl fmt::Debug for Client {
@@ -100,6 +109,7 @@ impl fmt::Debug for Client {
             .field("auth_url", &self.auth_url)
             .field("user_agent", &self.user_agent)
             .field("authenticated", &self.auth.is_some())
+            .field("max_concurrency", &self.limits.concurrency())
             .finish()
     }
 }
@@ -119,6 +129,10 @@ impl Client {
         let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
         check_timeout("timeout", config.timeout)?;
         check_timeout("connect_timeout", config.connect_timeout)?;
+        let concurrency = config
+            .max_concurrency
+            .unwrap_or_else(|| default_concurrency(&base_url));
+        let limits = RequestLimits::new(concurrency, config.rate_limit)?;
         ensure_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
@@ -134,6 +148,7 @@ impl Client {
             user_agent,
             config,
             auth,
+            limits,
         })
     }
 
@@ -155,6 +170,10 @@ impl Client {
 
     pub fn has_auth(&self) -> bool {
         self.auth.is_some()
+    }
+
+    pub fn max_concurrency(&self) -> usize {
+        self.limits.concurrency()
     }
 
     fn url(&self, base: &str, path: &str, query: &Query) -> Result<reqwest::Url> {
@@ -290,6 +309,31 @@ impl Client {
         Ok(response.into_recommendations())
     }
 
+    /// Send `request` and check its body against `kind`. Returns the normalised record as
+    /// JSON, or with `raw` the body exactly as decoded (still checked).
+    pub async fn fetch_json(
+        &self,
+        request: &PreparedRequest,
+        kind: ResponseKind,
+        raw: bool,
+    ) -> Result<serde_json::Value> {
+        let response = self.execute(request).await?;
+        let normalised = match kind {
+            ResponseKind::LinkRecommendationSet => {
+                serde_json::to_value(decode::<LinkRecommendationSet>(&response)?)
+            }
+            ResponseKind::TranslationRecommendations => serde_json::to_value(
+                decode::<TranslationResponse>(&response)?.into_recommendations(),
+            ),
+        }
+        .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?;
+        if raw {
+            decode(&response)
+        } else {
+            Ok(normalised)
+        }
+    }
+
     /// Send a prepared request: retries, token attachment and one replay after a rejected
     /// token. Returns the successful response or the error of the last attempt.
     pub async fn execute(&self, request: &PreparedRequest) -> Result<RawResponse> {
@@ -306,7 +350,9 @@ impl Client {
         let mut replayed = false;
         let shown_url = display_url(&request.url);
         loop {
+            let permit = self.limits.acquire().await?;
             let outcome = self.send_once(request, token.as_ref(), &shown_url).await;
+            drop(permit);
             let error = match outcome {
                 Ok(response) => return Ok(response),
                 Err(error) => error,
