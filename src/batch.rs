@@ -103,6 +103,7 @@ impl NativeBatch {
         raw: bool,
     ) -> PyResult<Self> {
         let rt = runtime()?;
+        Python::attach(crate::logging::refresh);
         let stream = BatchStream::spawn(client.clone(), requests, kind, raw, rt.handle());
         Ok(Self {
             total: stream.total(),

@@ -8,11 +8,13 @@ mod batch;
 mod client;
 mod convert;
 mod errors;
+mod logging;
 mod runtime;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register_builder();
+    logging::install();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<batch::NativeBatch>()?;

@@ -9,9 +9,10 @@ import threading
 import time
 
 import pytest
-import wikisuggest
 from conftest import USER_AGENT
 from contract_server import VALID_TOKEN, ContractServer, Scripted
+
+import wikisuggest
 
 
 def client_for(server: ContractServer, **kwargs: object) -> wikisuggest.Client:

@@ -11,9 +11,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import wikisuggest
 from conftest import USER_AGENT
 from contract_server import ContractServer, Scripted
+
+import wikisuggest
 from wikisuggest._native import in_flight_tasks
 
 

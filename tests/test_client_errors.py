@@ -6,9 +6,10 @@ import email.utils
 import time
 
 import pytest
-import wikisuggest
 from conftest import USER_AGENT
 from contract_server import EXPIRED_TOKEN, VALID_TOKEN, ContractServer, Scripted
+
+import wikisuggest
 
 
 def make_client(server: ContractServer, **kwargs: object) -> wikisuggest.Client:

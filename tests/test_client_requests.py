@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-import wikisuggest
 from conftest import USER_AGENT
 from contract_server import VALID_TOKEN, ContractServer
+
+import wikisuggest
 
 
 @pytest.fixture

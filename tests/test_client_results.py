@@ -5,9 +5,10 @@ from __future__ import annotations
 import pickle
 
 import pytest
-import wikisuggest
 from conftest import USER_AGENT
 from contract_server import CHECKSUMS, ContractServer, Scripted, link_set
+
+import wikisuggest
 
 
 @pytest.fixture

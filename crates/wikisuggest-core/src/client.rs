@@ -8,6 +8,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
 use reqwest::{Method, StatusCode};
@@ -21,6 +23,13 @@ use crate::limits::{RequestLimits, default_concurrency};
 use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
 use crate::params::{LinkParams, RevisionBody, TranslationParams};
 use crate::secret::Secret;
+
+/// Log target of request events; Python sees it as the logger `wikisuggest.http`.
+const LOG_TARGET: &str = "wikisuggest.http";
+
+/// Numbers the requests of this process, so the log lines of one request (its attempts,
+/// retries and replay) can be told apart from those of concurrent ones.
+static REQUEST_SEQUENCE: AtomicU64 = AtomicU64::new(1);
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -349,19 +358,28 @@ impl Client {
         let mut attempt: u32 = 0;
         let mut replayed = false;
         let shown_url = display_url(&request.url);
+        let id = REQUEST_SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let method = request.method.as_str();
         loop {
             let permit = self.limits.acquire().await?;
+            let started = Instant::now();
             let outcome = self.send_once(request, token.as_ref(), &shown_url).await;
             drop(permit);
+            let elapsed_ms = started.elapsed().as_millis();
             let error = match outcome {
-                Ok(response) => return Ok(response),
+                Ok(response) => {
+                    log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} -> {} ({elapsed_ms} ms)", response.status);
+                    return Ok(response);
+                }
                 Err(error) => error,
             };
+            log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} failed after {elapsed_ms} ms: {error}");
             // A rejected token is renewed and the request replayed once, outside the retry
             // budget: it is a different request, not a repetition of a failed one.
             if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error) {
                 if !replayed && http.token_rejected() {
                     replayed = true;
+                    log::info!(target: LOG_TARGET, "r{id} the server rejected the access token ({}); renewing it and replaying once", http.reason);
                     if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
                         token = Some(fresh);
                         continue;
@@ -387,6 +405,14 @@ impl Client {
             };
             match delay {
                 Some(delay) => {
+                    log::warn!(
+                        target: LOG_TARGET,
+                        "r{id} {method} {shown_url}: {}; retry {} of {} in {:.1} s",
+                        short_reason(&error),
+                        attempt + 1,
+                        self.config.retry.max_retries,
+                        delay.as_secs_f64()
+                    );
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
@@ -461,6 +487,16 @@ impl Client {
             ));
         }
         Err(error.into())
+    }
+}
+
+/// The failure in a few words, for a retry log line.
+fn short_reason(error: &Error) -> String {
+    match error {
+        Error::Http(http) => format!("HTTP {} {}", http.status, http.reason),
+        Error::Timeout { .. } => "timed out".to_owned(),
+        Error::Transport { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 
