@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use serde_json::Value;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
@@ -13,7 +12,7 @@ use wikisuggest_core::params::{
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
 
-use crate::convert::Pythonized;
+use crate::convert::FetchedOut;
 use crate::errors::core_error;
 use crate::runtime::{run_async, run_blocking};
 
@@ -31,14 +30,14 @@ fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
     })
 }
 
-/// Send `request` (if it was valid) and return the checked record as Python objects.
+/// Send `request` (if it was valid) and decode the response for Python.
 async fn fetch(
     client: Arc<Client>,
     request: Result<PreparedRequest, Error>,
     kind: ResponseKind,
     raw: bool,
-) -> Result<Pythonized<Value>, Error> {
-    Ok(Pythonized(client.fetch_json(&request?, kind, raw).await?))
+) -> Result<FetchedOut, Error> {
+    Ok(FetchedOut(client.fetch(&request?, kind, raw).await?))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -14,7 +14,6 @@ from . import _args
 from ._native import NativeBatch, NativeClient
 from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
 from .batch import translation_item as _translation_item
-from .models import LinkRecommendationSet, TranslationRecommendation
 
 __all__ = ["AsyncClient", "Client", "DEFAULT_AUTH_URL", "DEFAULT_BASE_URL"]
 
@@ -150,31 +149,15 @@ class _ClientBase:
     def _link_plan(
         self, pages: Iterable[Any], defaults: dict[str, Any], raw: bool
     ) -> tuple[_Plan[Any], Any]:
-        plan: _Plan[Any] = _Plan(
-            pages, link_item(defaults), (lambda d: d) if raw else LinkRecommendationSet.from_dict
-        )
+        plan: _Plan[Any] = _Plan(pages, link_item(defaults))
         start = NativeBatch.revisions if "wikitext" in defaults else NativeBatch.links
         return plan, lambda items: start(self._native, items, raw)
 
     def _translation_plan(
         self, requests: Iterable[Any], defaults: dict[str, Any], raw: bool
     ) -> tuple[_Plan[Any], Any]:
-        plan: _Plan[Any] = _Plan(
-            requests,
-            _translation_item(defaults),
-            (lambda d: d)
-            if raw
-            else (lambda d: [TranslationRecommendation.from_dict(x) for x in d]),
-        )
+        plan: _Plan[Any] = _Plan(requests, _translation_item(defaults))
         return plan, lambda items: NativeBatch.translations(self._native, items, raw)
-
-    @staticmethod
-    def _link_set(data: Any, raw: bool) -> Any:
-        return data if raw else LinkRecommendationSet.from_dict(data)
-
-    @staticmethod
-    def _translations(data: Any, raw: bool) -> Any:
-        return data if raw else [TranslationRecommendation.from_dict(x) for x in data]
 
 
 class Client(_ClientBase):
@@ -217,7 +200,7 @@ class Client(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     def link_recommendations_for_revision(
         self,
@@ -257,7 +240,7 @@ class Client(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     def translation_recommendations(
         self,
@@ -286,7 +269,7 @@ class Client(_ClientBase):
             ),
             raw,
         )
-        return self._translations(data, raw)
+        return data
 
     def link_recommendations_many(
         self,
@@ -432,7 +415,7 @@ class AsyncClient(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     async def link_recommendations_for_revision(
         self,
@@ -472,7 +455,7 @@ class AsyncClient(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     async def translation_recommendations(
         self,
@@ -501,7 +484,7 @@ class AsyncClient(_ClientBase):
             ),
             raw,
         )
-        return self._translations(data, raw)
+        return data
 
     def link_recommendations_many(
         self,
