@@ -20,11 +20,11 @@ pub fn sha256_file(path: &Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hex(&hasher.finalize()))
+    Ok(to_hex(&hasher.finalize()))
 }
 
 /// Lowercase hex of bytes.
-pub(crate) fn hex(bytes: &[u8]) -> String {
+pub fn to_hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()

@@ -19,6 +19,8 @@ pub enum DatasetSource {
     Published(PathBuf),
     /// A directory of legacy sqlitedict files, converted in memory.
     Sqlite(PathBuf),
+    /// A native image passed as bytes.
+    Memory,
 }
 
 /// Sizes and provenance of a dataset.
@@ -134,6 +136,17 @@ impl Dataset {
             image,
             model,
             source: DatasetSource::Native(path.to_owned()),
+        })
+    }
+
+    /// Reads a native image held in memory (e.g. embedded or downloaded).
+    pub fn from_native_bytes(bytes: Vec<u8>) -> Result<Self> {
+        let image = NativeImage::from_bytes(bytes)?;
+        let model = image.model()?;
+        Ok(Self {
+            image,
+            model,
+            source: DatasetSource::Memory,
         })
     }
 

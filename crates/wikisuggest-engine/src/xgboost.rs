@@ -167,6 +167,47 @@ impl BoolOrInt {
     }
 }
 
+/// XGBoost writes non-finite floats as bare `NaN`, `Infinity` and `-Infinity` (e.g. the
+/// split condition of categorical nodes), which is not JSON. Quote them, outside string
+/// literals, so a standard parser accepts the document; number fields that may hold
+/// them are parsed from their raw text.
+fn quote_non_finite(json: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    while i < json.len() {
+        let b = json[i];
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if let Some(tok) = TOKENS.iter().find(|t| json[i..].starts_with(t)) {
+            let buf = out.get_or_insert_with(|| json[..i].to_vec());
+            buf.push(b'"');
+            buf.extend_from_slice(tok);
+            buf.push(b'"');
+            i += tok.len();
+            continue;
+        }
+        if let Some(buf) = out.as_mut() {
+            buf.push(b);
+        }
+        i += 1;
+    }
+    match out {
+        Some(buf) => std::borrow::Cow::Owned(buf),
+        None => std::borrow::Cow::Borrowed(json),
+    }
+}
+
 fn parse_usize(field: &str, s: &str) -> Result<usize> {
     s.trim()
         .parse()
@@ -181,7 +222,8 @@ impl LinkModel {
     /// Refuses anything but a single-target `binary:logistic` gbtree model with
     /// [`NUM_FEATURES`] inputs.
     pub fn from_json(json: &[u8]) -> Result<Self> {
-        let doc: ModelJson<'_> = serde_json::from_slice(json)
+        let json = quote_non_finite(json);
+        let doc: ModelJson<'_> = serde_json::from_slice(&json)
             .map_err(|e| model_err(format!("invalid model JSON: {e}")))?;
         let learner = doc.learner;
         if learner.objective.name != "binary:logistic" {
@@ -510,6 +552,7 @@ impl Builder {
             let value: f32 = t.split_conditions[i]
                 .get()
                 .trim()
+                .trim_matches('"')
                 .parse()
                 .map_err(|_| format!("node {i}: split condition is not a number"))?;
             let left = t.left_children[i];
@@ -692,6 +735,20 @@ impl U32Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_tokens_are_quoted_outside_strings() {
+        let doc = br#"{"a":[NaN,-Infinity,1E0,Infinity],"NaN":"x\"NaN"}"#;
+        let fixed = quote_non_finite(doc);
+        assert_eq!(
+            &fixed[..],
+            &br#"{"a":["NaN","-Infinity",1E0,"Infinity"],"NaN":"x\"NaN"}"#[..]
+        );
+        assert!(matches!(
+            quote_non_finite(b"[1]"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn sigmoid_matches_reference_formula() {
