@@ -269,7 +269,8 @@ impl Dataset {
         }
     }
 
-    /// Visits every anchor with its candidates, in key (UTF-8 byte) order.
+    /// Visits every anchor with its candidates, in stored order (UTF-8 byte order of the
+    /// keys for files made by [`convert`]). Stops at the first error `f` returns.
     pub fn for_each_anchor(
         &self,
         mut f: impl FnMut(&str, &[Candidate<'_>]) -> Result<()>,
@@ -293,7 +294,7 @@ impl Dataset {
         self.image.n_titles()
     }
 
-    /// Title number `i` in key (UTF-8 byte) order.
+    /// Title number `i` in stored order (UTF-8 byte order for files made by [`convert`]).
     pub fn title_at(&self, i: usize) -> Result<&str> {
         let i = u32::try_from(i)
             .ok()

@@ -19,8 +19,9 @@ use crate::error::{Error, Result};
 /// Number of model inputs of the link model (spec §4.1).
 pub const NUM_FEATURES: usize = 7;
 
-/// Leaf marker in [`Node::left`].
-const LEAF: u32 = u32::MAX;
+/// Rows evaluated together by [`LinkModel::predict_batch_into`]: independent tree walks
+/// interleaved so their memory loads overlap.
+const BLOCK: usize = 8;
 const FLAG_DEFAULT_LEFT: u8 = 1;
 const FLAG_CATEGORICAL: u8 = 2;
 
@@ -29,9 +30,12 @@ const FLAG_CATEGORICAL: u8 = 2;
 const MAX_CATEGORY: f32 = 16_777_216.0;
 
 /// One tree node. Children are absolute indices into [`LinkModel::nodes`].
+///
+/// A leaf is its own left and right child. Walking a tree is then a fixed number of
+/// branch-free steps (the tree's depth): a row that reaches a leaf early stays there.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Node {
-    /// Left child, or [`LEAF`].
+    /// Left child (the node itself for a leaf).
     left: u32,
     right: u32,
     /// Split threshold, or the leaf value.
@@ -53,6 +57,8 @@ pub struct LinkModel {
     base_margin: f32,
     /// Root node index of each tree, in evaluation order.
     roots: Vec<u32>,
+    /// Depth (steps from the root to the deepest leaf) of each tree; derived, not stored.
+    depths: Vec<u32>,
     nodes: Vec<Node>,
     /// Sorted category sets of the categorical nodes.
     cats: Vec<u32>,
@@ -284,38 +290,38 @@ impl LinkModel {
             return Err(model_err(format!("base_score {base_score} outside (0, 1)")));
         }
         let base_margin = -(1.0f32 / base_score - 1.0f32).ln();
-        let model = Self {
+        let mut model = Self {
             base_score,
             base_margin,
             roots,
+            depths: Vec::new(),
             nodes,
             cats,
         };
-        model.validate()?;
+        model.depths = model.validate()?;
         Ok(model)
     }
 
     /// Checks every invariant evaluation relies on: children and category ranges in
     /// bounds, feature indices below [`NUM_FEATURES`], and every tree a tree (no node
-    /// reachable twice, hence no cycle).
-    fn validate(&self) -> Result<()> {
+    /// reachable twice, hence no cycle). Returns each tree's depth.
+    fn validate(&self) -> Result<Vec<u32>> {
         let n = self.nodes.len();
         let mut seen = vec![false; n];
         let mut stack = Vec::new();
+        let mut depths = Vec::with_capacity(self.roots.len());
         for &root in &self.roots {
-            stack.push(root);
-            while let Some(i) = stack.pop() {
-                let i = i as usize;
+            let mut depth = 0u32;
+            stack.push((root, 0u32));
+            while let Some((i, d)) = stack.pop() {
                 let node = self
                     .nodes
-                    .get(i)
+                    .get(i as usize)
                     .ok_or_else(|| model_err("child out of range"))?;
-                if std::mem::replace(&mut seen[i], true) {
+                if std::mem::replace(&mut seen[i as usize], true) {
                     return Err(model_err("node reachable twice (not a tree)"));
                 }
-                if node.left == LEAF {
-                    continue;
-                }
+                // Checked for leaves too: `step` reads the feature and flags of every node.
                 if usize::from(node.feature) >= NUM_FEATURES {
                     return Err(model_err(format!(
                         "split on feature {} (model input has {NUM_FEATURES})",
@@ -328,11 +334,19 @@ impl LinkModel {
                         return Err(model_err("category set out of range"));
                     }
                 }
-                stack.push(node.left);
-                stack.push(node.right);
+                if node.left == i || node.right == i {
+                    if node.left != node.right {
+                        return Err(model_err("half-leaf node"));
+                    }
+                    depth = depth.max(d);
+                    continue;
+                }
+                stack.push((node.left, d + 1));
+                stack.push((node.right, d + 1));
             }
+            depths.push(depth);
         }
-        Ok(())
+        Ok(depths)
     }
 
     /// The model's `base_score` (a probability).
@@ -354,8 +368,13 @@ impl LinkModel {
     #[inline]
     pub fn predict_margin(&self, row: &[f32; NUM_FEATURES]) -> f32 {
         let mut margin = self.base_margin;
-        for &root in &self.roots {
-            margin += self.leaf(root, row);
+        for (&root, &depth) in self.roots.iter().zip(&self.depths) {
+            let mut i = root;
+            for _ in 0..depth {
+                i = self.step(i, row);
+            }
+            // XGBoost adds the trees' leaf values to the margin one by one, in float32.
+            margin += self.nodes[i as usize].value;
         }
         margin
     }
@@ -374,27 +393,57 @@ impl LinkModel {
     }
 
     /// [`predict`](Self::predict) for many rows into `out` (extra slots are left as is).
+    ///
+    /// Results are identical to row-by-row prediction: each row's margin is still summed
+    /// in tree order; only independent rows are interleaved.
     pub fn predict_batch_into(&self, rows: &[[f32; NUM_FEATURES]], out: &mut [f32]) {
-        for (row, p) in rows.iter().zip(out.iter_mut()) {
+        let n = rows.len().min(out.len());
+        let (rows, out) = (&rows[..n], &mut out[..n]);
+        let mut row_blocks = rows.chunks_exact(BLOCK);
+        let mut out_blocks = out.chunks_exact_mut(BLOCK);
+        for (block, dst) in (&mut row_blocks).zip(&mut out_blocks) {
+            let mut margin = [self.base_margin; BLOCK];
+            for (&root, &depth) in self.roots.iter().zip(&self.depths) {
+                let mut idx = [root; BLOCK];
+                for _ in 0..depth {
+                    for (i, row) in idx.iter_mut().zip(block) {
+                        *i = self.step(*i, row);
+                    }
+                }
+                for (m, &i) in margin.iter_mut().zip(&idx) {
+                    *m += self.nodes[i as usize].value;
+                }
+            }
+            for (d, m) in dst.iter_mut().zip(margin) {
+                *d = sigmoid(m);
+            }
+        }
+        for (row, p) in row_blocks
+            .remainder()
+            .iter()
+            .zip(out_blocks.into_remainder())
+        {
             *p = self.predict(row);
         }
     }
 
-    #[inline]
-    fn leaf(&self, root: u32, row: &[f32; NUM_FEATURES]) -> f32 {
-        let mut node = &self.nodes[root as usize];
-        while node.left != LEAF {
-            let v = row[usize::from(node.feature)];
-            let go_left = if v.is_nan() {
-                node.flags & FLAG_DEFAULT_LEFT != 0
-            } else if node.flags & FLAG_CATEGORICAL != 0 {
-                !self.in_category_set(node, v)
+    /// One step down from node `i` (a leaf steps to itself).
+    #[inline(always)]
+    fn step(&self, i: u32, row: &[f32; NUM_FEATURES]) -> u32 {
+        let node = &self.nodes[i as usize];
+        let v = row[usize::from(node.feature)];
+        let default_left = node.flags & FLAG_DEFAULT_LEFT != 0;
+        // Missing (NaN) values follow the default direction; `v < threshold` is false
+        // for NaN, so this needs no branch.
+        let mut go_left = (v < node.value) | (v.is_nan() & default_left);
+        if node.flags & FLAG_CATEGORICAL != 0 {
+            go_left = if v.is_nan() {
+                default_left
             } else {
-                v < node.value
+                !self.in_category_set(node, v)
             };
-            node = &self.nodes[if go_left { node.left } else { node.right } as usize];
         }
-        node.value
+        if go_left { node.left } else { node.right }
     }
 
     /// XGBoost's categorical decision: the row goes right iff the value is a valid
@@ -515,7 +564,7 @@ impl Builder {
         }
         let offset = self.nodes.len();
         let total = offset + n;
-        if total >= LEAF as usize {
+        if total >= u32::MAX as usize {
             return Err("too many nodes".into());
         }
 
@@ -557,9 +606,10 @@ impl Builder {
                 .map_err(|_| format!("node {i}: split condition is not a number"))?;
             let left = t.left_children[i];
             let node = if left == -1 {
+                let me = (i + offset) as u32;
                 Node {
-                    left: LEAF,
-                    right: LEAF,
+                    left: me,
+                    right: me,
                     value,
                     feature: 0,
                     flags: 0,
@@ -706,7 +756,7 @@ impl LinkModel {
             .ok_or_else(corrupt)?;
         // Category sets must be sorted for the binary search.
         for n in &nodes {
-            if n.left != LEAF && n.flags & FLAG_CATEGORICAL != 0 {
+            if n.flags & FLAG_CATEGORICAL != 0 {
                 let s = n.cat_start as usize;
                 if let Some(set) = cats.get(s..s.saturating_add(n.cat_len as usize))
                     && set.windows(2).any(|w| w[0] >= w[1])

@@ -333,3 +333,32 @@ fn parity_link_scores_are_reproduced() {
     eprintln!("checked {checked} of {total} expected links");
     assert!(checked > 1000, "only {checked} links checked");
 }
+
+#[test]
+fn corrupt_compact_models_never_panic() {
+    let dir = common::small_fixtures();
+    let rows: Vec<[f32; NUM_FEATURES]> = read_f64(&dir.join("rows.f64"))
+        .chunks_exact(NUM_FEATURES)
+        .take(64)
+        .map(|r| std::array::from_fn(|i| r[i] as f32))
+        .collect();
+    let mut rng = common::Rng(0xfeed_beef);
+    for name in ["categorical", "numerical"] {
+        let bytes = load_model(&dir, name).to_bytes();
+        let mut accepted = 0;
+        for _ in 0..3000 {
+            let mut b = bytes.clone();
+            let i = rng.below(b.len());
+            b[i] ^= 1 << rng.below(8);
+            if rng.below(10) == 0 {
+                b.truncate(rng.below(b.len()));
+            }
+            if let Ok(m) = LinkModel::from_bytes(&b) {
+                accepted += 1;
+                std::hint::black_box(m.predict_batch(&rows));
+            }
+        }
+        // Flips of thresholds and leaf values are valid models; structural ones are not.
+        assert!(accepted > 0 && accepted < 3000, "{name}: {accepted}");
+    }
+}
