@@ -13,6 +13,8 @@ compare bit for bit:
   kurtosis.jsonl           [counts, float64 bits of scipy kurtosis of the padded list]
   cosine.jsonl             [a f32 bits, b f32 bits, f32 bits of numpy cosine] per line
   parity_digest.json       independent decode (pickle.loads) of the parity .sql.gz dumps
+  pickles.jsonl            [name, pickle hex, expected value] for protocols 2-5, numpy
+                           scalars and arrays (values: see `expected_value`)
   manifest.json            versions, sizes, seed
 
 Pinned environment (spec section 0):
@@ -201,6 +203,52 @@ def cosine_cases(rng: np.random.Generator, n: int) -> list:
     return out
 
 
+# --------------------------------------------------------------------------- pickles
+
+
+def expected_value(v):
+    """JSON form of a value as the Rust test builds it: dicts as [[k, v], ...] pairs,
+    float32 arrays as {"f32": [bits]}, numpy integers as int."""
+    if isinstance(v, dict):
+        return [[expected_value(k), expected_value(x)] for k, x in v.items()]
+    if isinstance(v, np.ndarray):
+        assert v.dtype.kind == "f" and v.dtype.itemsize == 4 and v.ndim == 1
+        return {"f32": [f32_bits(x) for x in v]}
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+def pickle_cases() -> list:
+    r = np.random.default_rng(5)
+    vec = r.standard_normal(50).astype(np.float32)
+    values = {
+        "anchors-int": {"Exclamation mark": 1, "B": 300, "C": 70000, "D": 2**40, "E": -5, "F": 0},
+        "anchors-numpy-int64": {"A": np.int64(3), "B": np.int64(2**33), "C": np.int64(-1)},
+        "anchors-numpy-int32": {"A": np.int32(7)},
+        "anchors-unicode": {"Café ☕": 2, "日本": 1},
+        "redirect": "Target title",
+        "pageid-small": 12,
+        "pageid-large": 90000123,
+        "pageid-long": 2**62,
+        "pageid-numpy": np.int64(586),
+        "vector": vec,
+        "vector-big-endian": vec.astype(">f4"),
+        "vector-empty": np.zeros(0, dtype=np.float32),
+    }
+    out = []
+    for name, v in values.items():
+        for proto in (2, 3, 4, 5):
+            data = pickle.dumps(v, protocol=proto)
+            exp = v.astype("<f4") if isinstance(v, np.ndarray) else v
+            out.append([f"{name}/p{proto}", data.hex(), expected_value(exp)])
+            if proto == 2 and isinstance(v, (np.ndarray, np.integer)):
+                # numpy >= 2 writes the same pickles under the module numpy._core.
+                moved = data.replace(b"numpy.core.multiarray", b"numpy._core.multiarray")
+                out.append([f"{name}/p2-numpy2", moved.hex(), expected_value(exp)])
+    return out
+
+
 # --------------------------------------------------------------------------- parity digest
 
 
@@ -301,6 +349,7 @@ def main() -> int:
     write_jsonl("jaro.jsonl", jaro_pairs(r, args.pairs))
     write_jsonl("kurtosis.jsonl", kurtosis_cases(r, max(60, min(2000, args.pairs // 100))))
     write_jsonl("cosine.jsonl", cosine_cases(rng, max(100, min(5000, args.pairs // 10))))
+    write_jsonl("pickles.jsonl", pickle_cases())
     (out / "parity_digest.json").write_text(json.dumps(parity_digest(), indent=1) + "\n")
     manifest = {
         "rows": args.rows,

@@ -154,8 +154,10 @@ enum Global {
     Scalar,
     /// `numpy.core.numeric._frombuffer` (protocol 5 arrays).
     FromBuffer,
-    /// `_codecs.encode` (how protocol 2 writes `bytes`).
+    /// `_codecs.encode` (how protocol 2 writes non-empty `bytes`).
     CodecsEncode,
+    /// `bytes` (how protocol 2 writes `b""`: `bytes()`).
+    Bytes,
 }
 
 impl Global {
@@ -169,6 +171,7 @@ impl Global {
             ("numpy", "ndarray") => Self::NdArrayType,
             ("numpy", "dtype") => Self::DtypeType,
             ("_codecs", "encode") => Self::CodecsEncode,
+            ("__builtin__" | "builtins", "bytes") => Self::Bytes,
             _ => return None,
         })
     }
@@ -699,6 +702,8 @@ impl<'a> Machine<'a> {
                     .ok_or_else(|| self.malformed("latin1 text outside U+0000..U+00FF"))?;
                 Ok(Obj::Value(PickleValue::Bytes(bytes)))
             }
+            Global::Bytes if args.is_empty() => Ok(Obj::Value(PickleValue::Bytes(Vec::new()))),
+            Global::Bytes => Err(self.malformed("bytes() with arguments")),
             Global::NdArrayType => Err(self.malformed("ndarray called directly")),
         }
     }
