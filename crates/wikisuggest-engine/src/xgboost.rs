@@ -368,13 +368,21 @@ impl LinkModel {
     #[inline]
     pub fn predict_margin(&self, row: &[f32; NUM_FEATURES]) -> f32 {
         let mut margin = self.base_margin;
-        for (&root, &depth) in self.roots.iter().zip(&self.depths) {
-            let mut i = root;
-            for _ in 0..depth {
-                i = self.step(i, row);
+        // Walk BLOCK trees in lockstep (independent chains of loads overlap), then add
+        // their leaves in tree order: XGBoost adds leaf values to the margin one by one,
+        // in float32, so the order of the additions is kept.
+        for (roots, depths) in self.roots.chunks(BLOCK).zip(self.depths.chunks(BLOCK)) {
+            let mut idx = [0u32; BLOCK];
+            idx[..roots.len()].copy_from_slice(roots);
+            let steps = depths.iter().copied().max().unwrap_or(0);
+            for _ in 0..steps {
+                for i in &mut idx[..roots.len()] {
+                    *i = self.step(*i, row);
+                }
             }
-            // XGBoost adds the trees' leaf values to the margin one by one, in float32.
-            margin += self.nodes[i as usize].value;
+            for &i in &idx[..roots.len()] {
+                margin += self.nodes[i as usize].value;
+            }
         }
         margin
     }
