@@ -722,9 +722,10 @@ impl<'a> Machine<'a> {
                     Some(">") => d.little_endian = false,
                     _ => return Err(self.malformed("dtype state without a byte order")),
                 }
-                if let Some(names) = state.get(3)
-                    && !matches!(self.arena.get(*names), Some(Obj::Value(PickleValue::None)))
-                {
+                let structured = state.get(3).is_some_and(|names| {
+                    !matches!(self.arena.get(*names), Some(Obj::Value(PickleValue::None)))
+                });
+                if structured {
                     return Err(self.malformed("structured dtypes are not supported"));
                 }
                 self.arena[target] = Obj::Dtype(d);

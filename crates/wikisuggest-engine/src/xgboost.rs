@@ -245,21 +245,31 @@ impl LinkModel {
             )));
         }
         let param = &learner.learner_model_param;
-        if let Some(n) = &param.num_class
-            && parse_usize("num_class", n)? > 1
-        {
+        let num_class = param
+            .num_class
+            .as_deref()
+            .map(|n| parse_usize("num_class", n))
+            .transpose()?;
+        if num_class.is_some_and(|n| n > 1) {
             return Err(model_err("multi-class models are not supported"));
         }
-        if let Some(n) = &param.num_target
-            && parse_usize("num_target", n)? > 1
-        {
+        let num_target = param
+            .num_target
+            .as_deref()
+            .map(|n| parse_usize("num_target", n))
+            .transpose()?;
+        if num_target.is_some_and(|n| n > 1) {
             return Err(model_err("multi-target models are not supported"));
         }
-        if let Some(n) = &param.num_feature
-            && parse_usize("num_feature", n)? != NUM_FEATURES
-        {
+        let num_feature = param
+            .num_feature
+            .as_deref()
+            .map(|n| parse_usize("num_feature", n))
+            .transpose()?;
+        if num_feature.is_some_and(|n| n != NUM_FEATURES) {
             return Err(model_err(format!(
-                "model has {n} features, the link model needs {NUM_FEATURES}"
+                "model has {} features, the link model needs {NUM_FEATURES}",
+                num_feature.unwrap_or(0)
             )));
         }
         let base_score: f32 = param
@@ -550,9 +560,8 @@ impl Builder {
             .trim()
             .parse::<usize>()
             .map_err(|_| "invalid num_nodes")?;
-        if let Some(s) = &t.tree_param.size_leaf_vector
-            && !matches!(s.trim(), "0" | "1")
-        {
+        let leaf_vector = t.tree_param.size_leaf_vector.as_deref().map(str::trim);
+        if leaf_vector.is_some_and(|s| !matches!(s, "0" | "1")) {
             return Err("vector leaves are not supported".into());
         }
         let lens = [
@@ -766,9 +775,10 @@ impl LinkModel {
         for n in &nodes {
             if n.flags & FLAG_CATEGORICAL != 0 {
                 let s = n.cat_start as usize;
-                if let Some(set) = cats.get(s..s.saturating_add(n.cat_len as usize))
-                    && set.windows(2).any(|w| w[0] >= w[1])
-                {
+                let unsorted = cats
+                    .get(s..s.saturating_add(n.cat_len as usize))
+                    .is_some_and(|set| set.windows(2).any(|w| w[0] >= w[1]));
+                if unsorted {
                     return Err(corrupt());
                 }
             }

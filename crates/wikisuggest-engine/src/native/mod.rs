@@ -11,7 +11,7 @@
 //!
 //! Strings (titles, anchors) are kept in string tables: concatenated UTF-8 bytes plus
 //! `n + 1` u64 offsets. Each string table has an open-addressing hash index
-//! ([`hash`]) so a lookup touches O(1) pages. Everything else refers to titles by their
+//! (see `hash.rs`) so a lookup touches O(1) pages. Everything else refers to titles by their
 //! u32 index: candidate lists are `(title, count)` pairs, redirects and vector rows are
 //! per-title u32 columns, page ids a per-title i64 column. Vectors form one row-major
 //! float32 matrix.

@@ -265,11 +265,10 @@ impl NativeImage {
             if e == 0 {
                 return Ok(None);
             }
-            if let (t, Some(i)) = hash::split_entry(e)
-                && t == tag
-                && self.string(offsets, bytes, i as usize)? == key.as_bytes()
-            {
-                return Ok(Some(i));
+            if let (t, Some(i)) = hash::split_entry(e) {
+                if t == tag && self.string(offsets, bytes, i as usize)? == key.as_bytes() {
+                    return Ok(Some(i));
+                }
             }
             s += 1;
             if s == slots {
