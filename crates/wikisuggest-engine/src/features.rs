@@ -160,9 +160,25 @@ impl Scorer {
         mention: &str,
         ngram: u32,
     ) -> Result<Option<MentionScores>> {
-        let Some(all) = dataset.anchor_candidates(mention)? else {
-            return Ok(None);
-        };
+        match dataset.anchor_candidates(mention)? {
+            Some(all) => self
+                .score_candidates(dataset, page_title, mention, ngram, &all)
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`score`](Self::score) with the anchor's candidate map given by the caller:
+    /// `all` is the full map in stored order (it defines `ambig` and `kurtosis`); the
+    /// classification candidates are taken from it by [`classification_candidates`].
+    pub fn score_candidates(
+        &self,
+        dataset: &Dataset,
+        page_title: &str,
+        mention: &str,
+        ngram: u32,
+        all: &[Candidate<'_>],
+    ) -> Result<MentionScores> {
         let counts: Vec<u32> = all.iter().map(|c| c.count).collect();
         let kurtosis = padded_kurtosis(&counts);
         let page_vec = dataset.vector(page_title)?.map(|v| v.to_vec());
@@ -170,7 +186,7 @@ impl Scorer {
         let model = dataset.model();
 
         let mut out = Vec::new();
-        for cand in classification_candidates(&all) {
+        for cand in classification_candidates(all) {
             let w2v = match &page_vec {
                 Some(p) => match dataset.vector(cand.title)? {
                     Some(v) => self.sdot.cosine(p, &v.to_vec()),
@@ -194,6 +210,64 @@ impl Scorer {
                 probability: model.predict(&features.to_row()),
             });
         }
-        Ok(Some(MentionScores { candidates: out }))
+        Ok(MentionScores { candidates: out })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cands(counts: &[u32]) -> Vec<Candidate<'static>> {
+        const NAMES: [&str; 12] = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+        counts
+            .iter()
+            .zip(NAMES)
+            .map(|(&count, title)| Candidate { title, count })
+            .collect()
+    }
+
+    #[test]
+    fn at_most_ten_candidates_keep_stored_order() {
+        let c = cands(&[1, 5, 3]);
+        assert_eq!(classification_candidates(&c), c);
+    }
+
+    #[test]
+    fn more_than_ten_keep_the_top_counts_stably() {
+        let c = cands(&[1, 5, 3, 5, 2, 2, 9, 1, 2, 4, 2]);
+        let titles: Vec<&str> = classification_candidates(&c)
+            .iter()
+            .map(|c| c.title)
+            .collect();
+        // Descending counts; equal counts in stored order; of the two 1s ("a" and "h")
+        // only the first fits in the ten.
+        assert_eq!(titles, ["g", "b", "d", "j", "c", "e", "f", "i", "k", "a"]);
+    }
+
+    #[test]
+    fn best_is_the_first_maximum() {
+        let scored = |title: &str, probability: f32| ScoredCandidate {
+            title: title.to_owned(),
+            count: 1,
+            features: Features {
+                ngram: 1.0,
+                freq: 1.0,
+                ambig: 3.0,
+                kurtosis: f64::NAN,
+                w2v: 0.0,
+                jaro: 0.0,
+                wiki: 0.0,
+            },
+            probability,
+        };
+        let s = MentionScores {
+            candidates: vec![scored("x", 0.25), scored("y", 0.75), scored("z", 0.75)],
+        };
+        assert_eq!(s.best().map(|c| c.title.as_str()), Some("y"));
+        assert!(MentionScores { candidates: vec![] }.best().is_none());
+        let row = s.candidates[0].features.to_row();
+        assert!(row[3].is_nan());
+        assert_eq!(row[6], 0.0);
     }
 }
