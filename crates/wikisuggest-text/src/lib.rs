@@ -5,4 +5,9 @@
 //! All offsets exposed by this crate are Unicode code point indices, as
 //! Python `str` indices are.
 
+pub mod error;
 pub mod pyunicode;
+pub mod tokenize;
+
+pub use error::TextError;
+pub use tokenize::Tokenizer;
