@@ -8,6 +8,7 @@
 pub mod error;
 pub mod pyunicode;
 pub mod tokenize;
+pub mod wikitext;
 
 pub use error::TextError;
 pub use tokenize::Tokenizer;

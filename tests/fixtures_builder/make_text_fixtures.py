@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Write differential fixtures for the `wikisuggest-text` crate.
+
+For every article it records what the production Python libraries produce:
+
+* `partition`: mwparserfromhell 0.7.2's top-level nodes as
+  `[kind, start, end, heading_level]` (code point offsets; level 0 if not a heading);
+* `wikilinks`: wikitextparser 0.51.1's wikilinks at every depth as
+  `[title, text_or_null, start, end]`;
+* `text_nodes`: for every top-level Text node (in order), its sentences as
+  the engine splits them (lines, then mwtokenizer 0.2.0 sentences) and each
+  sentence's word tokens.
+
+Inputs: the parity articles in `tests/data/parity/articles/` and the articles
+of the enwiki sample shipped in the gensim 4.4.0 wheel.  Run it in a venv with
+the pinned libraries:
+
+    python -m venv .venv
+    .venv/bin/pip install mwparserfromhell==0.7.2 wikitextparser==0.51.1 \
+        mwtokenizer==0.2.0 regex==2022.10.31
+    pip download --no-deps --only-binary :all: --python-version 3.11 \
+        --platform manylinux_2_28_x86_64 gensim==4.4.0 -d /tmp/gensim
+    .venv/bin/python tests/fixtures_builder/make_text_fixtures.py \
+        --gensim-wheel /tmp/gensim/gensim-4.4.0-*.whl --out /tmp/text-fixtures
+
+The Rust tests read the output directory from `WIKISUGGEST_TEXT_FIXTURES`.
+With `--only NAME ...` it writes just those parity articles (how the small
+committed set under `tests/data/text/` is made).
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import glob
+import hashlib
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+
+import mwparserfromhell
+import mwtokenizer
+import wikitextparser
+
+GENSIM_MEMBER = (
+    "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+)
+GENSIM_SHA256 = "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PARITY = os.path.join(REPO, "tests", "data", "parity", "articles")
+
+assert mwparserfromhell.__version__ == "0.7.2", mwparserfromhell.__version__
+assert wikitextparser.__version__ == "0.51.1", wikitextparser.__version__
+
+
+def partition(wikitext: str) -> list[list]:
+    out, pos = [], 0
+    for node in mwparserfromhell.parse(wikitext).nodes:
+        text = str(node)
+        kind = type(node).__name__
+        level = node.level if kind == "Heading" else 0
+        out.append([kind, pos, pos + len(text), level])
+        pos += len(text)
+    assert pos == len(wikitext)
+    return out
+
+
+def wikilinks(wikitext: str) -> list[list]:
+    return [[wl.title, wl.text, wl.span[0], wl.span[1]] for wl in wikitextparser.parse(wikitext).wikilinks]
+
+
+def tokenization(wikitext: str, tokenizer: mwtokenizer.Tokenizer) -> list[list]:
+    nodes = []
+    for node in mwparserfromhell.parse(wikitext).filter_text(recursive=False):
+        sentences = []
+        for line in node.value.split("\n"):
+            if not line:
+                continue
+            for sentence in tokenizer.sentence_tokenize(line, use_abbreviation=True):
+                sentences.append([sentence, list(tokenizer.word_tokenize(sentence, use_abbreviation=True))])
+        nodes.append([node.value, sentences])
+    return nodes
+
+
+def record(name: str, source: str, wikitext: str, tokenizer) -> dict:
+    return {
+        "name": name,
+        "source": source,
+        "wikitext": wikitext,
+        "partition": partition(wikitext),
+        "wikilinks": wikilinks(wikitext),
+        "text_nodes": tokenization(wikitext, tokenizer),
+    }
+
+
+def gensim_articles(wheel: str):
+    with zipfile.ZipFile(wheel) as zf:
+        raw = zf.read(GENSIM_MEMBER)
+    if hashlib.sha256(raw).hexdigest() != GENSIM_SHA256:
+        sys.exit("gensim sample: sha256 mismatch")
+    root = ET.fromstring(bz2.decompress(raw))
+    ns = root.tag.split("}")[0] + "}"
+    for page in root.iter(ns + "page"):
+        if page.findtext(ns + "ns") != "0" or page.find(ns + "redirect") is not None:
+            continue
+        title = page.findtext(ns + "title")
+        text = page.find(ns + "revision").findtext(ns + "text") or ""
+        yield title, text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--gensim-wheel")
+    parser.add_argument("--only", nargs="*", help="parity article file stems to write")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    tokenizer = mwtokenizer.Tokenizer("en")
+
+    def write(stem: str, rec: dict) -> None:
+        with open(os.path.join(args.out, stem + ".json"), "w", encoding="utf-8") as f:
+            json.dump(rec, f, ensure_ascii=False, separators=(",", ":"))
+
+    count = 0
+    for path in sorted(glob.glob(os.path.join(PARITY, "enwiki", "*.wikitext"))):
+        stem = os.path.basename(path)[: -len(".wikitext")]
+        if args.only is not None and stem not in args.only:
+            continue
+        with open(path, encoding="utf-8") as f:
+            write("parity-" + stem, record(stem, "parity", f.read(), tokenizer))
+        count += 1
+    if args.gensim_wheel:
+        for title, text in gensim_articles(glob.glob(args.gensim_wheel)[0]):
+            stem = "gensim-" + title.replace(" ", "_").replace("/", "%2F")
+            write(stem, record(title, "gensim", text, tokenizer))
+            count += 1
+    # The symbol tables of mwtokenizer, to check the embedded copies.
+    from mwtokenizer.config import symbols
+
+    with open(os.path.join(args.out, "mwtokenizer-symbols.json"), "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "sentence_terminators": sorted({ord(c) for s in symbols.GLOBAL_SENTENCE_TERMINATORS for c in s}),
+                "punctuation": sorted(ord(c) for c in symbols.ALL_UNICODE_PUNCTUATION),
+            },
+            f,
+        )
+    print(f"wrote {count} articles to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
