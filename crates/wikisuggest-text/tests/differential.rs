@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use wikisuggest_text::Tokenizer;
-use wikisuggest_text::wikitext::{NodeKind, Wikitext};
+use wikisuggest_text::wikitext::{NodeKind, Wikitext, wikilinks};
 
 fn committed_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/text")
@@ -95,6 +95,39 @@ fn partition_mismatch(fixture: &Value) -> Option<String> {
     ))
 }
 
+/// First difference in the wikilink list, if any.
+fn links_mismatch(fixture: &Value) -> Option<String> {
+    let text = fixture["wikitext"].as_str().unwrap();
+    let ours: Vec<(String, Option<String>, usize, usize)> = wikilinks(text)
+        .into_iter()
+        .map(|l| (l.title, l.text, l.span.start, l.span.end))
+        .collect();
+    let theirs: Vec<(String, Option<String>, usize, usize)> = fixture["wikilinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l[0].as_str().unwrap().to_owned(),
+                l[1].as_str().map(str::to_owned),
+                l[2].as_u64().unwrap() as usize,
+                l[3].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    if ours == theirs {
+        return None;
+    }
+    let i = ours.iter().zip(&theirs).take_while(|(a, b)| a == b).count();
+    Some(format!(
+        "link {i} of {}/{}: ours {:?} theirs {:?}",
+        ours.len(),
+        theirs.len(),
+        ours.get(i),
+        theirs.get(i)
+    ))
+}
+
 /// First difference in sentence or word tokenization, if any.
 fn tokenization_mismatch(
     fixture: &Value,
@@ -130,6 +163,7 @@ fn tokenization_mismatch(
 struct Tally {
     total: usize,
     partition_ok: usize,
+    links_ok: usize,
     sentences_ok: usize,
     words_ok: usize,
     failures: Vec<String>,
@@ -143,6 +177,10 @@ fn run(dir: &Path) -> Tally {
         match partition_mismatch(&fixture) {
             None => tally.partition_ok += 1,
             Some(m) => tally.failures.push(format!("{name} partition: {m}")),
+        }
+        match links_mismatch(&fixture) {
+            None => tally.links_ok += 1,
+            Some(m) => tally.failures.push(format!("{name} links: {m}")),
         }
         let (s, w) = tokenization_mismatch(&fixture, &tokenizer);
         match s {
@@ -158,8 +196,8 @@ fn run(dir: &Path) -> Tally {
         println!("MISMATCH {f}");
     }
     println!(
-        "articles {}: partition {}, sentences {}, words {}",
-        tally.total, tally.partition_ok, tally.sentences_ok, tally.words_ok
+        "articles {}: partition {}, links {}, sentences {}, words {}",
+        tally.total, tally.partition_ok, tally.links_ok, tally.sentences_ok, tally.words_ok
     );
     tally
 }

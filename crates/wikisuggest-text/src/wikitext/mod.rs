@@ -7,8 +7,10 @@
 
 mod contexts;
 mod entities;
+mod links;
 mod partition;
 mod tag_data;
 mod tokenizer;
 
+pub use links::{WikiLink, wikilinks};
 pub use partition::{Node, NodeKind, Wikitext};
