@@ -5,6 +5,8 @@ For every article it records what the production Python libraries produce:
 
 * `partition`: mwparserfromhell 0.7.2's top-level nodes as
   `[kind, start, end, heading_level]` (code point offsets; level 0 if not a heading);
+* `sections`: mwparserfromhell's flat sections (lead first) as
+  `[stripped_heading_title_or_null, length]`;
 * `wikilinks`: wikitextparser 0.51.1's wikilinks at every depth as
   `[title, text_or_null, start, end]`;
 * `text_nodes`: for every top-level Text node (in order), its sentences as
@@ -67,6 +69,15 @@ def partition(wikitext: str) -> list[list]:
     return out
 
 
+def sections(wikitext: str) -> list[list]:
+    out = []
+    for section in mwparserfromhell.parse(wikitext).get_sections(include_lead=True, include_headings=True, flat=True):
+        first = section.nodes[0] if section.nodes else None
+        title = str(first.title).strip() if isinstance(first, mwparserfromhell.nodes.Heading) else None
+        out.append([title, len(str(section))])
+    return out
+
+
 def wikilinks(wikitext: str) -> list[list]:
     return [[wl.title, wl.text, wl.span[0], wl.span[1]] for wl in wikitextparser.parse(wikitext).wikilinks]
 
@@ -91,6 +102,7 @@ def record(name: str, source: str, wikitext: str, tokenizer) -> dict:
         "wikitext": wikitext,
         "partition": partition(wikitext),
         "wikilinks": wikilinks(wikitext),
+        "sections": sections(wikitext),
         "text_nodes": tokenization(wikitext, tokenizer),
     }
 
@@ -133,6 +145,8 @@ def main() -> None:
         count += 1
     if args.gensim_wheel:
         for title, text in gensim_articles(glob.glob(args.gensim_wheel)[0]):
+            if os.path.exists(os.path.join(PARITY, "enwiki", title.replace(" ", "_") + ".wikitext")):
+                continue  # already written as a parity article
             stem = "gensim-" + title.replace(" ", "_").replace("/", "%2F")
             write(stem, record(title, "gensim", text, tokenizer))
             count += 1

@@ -7,6 +7,8 @@
 
 pub mod error;
 pub mod pyunicode;
+pub mod sections;
+pub mod title;
 pub mod tokenize;
 pub mod wikitext;
 

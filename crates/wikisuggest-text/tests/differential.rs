@@ -10,8 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::sections::sections;
 use wikisuggest_text::wikitext::{NodeKind, Wikitext, wikilinks};
+use wikisuggest_text::{Tokenizer, pyunicode};
 
 fn committed_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/text")
@@ -95,6 +96,30 @@ fn partition_mismatch(fixture: &Value) -> Option<String> {
     ))
 }
 
+/// First difference in the flat sections, if any.
+fn sections_mismatch(fixture: &Value) -> Option<String> {
+    let doc = Wikitext::parse(fixture["wikitext"].as_str().unwrap());
+    let ours: Vec<(Option<String>, u64)> = sections(&doc)
+        .iter()
+        .map(|s| {
+            let title = s.heading.map(|i| {
+                let range = doc.nodes()[i].heading_title().unwrap();
+                pyunicode::strip(&doc.slice(range)).to_owned()
+            });
+            let nodes = &doc.nodes()[s.nodes.clone()];
+            let len = nodes.last().map_or(0, |l| l.end - nodes[0].start);
+            (title, len as u64)
+        })
+        .collect();
+    let theirs: Vec<(Option<String>, u64)> = fixture["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s[0].as_str().map(str::to_owned), s[1].as_u64().unwrap()))
+        .collect();
+    (ours != theirs).then(|| format!("ours {ours:?}\ntheirs {theirs:?}"))
+}
+
 /// First difference in the wikilink list, if any.
 fn links_mismatch(fixture: &Value) -> Option<String> {
     let text = fixture["wikitext"].as_str().unwrap();
@@ -164,6 +189,7 @@ struct Tally {
     total: usize,
     partition_ok: usize,
     links_ok: usize,
+    sections_ok: usize,
     sentences_ok: usize,
     words_ok: usize,
     failures: Vec<String>,
@@ -177,6 +203,10 @@ fn run(dir: &Path) -> Tally {
         match partition_mismatch(&fixture) {
             None => tally.partition_ok += 1,
             Some(m) => tally.failures.push(format!("{name} partition: {m}")),
+        }
+        match sections_mismatch(&fixture) {
+            None => tally.sections_ok += 1,
+            Some(m) => tally.failures.push(format!("{name} sections: {m}")),
         }
         match links_mismatch(&fixture) {
             None => tally.links_ok += 1,
@@ -196,8 +226,13 @@ fn run(dir: &Path) -> Tally {
         println!("MISMATCH {f}");
     }
     println!(
-        "articles {}: partition {}, links {}, sentences {}, words {}",
-        tally.total, tally.partition_ok, tally.links_ok, tally.sentences_ok, tally.words_ok
+        "articles {}: partition {}, sections {}, links {}, sentences {}, words {}",
+        tally.total,
+        tally.partition_ok,
+        tally.sections_ok,
+        tally.links_ok,
+        tally.sentences_ok,
+        tally.words_ok
     );
     tally
 }
