@@ -38,6 +38,7 @@ import glob
 import hashlib
 import json
 import os
+import random
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
@@ -50,6 +51,12 @@ GENSIM_MEMBER = (
     "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 )
 GENSIM_SHA256 = "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d"
+SOUP = [
+    "{", "}", "[", "]", "|", "=", "<", ">", "/", "'", "!", "-", ":", ";", "*", "#", "&", "\n", " ",
+    "a", "b", "é", "http://", "mailto:", "ref", "nowiki", "br", "li", "math", "!--", "amp;",
+    "#123;", "{|", "|}", "|-", "||", "!!", "{{", "}}", "[[", "]]", "''", "'''", "==", '"', "x.org",
+    "<ref>", "</ref>", "<br/>", "{{a|", "[[a|", ". ", "Mr. ", "\x1c", "。",
+]
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARITY = os.path.join(REPO, "tests", "data", "parity", "articles")
 
@@ -127,6 +134,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--gensim-wheel")
     parser.add_argument("--only", nargs="*", help="parity article file stems to write")
+    parser.add_argument("--random", type=int, default=0, help="also write N random markup soups")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     tokenizer = mwtokenizer.Tokenizer("en")
@@ -150,6 +158,12 @@ def main() -> None:
             stem = "gensim-" + title.replace(" ", "_").replace("/", "%2F")
             write(stem, record(title, "gensim", text, tokenizer))
             count += 1
+    # Random markup soups (seeded) for the corners real articles rarely hit.
+    rng = random.Random(20261122)
+    for i in range(args.random):
+        text = "".join(rng.choice(SOUP) for _ in range(rng.randrange(1, 300)))
+        write(f"random-{i:04d}", record(f"random {i}", "random", text, tokenizer))
+        count += 1
     # The symbol tables of mwtokenizer, to check the embedded copies.
     from mwtokenizer.config import symbols
 

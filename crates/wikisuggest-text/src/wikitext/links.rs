@@ -146,7 +146,7 @@ fn find_ci(b: &[u8], from: usize, end: usize, needle: &[u8]) -> Option<usize> {
 }
 
 /// The listed tag name at `i` (case-insensitive, followed by a non-word byte).
-fn tag_name_at<'n>(b: &[u8], i: usize, end: usize, names: &[&'n str]) -> Option<&'n str> {
+fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option<&'static str> {
     names.iter().copied().find(|n| {
         let e = i + n.len();
         e <= end
@@ -162,7 +162,29 @@ enum ExtMatch {
     Parsable { end: usize, content: Range<usize> },
 }
 
-fn match_extension_at(b: &[u8], i: usize, end: usize) -> Option<ExtMatch> {
+/// Remembers the last search for each closing tag so that many unclosed
+/// tags of one name cost one scan, not one scan each.
+#[derive(Default)]
+struct CloseCache {
+    /// `(name, end)` → (searched from, first match at or after it).
+    found: std::collections::HashMap<(&'static str, usize), (usize, Option<usize>)>,
+}
+
+impl CloseCache {
+    fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize> {
+        if let Some(&(searched, hit)) = self.found.get(&(name, end))
+            && searched <= from
+            && hit.is_none_or(|h| h >= from)
+        {
+            return hit;
+        }
+        let hit = find_ci(b, from, end, format!("</{name}").as_bytes());
+        self.found.insert((name, end), (from, hit));
+        hit
+    }
+}
+
+fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) -> Option<ExtMatch> {
     if b.get(i + 1..i + 4) == Some(b"!--") && i + 4 <= end {
         let close = b
             .get(i + 4..end)
@@ -188,7 +210,7 @@ fn match_extension_at(b: &[u8], i: usize, end: usize) -> Option<ExtMatch> {
     // Lazy content up to the first `</name\s*>`.
     let mut from = gt + 1;
     let closing = loop {
-        let pos = find_ci(b, from, end, format!("</{name}").as_bytes())?;
+        let pos = cache.find(b, from, end, name)?;
         let mut k = pos + 2 + name.len();
         while k < end && at(b, k).is_ascii_whitespace() {
             k += 1;
@@ -209,13 +231,14 @@ fn match_extension_at(b: &[u8], i: usize, end: usize) -> Option<ExtMatch> {
 }
 
 fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found>) {
+    let mut cache = CloseCache::default();
     let mut i = start;
     while i < end {
         if at(b, i) != b'<' {
             i += 1;
             continue;
         }
-        match match_extension_at(b, i, end) {
+        match match_extension_at(b, i, end, &mut cache) {
             Some(ExtMatch::Comment(e)) => {
                 fill(b, i..e, 0);
                 i = e;
@@ -329,38 +352,40 @@ fn is_url_byte(c: u8) -> bool {
 fn find_links_and_parameters(b: &[u8], start: usize, end: usize) -> Vec<(Range<usize>, bool)> {
     let mut out = Vec::new();
     let mut i = start;
+    // Number of `[` (NULs ignored) directly before `i`, counted as we go so
+    // that long bracket runs stay linear.
+    let mut run = 0usize;
     while i + 1 < end {
-        if at(b, i) == b'[' {
-            if let Some(e) = match_link(b, i, start, end) {
+        let c = at(b, i);
+        if c == b'[' {
+            if let Some(e) = match_link(b, i, run, end) {
                 out.push((i..e, true));
                 i = e;
+                run = 0;
                 continue;
             }
-        } else if at(b, i) == b'{'
+        } else if c == b'{'
             && let Some(e) = match_parameter(b, i, end)
         {
             out.push((i..e, false));
             i = e;
+            run = 0;
             continue;
+        }
+        match c {
+            b'[' => run += 1,
+            0 => {}
+            _ => run = 0,
         }
         i += 1;
     }
     out
 }
 
-fn match_link(b: &[u8], i: usize, start: usize, end: usize) -> Option<usize> {
+/// A wikilink starting at `i`, preceded by `brackets_before` `[`.
+fn match_link(b: &[u8], i: usize, brackets_before: usize, end: usize) -> Option<usize> {
     // Not preceded by an odd number of `[` (NULs between them ignored).
-    let mut k = i;
-    let mut brackets = 0;
-    while k > start {
-        match at(b, k - 1) {
-            b'[' => brackets += 1,
-            0 => {}
-            _ => break,
-        }
-        k -= 1;
-    }
-    if brackets % 2 == 1 {
+    if brackets_before % 2 == 1 {
         return None;
     }
     let mut j = i + 1;

@@ -69,6 +69,10 @@ pub struct Wikitext {
 
 impl Wikitext {
     /// Parses `text` (never fails; invalid markup is text).
+    ///
+    /// The nodes cover the text exactly, except that parsing stops at the
+    /// first NUL character, as upstream's C tokenizer does (it reads NUL as
+    /// the end of the text).
     pub fn parse(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
         let items = Tokenizer::new(&chars).run();

@@ -136,6 +136,8 @@ pub(crate) struct Tokenizer<'a> {
     frames: Vec<Frame>,
     global: u64,
     bad_routes: HashSet<(usize, u64)>,
+    /// Last search for `-->`: (searched from, first match at or after it).
+    comment_close: Option<(usize, Option<usize>)>,
 }
 
 fn is_marker(c: char) -> bool {
@@ -189,6 +191,7 @@ impl<'a> Tokenizer<'a> {
             frames: Vec::new(),
             global: 0,
             bad_routes: HashSet::new(),
+            comment_close: None,
         }
     }
 
@@ -1190,26 +1193,41 @@ impl<'a> Tokenizer<'a> {
     fn parse_comment(&mut self) {
         let start = self.head;
         self.head += 4;
-        self.push(0);
-        loop {
-            let this = self.read(0);
-            if this == '\0' {
-                self.pop();
+        match self.find_comment_close(self.head) {
+            None => {
                 self.head = start + 3;
                 self.emit_text(start, start + 4);
-                return;
             }
-            if this == '-' && self.read(1) == '-' && self.read(2) == '>' {
-                self.pop();
-                self.emit_node(NodeKind::Comment, start, self.head + 3, 0);
-                self.head += 2;
+            Some(close) => {
+                self.emit_node(NodeKind::Comment, start, close + 3, 0);
+                self.head = close + 2;
                 if self.context() & FAIL_NEXT != 0 {
                     self.toggle_context(FAIL_NEXT);
                 }
-                return;
             }
-            self.head += 1;
         }
+    }
+
+    /// First `-->` at or after `from`.  Cached, so that a page full of
+    /// unclosed comments is scanned once rather than once per comment.
+    fn find_comment_close(&mut self, from: usize) -> Option<usize> {
+        if let Some((searched, hit)) = self.comment_close
+            && searched <= from
+            && hit.is_none_or(|h| h >= from)
+        {
+            return hit;
+        }
+        // A NUL reads as the end of the text and so ends the search.
+        let rest = self.text.get(from..).unwrap_or_default();
+        let rest = rest
+            .get(..rest.iter().position(|&c| c == '\0').unwrap_or(rest.len()))
+            .unwrap_or_default();
+        let hit = rest
+            .windows(3)
+            .position(|w| w == ['-', '-', '>'])
+            .map(|p| p + from);
+        self.comment_close = Some((from, hit));
+        hit
     }
 
     // ----- HTML and extension tags ---------------------------------------
