@@ -64,6 +64,67 @@ const UNPARSABLE_TAGS: [&str; 20] = [
     "templatestyles",
     "timeline",
 ];
+/// HTML tag names wikitextparser recognises.
+const HTML_TAGS: [&str; 58] = [
+    "abbr",
+    "b",
+    "bdi",
+    "bdo",
+    "big",
+    "blockquote",
+    "br",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "data",
+    "dd",
+    "del",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "font",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "ins",
+    "kbd",
+    "li",
+    "mark",
+    "ol",
+    "p",
+    "q",
+    "rb",
+    "rp",
+    "rt",
+    "rtc",
+    "ruby",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strike",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "td",
+    "th",
+    "time",
+    "tr",
+    "tt",
+    "u",
+    "ul",
+    "var",
+    "wbr",
+];
 const BARE_URL_SCHEMES: [&str; 27] = [
     "bitcoin:",
     "ftp://",
@@ -259,6 +320,16 @@ fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Ve
 }
 
 fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found>) {
+    // Brackets inside HTML tags are not link syntax; pipes, braces and
+    // newlines in them are blanked once everything else is found.
+    let html_tags = find_html_tags(b, start, end);
+    for tag in &html_tags {
+        if let Some(s) = b.get_mut(tag.clone()) {
+            s.iter_mut()
+                .filter(|c| matches!(**c, b'[' | b']'))
+                .for_each(|c| *c = b' ');
+        }
+    }
     loop {
         loop {
             let matches = find_links_and_parameters(b, start, end);
@@ -305,6 +376,63 @@ fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found
             }
         }
     }
+    for tag in html_tags {
+        if let Some(s) = b.get_mut(tag) {
+            s.iter_mut()
+                .filter(|c| matches!(**c, b'|' | b'{' | b'}' | b'\n'))
+                .for_each(|c| *c = b' ');
+        }
+    }
+}
+
+/// HTML start and end tags with a known name (case-sensitive), as spans.
+fn find_html_tags(b: &[u8], start: usize, end: usize) -> Vec<Range<usize>> {
+    let name_end = |k: usize| {
+        let mut e = k;
+        while e < end && is_word_byte(at(b, e)) {
+            e += 1;
+        }
+        e
+    };
+    let known = |r: Range<usize>| {
+        b.get(r)
+            .is_some_and(|n| HTML_TAGS.iter().any(|t| t.as_bytes() == n))
+    };
+    let close = |k: usize| (k..end).find(|&g| at(b, g) == b'>');
+    let mut tags = Vec::new();
+    // Start tags: `<name` then anything up to `>`.
+    let mut i = start;
+    while i < end {
+        if at(b, i) == b'<' {
+            let n = name_end(i + 1);
+            if known(i + 1..n)
+                && let Some(g) = close(n)
+            {
+                tags.push(i..g + 1);
+                i = g + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    // End tags: `</name>` or `</name` + space + anything up to `>`.
+    let mut i = start;
+    while i + 1 < end {
+        if at(b, i) == b'<' && at(b, i + 1) == b'/' {
+            let n = name_end(i + 2);
+            let spaced = matches!(at(b, n), b' ' | b'\t' | b'\n' | 0x0c | b'\r' | 0) && n < end;
+            if known(i + 2..n)
+                && (at(b, n) == b'>' || spaced)
+                && let Some(g) = close(n)
+            {
+                tags.push(i..g + 1);
+                i = g + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    tags
 }
 
 /// Title and label positions from the masked link (`FULLMATCH` upstream).
@@ -349,123 +477,147 @@ fn is_url_byte(c: u8) -> bool {
 
 /// Non-overlapping wikilink (`true`) and parameter (`false`) matches in
 /// `b[start..end]`, left to right.
+///
+/// Upstream runs this pattern with the `REVERSE` flag: the search starts at
+/// the end, each attempt matches the pattern right to left from a candidate
+/// end position, and after a match the search resumes at its start.  The
+/// possessive pieces of the pattern therefore bind from the right, which
+/// decides cases such as `[[a|]]]` (label `]`).
 fn find_links_and_parameters(b: &[u8], start: usize, end: usize) -> Vec<(Range<usize>, bool)> {
     let mut out = Vec::new();
-    let mut i = start;
-    // Number of `[` (NULs ignored) directly before `i`, counted as we go so
-    // that long bracket runs stay linear.
-    let mut run = 0usize;
-    while i + 1 < end {
-        let c = at(b, i);
-        if c == b'[' {
-            if let Some(e) = match_link(b, i, run, end) {
-                out.push((i..e, true));
-                i = e;
-                run = 0;
-                continue;
+    let mut pos = end;
+    while pos > start {
+        let found = match at(b, pos - 1) {
+            b']' => link_ending_at(b, pos, start, end).map(|s| (s, true)),
+            b'}' => parameter_ending_at(b, pos, start).map(|s| (s, false)),
+            _ => None,
+        };
+        match found {
+            Some((s, is_link)) => {
+                out.push((s..pos, is_link));
+                pos = s;
             }
-        } else if c == b'{'
-            && let Some(e) = match_parameter(b, i, end)
-        {
-            out.push((i..e, false));
-            i = e;
-            run = 0;
-            continue;
+            None => pos -= 1,
         }
-        match c {
-            b'[' => run += 1,
-            0 => {}
-            _ => run = 0,
-        }
-        i += 1;
     }
+    out.reverse();
     out
 }
 
-/// A wikilink starting at `i`, preceded by `brackets_before` `[`.
-fn match_link(b: &[u8], i: usize, brackets_before: usize, end: usize) -> Option<usize> {
+/// Steps back over `[^\[\]|]*`.
+fn back_plain(b: &[u8], mut k: usize, start: usize) -> usize {
+    while k > start && !matches!(at(b, k - 1), b'[' | b']' | b'|') {
+        k -= 1;
+    }
+    k
+}
+
+/// Start of a wikilink whose closing `]\0*]` ends at `e`, matched backwards.
+fn link_ending_at(b: &[u8], e: usize, start: usize, end: usize) -> Option<usize> {
+    let mut k = e - 1; // the final `]`
+    while k > start && at(b, k - 1) == 0 {
+        k -= 1;
+    }
+    if k == start || at(b, k - 1) != b']' {
+        return None;
+    }
+    k -= 1;
+    // Label segments, right to left: plain text, an optional `[…]` pair,
+    // an optional lone `]`, an optional lone `[`, then the `|`.
+    loop {
+        let segment_end = k;
+        k = back_plain(b, k, start);
+        if k > start && at(b, k - 1) == b']' && !three_closers(b, k, end) {
+            let m = back_plain(b, k - 1, start);
+            if m > start && at(b, m - 1) == b'[' {
+                k = back_plain(b, m - 1, start);
+            }
+        }
+        if k > start && at(b, k - 1) == b']' && !prev_is(b, k - 1, b']') {
+            k -= 1;
+        }
+        if k > start && at(b, k - 1) == b'[' && !prev_is(b, k - 1, b'[') {
+            k -= 1;
+        }
+        if k > start && at(b, k - 1) == b'|' {
+            k -= 1;
+        } else {
+            k = segment_end;
+            break;
+        }
+    }
+    let title_end = k;
+    while k > start && is_title_byte(at(b, k - 1)) {
+        k -= 1;
+    }
+    if k == title_end {
+        return None;
+    }
+    let title_start = k;
+    if k == start || at(b, k - 1) != b'[' {
+        return None;
+    }
+    k -= 1;
+    while k > start && at(b, k - 1) == 0 {
+        k -= 1;
+    }
+    if k == start || at(b, k - 1) != b'[' {
+        return None;
+    }
+    k -= 1;
+    if starts_with_bare_url(b, title_start, end) {
+        return None;
+    }
     // Not preceded by an odd number of `[` (NULs between them ignored).
-    if brackets_before % 2 == 1 {
-        return None;
+    let mut brackets = 0usize;
+    let mut j = k;
+    while j > 0 {
+        match at(b, j - 1) {
+            b'[' => brackets += 1,
+            0 => {}
+            _ => break,
+        }
+        j -= 1;
     }
-    let mut j = i + 1;
-    while j < end && at(b, j) == 0 {
-        j += 1;
-    }
-    if at(b, j) != b'[' || j >= end {
-        return None;
-    }
-    j += 1;
-    // `[[http://…]]` is an external link.
-    let mut u = j;
+    (brackets % 2 == 0).then_some(k)
+}
+
+/// `[ \0]*` then a bare URL scheme and at least one URL byte.
+fn starts_with_bare_url(b: &[u8], mut u: usize, end: usize) -> bool {
     while u < end && matches!(at(b, u), b' ' | 0) {
         u += 1;
     }
     let word_boundary = u == 0 || !is_word_byte(at(b, u - 1));
-    if word_boundary
-        && let Some(scheme) = BARE_URL_SCHEMES
-            .iter()
-            .find(|s| b.get(u..u + s.len()) == Some(s.as_bytes()))
-        && u + scheme.len() < end
-        && (is_url_byte(at(b, u + scheme.len())) || at(b, u + scheme.len()) == b'[')
-    {
-        return None;
-    }
-    let title_start = j;
-    while j < end && is_title_byte(at(b, j)) {
-        j += 1;
-    }
-    if j == title_start {
-        return None;
-    }
-    // Label segments: `|` then text with at most one `[…]` pair.  Upstream
-    // matches backwards, so a bracket pair inside the segment is preferred
-    // over the optional lone brackets allowed at its start.
-    let plain = |b: &[u8], mut k: usize| {
-        while k < end && !matches!(at(b, k), b'[' | b']' | b'|') {
-            k += 1;
-        }
-        k
-    };
-    let pair_then_plain = |b: &[u8], j: usize| -> Option<usize> {
-        let k = plain(b, j);
-        if at(b, k) != b'[' || k >= end {
-            return None;
-        }
-        let m = plain(b, k + 1);
-        (at(b, m) == b']' && m < end && !three_closers(b, m + 1, end)).then(|| plain(b, m + 1))
-    };
-    while j < end && at(b, j) == b'|' {
-        j += 1;
-        if let Some(k) = pair_then_plain(b, j) {
-            j = k;
-            continue;
-        }
-        if at(b, j) == b'[' && j < end {
-            j += 1;
-        }
-        if at(b, j) == b']' && j < end && !prev_is(b, j, b']') && !closes_at(b, j, end) {
-            j += 1;
-        }
-        j = pair_then_plain(b, j).unwrap_or_else(|| plain(b, j));
-    }
-    if at(b, j) != b']' || j >= end {
-        return None;
-    }
-    j += 1;
-    while j < end && at(b, j) == 0 {
-        j += 1;
-    }
-    (at(b, j) == b']' && j < end).then_some(j + 1)
+    word_boundary
+        && BARE_URL_SCHEMES.iter().any(|s| {
+            let after = u + s.len();
+            b.get(u..after) == Some(s.as_bytes())
+                && after < end
+                && (is_url_byte(at(b, after)) || at(b, after) == b'[')
+        })
 }
 
-/// `]\0*]` at `j`: the link's closing brackets.
-fn closes_at(b: &[u8], j: usize, end: usize) -> bool {
-    let mut k = j + 1;
-    while k < end && at(b, k) == 0 {
-        k += 1;
+/// Start of a `{{{…}}}` ending at `e`, matched backwards.
+fn parameter_ending_at(b: &[u8], e: usize, start: usize) -> Option<usize> {
+    if e < start + 6 || b.get(e - 3..e) != Some(b"}}}") {
+        return None;
     }
-    at(b, j) == b']' && k < end && at(b, k) == b']'
+    let mut k = e - 3;
+    let body_end = k;
+    while k > start {
+        let c = at(b, k - 1);
+        let before = if k >= 2 { at(b, k - 2) } else { 0 };
+        let ok = match c {
+            b'}' => before != b'}' && at(b, k) != b'}',
+            b'{' => before != b'{',
+            _ => true,
+        };
+        if !ok {
+            break;
+        }
+        k -= 1;
+    }
+    (k < body_end && k >= start + 3 && b.get(k - 3..k) == Some(b"{{{")).then(|| k - 3)
 }
 
 /// Whether the byte before `j` (skipping NULs) is `c`.
@@ -492,28 +644,6 @@ fn three_closers(b: &[u8], mut k: usize, end: usize) -> bool {
         k += 1;
     }
     true
-}
-
-/// `{{{…}}}` without nested `{{`/`}}` pairs.
-fn match_parameter(b: &[u8], i: usize, end: usize) -> Option<usize> {
-    if b.get(i..i + 3) != Some(b"{{{") || i + 3 > end {
-        return None;
-    }
-    let mut j = i + 3;
-    let body_start = j;
-    while j < end {
-        let c = at(b, j);
-        let ok = match c {
-            b'}' => at(b, j - 1) != b'}' && at(b, j + 1) != b'}',
-            b'{' => at(b, j - 1) != b'{',
-            _ => true,
-        };
-        if !ok {
-            break;
-        }
-        j += 1;
-    }
-    (j > body_start && b.get(j..j + 3) == Some(b"}}}") && j + 3 <= end).then_some(j + 3)
 }
 
 /// Innermost `{{…}}` (templates and parser functions, `true`) and

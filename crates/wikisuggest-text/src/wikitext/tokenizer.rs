@@ -1322,6 +1322,10 @@ impl<'a> Tokenizer<'a> {
                 self.set_context(TAG_BODY);
                 if let Some(f) = self.frames.last_mut() {
                     f.open_end = self.head;
+                    // The open tag's own tokens are not body: an implicitly
+                    // closed tag hands only its body to the parent.
+                    f.items.clear();
+                    f.text = None;
                 }
                 let name = self
                     .frames
