@@ -3,7 +3,10 @@
 
 use wikisuggest_text::wikitext::{NodeKind, Wikitext};
 
-fn partition(text: &str) -> Vec<(NodeKind, usize, usize, u8)> {
+/// `(kind, start, end, heading level or 0)`.
+type Row = (NodeKind, usize, usize, u8);
+
+fn partition(text: &str) -> Vec<Row> {
     Wikitext::parse(text)
         .nodes()
         .iter()
@@ -14,7 +17,7 @@ fn partition(text: &str) -> Vec<(NodeKind, usize, usize, u8)> {
 #[test]
 fn matches_mwparserfromhell() {
     use NodeKind::*;
-    let cases: &[(&str, &str, &[(NodeKind, usize, usize, u8)])] = &[
+    let cases: &[(&str, &str, &[Row])] = &[
         (
             "template",
             "a {{t|x=1}} b",
