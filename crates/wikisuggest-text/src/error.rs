@@ -11,4 +11,21 @@ pub enum TextError {
         /// The language code as given.
         language: String,
     },
+    /// The link markup for a target is not a valid Python `re` replacement
+    /// template (a backslash escape such as `\d` in the title).
+    #[error("cannot insert a link to {target:?}: {reason}")]
+    BadReplacement {
+        /// The link target.
+        target: String,
+        /// What the template parser rejected.
+        reason: String,
+    },
+    /// A placed mention could not be found again in its original text node.
+    #[error("Unable to find match for {mention:?} in {text:?}")]
+    MentionNotFound {
+        /// The lowercase mention key.
+        mention: String,
+        /// The lowercased node text searched.
+        text: String,
+    },
 }

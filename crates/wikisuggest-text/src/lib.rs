@@ -6,6 +6,7 @@
 //! Python `str` indices are.
 
 pub mod error;
+pub mod pipeline;
 pub mod pyunicode;
 pub mod sections;
 pub mod title;
