@@ -9,6 +9,10 @@ For every article it records what the production Python libraries produce:
   `[stripped_heading_title_or_null, length]`;
 * `wikilinks`: wikitextparser 0.51.1's wikilinks at every depth as
   `[title, text_or_null, start, end]`;
+* `pipeline` (parity articles only): the dataset rows the link pass can
+  touch (anchors whose key occurs in the lowercased page, redirects, the
+  pageids of existing link targets) and the production engine's outputs for
+  the `api` and `exhaustive` configurations;
 * `text_nodes`: for every top-level Text node (in order), its sentences as
   the engine splits them (lines, then mwtokenizer 0.2.0 sentences) and each
   sentence's word tokens.
@@ -114,6 +118,90 @@ def record(name: str, source: str, wikitext: str, tokenizer) -> dict:
     }
 
 
+DATASETS = os.path.join(REPO, "tests", "data", "parity", "datasets", "enwiki")
+EXPECTED = os.path.join(REPO, "tests", "data", "parity", "expected")
+_SQL_ESCAPES = {b"0": b"\0", b"'": b"'", b'"': b'"', b"\\": b"\\", b"n": b"\n", b"r": b"\r", b"Z": b"\x1a"}
+
+
+def _sql_string(line: bytes, i: int) -> tuple[bytes, int]:
+    """Reads a quoted MySQL string literal starting at line[i] == "'"."""
+    out = bytearray()
+    i += 1
+    while True:
+        c = line[i : i + 1]
+        if c == b"\\":
+            nxt = line[i + 1 : i + 2]
+            out += _SQL_ESCAPES.get(nxt, nxt)
+            i += 2
+        elif c == b"'":
+            if line[i + 1 : i + 2] == b"'":
+                out += b"'"
+                i += 2
+            else:
+                return bytes(out), i + 1
+        else:
+            out += c
+            i += 1
+
+
+def load_table(name: str) -> dict:
+    """`lookup -> unpickled value` from a published `.sql.gz` dump."""
+    import gzip
+    import pickle
+
+    table = {}
+    with gzip.open(os.path.join(DATASETS, f"lr_enwiki_{name}.sql.gz"), "rb") as f:
+        for line in f:
+            if not line.startswith(b"INSERT INTO"):
+                continue
+            i = line.index(b"VALUES (") + len(b"VALUES (")
+            i = line.index(b",", i) + 1
+            key, i = _sql_string(line, i)
+            value, i = _sql_string(line, i + 1)
+            table[key.decode("utf-8")] = pickle.loads(value)
+    return table
+
+
+def normalise_title(title: str) -> str:
+    from urllib.parse import unquote
+
+    title = unquote(title).strip()
+    if title:
+        title = title[0].upper() + title[1:]
+    return title.replace("_", " ").split("#")[0]
+
+
+def pipeline_fixture(stem: str, wikitext: str, tables: dict) -> dict:
+    """What the link pass needs for one parity article: the dataset rows it
+    can touch and the production outputs for both configurations."""
+    anchors, redirects, pageids = tables["anchors"], tables["redirects"], tables["pageids"]
+    lowered = wikitext.lower()
+    sub_anchors = {k: list(v.items()) for k, v in anchors.items() if k and k in lowered}
+    titles = set()
+    for wl in wikitextparser.parse(wikitext).wikilinks:
+        t = normalise_title(wl.title)
+        titles.add(redirects.get(t, t))
+    manifest = {}
+    with open(os.path.join(PARITY, "manifest.tsv"), encoding="utf-8") as f:
+        next(f)
+        for row in f:
+            cols = row.rstrip("\n").split("\t")
+            manifest[cols[0]] = cols
+    page_title = manifest[f"enwiki/{stem}.wikitext"][1]
+    titles.add(normalise_title(page_title))
+    expected = {}
+    for config in ("api", "exhaustive"):
+        with open(os.path.join(EXPECTED, config, "enwiki", stem + ".json"), encoding="utf-8") as f:
+            expected[config] = json.load(f)["links"]
+    return {
+        "page_title": page_title,
+        "anchors": sub_anchors,
+        "redirects": redirects,
+        "pageids": sorted(t for t in titles if t in pageids),
+        "expected": expected,
+    }
+
+
 def gensim_articles(wheel: str):
     with zipfile.ZipFile(wheel) as zf:
         raw = zf.read(GENSIM_MEMBER)
@@ -144,12 +232,16 @@ def main() -> None:
             json.dump(rec, f, ensure_ascii=False, separators=(",", ":"))
 
     count = 0
+    tables = {name: load_table(name) for name in ("anchors", "redirects", "pageids")}
     for path in sorted(glob.glob(os.path.join(PARITY, "enwiki", "*.wikitext"))):
         stem = os.path.basename(path)[: -len(".wikitext")]
         if args.only is not None and stem not in args.only:
             continue
         with open(path, encoding="utf-8") as f:
-            write("parity-" + stem, record(stem, "parity", f.read(), tokenizer))
+            wikitext = f.read()
+        rec = record(stem, "parity", wikitext, tokenizer)
+        rec["pipeline"] = pipeline_fixture(stem, wikitext, tables)
+        write("parity-" + stem, rec)
         count += 1
     if args.gensim_wheel:
         for title, text in gensim_articles(glob.glob(args.gensim_wheel)[0]):
