@@ -156,3 +156,19 @@ fn linear_cases_scale_linearly() {
         );
     }
 }
+
+/// Inputs that are quadratic upstream too (every unclosed construct scans to
+/// the end of the text): they must stay quadratic, not worse.
+#[test]
+fn quadratic_cases_stay_quadratic() {
+    for p in ["<b>", "{{a|", "[[a|", "<ref>", "{|\n", "[http://x "] {
+        let small = p.repeat(2_000 / p.len());
+        let large = p.repeat(8_000 / p.len());
+        let t_small = time(&small).max(Duration::from_millis(1));
+        let t_large = time(&large);
+        assert!(
+            t_large < t_small * 64,
+            "{p:?}: {t_small:?} for 2 KB but {t_large:?} for 8 KB"
+        );
+    }
+}

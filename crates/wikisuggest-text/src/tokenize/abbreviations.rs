@@ -1,30 +1,39 @@
 //! Per-wiki abbreviation sets of mwtokenizer 0.2.0 (`dict_abbr_filtered.json`,
 //! MIT), embedded in the compact form written by `tools/gen_abbreviations.py`.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 static DATA: &str = include_str!("../../assets/abbreviations.tsv");
+
+type Set = Arc<HashSet<&'static str>>;
+
+/// Every wiki's set, indexed once per process on first use.
+fn all_sets() -> &'static HashMap<&'static str, Set> {
+    static SETS: OnceLock<HashMap<&'static str, Set>> = OnceLock::new();
+    SETS.get_or_init(|| {
+        DATA.lines()
+            .filter_map(|line| {
+                let mut fields = line.split('\t');
+                let key = fields.next()?;
+                Some((key, Arc::new(fields.collect())))
+            })
+            .collect()
+    })
+}
 
 /// The abbreviation set of one wiki plus mwtokenizer's single-letter rule.
 #[derive(Debug, Clone, Default)]
 pub struct Abbreviations {
-    words: Arc<HashSet<&'static str>>,
+    words: Set,
 }
 
 impl Abbreviations {
     /// The set stored under `language_code + "wiki"`; empty if there is none.
     pub fn for_language(language_code: &str) -> Self {
         let key = format!("{language_code}wiki");
-        let words = DATA
-            .lines()
-            .find_map(|line| {
-                let mut fields = line.split('\t');
-                (fields.next() == Some(key.as_str())).then(|| fields.collect::<HashSet<_>>())
-            })
-            .unwrap_or_default();
         Self {
-            words: Arc::new(words),
+            words: all_sets().get(key.as_str()).cloned().unwrap_or_default(),
         }
     }
 
