@@ -7,6 +7,7 @@
 //! engine relies on is answered from tables generated from CPython itself by
 //! `tools/gen_pyunicode.py`.
 
+#[rustfmt::skip] // generated
 mod tables;
 
 use std::cmp::Ordering;

@@ -6825,3 +6825,4 @@ pub(crate) static CASEFOLD: &[(u32, &str)] = &[
     (0x1e920, "\u{1e942}"),
     (0x1e921, "\u{1e943}"),
 ];
+

@@ -6,6 +6,7 @@
 //!   reports at every depth.
 
 mod contexts;
+#[rustfmt::skip] // generated
 mod entities;
 mod links;
 mod partition;
