@@ -272,3 +272,31 @@ fn full_fixtures() {
         "{soup:#?}"
     );
 }
+
+/// The embedded character classes equal mwtokenizer's own tables.
+#[test]
+fn mwtokenizer_symbol_tables() {
+    let path = committed_dir().join("mwtokenizer-symbols.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let set = |key: &str| -> Vec<u32> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect()
+    };
+    let ours = |pred: fn(char) -> bool| -> Vec<u32> {
+        (0..=0x10FFFF_u32)
+            .filter(|&cp| char::from_u32(cp).is_some_and(pred))
+            .collect()
+    };
+    assert_eq!(
+        ours(wikisuggest_text::tokenize::is_sentence_terminator),
+        set("sentence_terminators")
+    );
+    assert_eq!(
+        ours(wikisuggest_text::tokenize::is_punctuation),
+        set("punctuation")
+    );
+}

@@ -104,6 +104,22 @@ pub enum Stop {
     TimeBudget,
 }
 
+impl Stop {
+    /// The message upstream logs as `info` (verbatim, including its
+    /// unformatted placeholder and missing space).
+    pub fn info(self) -> &'static str {
+        match self {
+            Stop::Complete => "",
+            Stop::MaxRecommendations => {
+                "Stopping page processing as max recommendations limit {maxrec} reached."
+            }
+            Stop::TimeBudget => {
+                "Stopping page processing as maximum processing time 30seconds reached"
+            }
+        }
+    }
+}
+
 /// The result of [`recommend`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recommendations {
