@@ -269,3 +269,93 @@ fn shared_across_threads() {
     check::<Recommendations>();
     check::<Box<dyn LinkModel>>();
 }
+
+/// The section and placement cases of the production unit tests (anchor
+/// `anchor1` → `Page1`, constant score 0.9, default threshold 0.8): the
+/// number of links and, when there is one, its offset in the page.
+#[test]
+fn production_unit_cases() {
+    let m = Mock::new(&[("anchor1", &["Page1"])]);
+    let cases: &[(&str, &[&str], Option<usize>)] = &[
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo anchor1 blah\n",
+            &["References"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== reFerences ==\n foo anchor1 blah\n",
+            &["References"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo\n=== Bar ===\n baz anchor1 blah\n",
+            &["References"],
+            Some(75),
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo\n=== Bar ===\n baz anchor1 blah\n",
+            &["References", "Bar"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n==Referencesd== anchor1 blah\n",
+            &["References"],
+            Some(52),
+        ),
+        (
+            "No partial match xanchor1 dolor sit amet\n==References== anchor1 blah\n",
+            &["Reference"],
+            Some(56),
+        ),
+        (
+            "Skip sub-sections xanchor1 \n==References== foo\n === Bar ===\n anchor1 \n== Something ==\n anchor1 test\n",
+            &["References"],
+            Some(87),
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n==Foo== anchor1 blah\n",
+            &["References"],
+            Some(44),
+        ),
+        ("Lorem ipsum anchor1 dolor sit amet", &[], Some(12)),
+        (
+            "Lorem ipsum.\n== New section ==\n anchor1 blah",
+            &[],
+            Some(32),
+        ),
+        ("Skip lead anchor1 blah \n==Foo==\n Bar", &["%LEAD%"], None),
+        (
+            "Skip lead anchor1 blah\n==Foo==\n anchor1 blah",
+            &["%LEAD%"],
+            Some(32),
+        ),
+        ("==Foo==\n anchor1 blah", &[], Some(9)),
+        (
+            "Foo\n==Foo==\n anchor1 blah\n==bar==\n==baz==\n",
+            &[],
+            Some(13),
+        ),
+        ("Lorem ipsum xanchor1 dolor sit amet", &[], None),
+        ("Lorem ipsum anchor1x dolor sit amet", &[], None),
+        ("Lorem ipsum anchor1 dolor sit anchor1 amet", &[], Some(12)),
+        ("Lorem ipsum anchor1 dolor sit anchor12 amet", &[], Some(12)),
+    ];
+    for (text, exclude, offset) in cases {
+        let exclude: Vec<String> = exclude.iter().map(|x| s(x)).collect();
+        let out = run_with(&m, text, "Page", 0.8, -1, &exclude).unwrap();
+        let got: Vec<(usize, &str, &str)> = out
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.wikitext_offset,
+                    l.link_text.as_str(),
+                    l.link_target.as_str(),
+                )
+            })
+            .collect();
+        let want: Vec<(usize, &str, &str)> =
+            offset.iter().map(|&o| (o, "anchor1", "Page1")).collect();
+        assert_eq!(got, want, "{text:?} excluding {exclude:?}");
+    }
+}
