@@ -20,6 +20,9 @@ pub enum TextError {
         /// What the template parser rejected.
         reason: String,
     },
+    /// Parsing hit a [`crate::wikitext::ParseLimits`] bound.
+    #[error("the page is too complex to parse within the given limits")]
+    ParseLimitExceeded,
     /// A placed mention could not be found again in its original text node.
     #[error("Unable to find match for {mention:?} in {text:?}")]
     MentionNotFound {

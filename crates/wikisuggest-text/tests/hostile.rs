@@ -172,3 +172,50 @@ fn quadratic_cases_stay_quadratic() {
         );
     }
 }
+
+/// Real pages need only a handful of reads per code point; the same limit
+/// stops pathological input early, and a page that fits gets the exact
+/// unbounded result.
+#[test]
+fn read_limits_are_exact_or_fail() {
+    use wikisuggest_text::TextError;
+    use wikisuggest_text::wikitext::ParseLimits;
+
+    let per_char = 64;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/parity/articles/enwiki");
+    let mut worst = 0.0f64;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let len = text.chars().count() as u64;
+        let limits = |k: u64| ParseLimits {
+            deadline: None,
+            max_reads: Some(k * len.max(1)),
+        };
+        let bounded = Wikitext::parse_bounded(&text, limits(per_char)).unwrap();
+        assert_eq!(bounded.nodes(), Wikitext::parse(&text).nodes());
+        let needed = (1..=per_char)
+            .find(|&k| Wikitext::parse_bounded(&text, limits(k)).is_ok())
+            .unwrap();
+        worst = worst.max(needed as f64);
+    }
+    println!("worst parity article needs {worst} reads per code point");
+    let junk = "<b>".repeat(20_000);
+    let limits = ParseLimits {
+        deadline: None,
+        max_reads: Some(per_char * junk.chars().count() as u64),
+    };
+    let start = Instant::now();
+    assert!(matches!(
+        Wikitext::parse_bounded(&junk, limits),
+        Err(TextError::ParseLimitExceeded)
+    ));
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let deadline = ParseLimits {
+        deadline: Some(Instant::now() + Duration::from_millis(50)),
+        max_reads: None,
+    };
+    let start = Instant::now();
+    assert!(Wikitext::parse_bounded(&"{{a|".repeat(100_000), deadline).is_err());
+    assert!(start.elapsed() < Duration::from_secs(5));
+}

@@ -21,7 +21,7 @@ use crate::pyunicode;
 use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::Tokenizer;
-use crate::wikitext::{NodeKind, Wikitext, wikilinks};
+use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilinks};
 use matching::{count, expand_template, find_mention};
 
 /// One candidate target of an anchor, in the dataset's stored order.
@@ -201,7 +201,22 @@ pub fn recommend(
     let started = Instant::now();
     let tokenizer = Tokenizer::new(request.language_code)?;
     let exclusion = SectionExclusion::new(request.sections_to_exclude);
-    let doc = Wikitext::parse(request.wikitext);
+    // The budget also bounds parsing, whose worst case is quadratic: a page
+    // that cannot be parsed in time yields no links, like a timeout upstream.
+    let limits = ParseLimits {
+        deadline: request.time_budget.map(|b| started + b),
+        max_reads: None,
+    };
+    let doc = match Wikitext::parse_bounded(request.wikitext, limits) {
+        Ok(doc) => doc,
+        Err(TextError::ParseLimitExceeded) => {
+            return Ok(Recommendations {
+                links: Vec::new(),
+                stop: Stop::TimeBudget,
+            });
+        }
+        Err(e) => return Err(e),
+    };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
     let init_len = doc.nodes().last().map_or(0, |n| n.end);
     let init: String = doc

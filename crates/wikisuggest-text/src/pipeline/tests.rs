@@ -359,3 +359,25 @@ fn production_unit_cases() {
         assert_eq!(got, want, "{text:?} excluding {exclude:?}");
     }
 }
+
+#[test]
+fn time_budget_bounds_pathological_parsing() {
+    let m = Mock::new(&[("a", &["A"])]);
+    let junk = "<b>".repeat(200_000);
+    let started = Instant::now();
+    let r = recommend(
+        &m,
+        &Request {
+            wikitext: &junk,
+            page_title: "P",
+            language_code: "en",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: Some(Duration::from_millis(200)),
+        },
+    )
+    .unwrap();
+    assert_eq!((r.links.len(), r.stop), (0, Stop::TimeBudget));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

@@ -14,4 +14,4 @@ mod tag_data;
 mod tokenizer;
 
 pub use links::{WikiLink, wikilinks};
-pub use partition::{Node, NodeKind, Wikitext};
+pub use partition::{Node, NodeKind, ParseLimits, Wikitext};

@@ -1,8 +1,25 @@
 //! The top-level node partition of a page, as mwparserfromhell 0.7.2 sees it.
 
 use std::ops::Range;
+use std::time::Instant;
 
-use super::tokenizer::{Item, Tokenizer};
+use super::tokenizer::{Item, Limits, Tokenizer};
+use crate::error::TextError;
+
+/// Optional bounds for [`Wikitext::parse_bounded`].
+///
+/// The partition follows the upstream backtracking algorithm exactly, which
+/// is quadratic on some pathological inputs; limits turn such inputs into an
+/// error instead of a long computation.  A page that parses within the
+/// limits gets exactly the same result as with [`Wikitext::parse`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseLimits {
+    /// Give up after this instant.
+    pub deadline: Option<Instant>,
+    /// Give up after this many character reads (real pages need a few per
+    /// character; see the crate README).
+    pub max_reads: Option<u64>,
+}
 
 /// Kinds of top-level nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,7 +92,32 @@ impl Wikitext {
     /// the end of the text).
     pub fn parse(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
-        let items = Tokenizer::new(&chars).run();
+        let items = Tokenizer::new(&chars, Limits::default()).run();
+        Self::from_items(chars, items)
+    }
+
+    /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
+    ///
+    /// # Errors
+    /// [`TextError::ParseLimitExceeded`] when a limit is hit.
+    pub fn parse_bounded(text: &str, limits: ParseLimits) -> Result<Self, TextError> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut tokenizer = Tokenizer::new(
+            &chars,
+            Limits {
+                deadline: limits.deadline,
+                max_reads: limits.max_reads,
+            },
+        );
+        let items = tokenizer.run();
+        if tokenizer.exhausted() {
+            return Err(TextError::ParseLimitExceeded);
+        }
+        drop(tokenizer);
+        Ok(Self::from_items(chars, items))
+    }
+
+    fn from_items(chars: Vec<char>, items: Vec<Item>) -> Self {
         let nodes = items
             .into_iter()
             .filter_map(|item| match item {

@@ -18,7 +18,9 @@ mod tables;
 mod tags;
 mod templates;
 
+use std::cell::Cell;
 use std::collections::HashSet;
+use std::time::Instant;
 
 use super::contexts::*;
 use super::entities;
@@ -146,7 +148,22 @@ pub(crate) struct Tokenizer<'a> {
     bad_routes: HashSet<(usize, u64)>,
     /// Last search for `-->`: (searched from, first match at or after it).
     comment_close: Option<(usize, Option<usize>)>,
+    /// Work limits; once exceeded every read sees the end of the text, so
+    /// all open frames finish at once.
+    limits: Limits,
+    reads: Cell<u64>,
+    exhausted: Cell<bool>,
 }
+
+/// Optional bounds on the work of one parse.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Limits {
+    pub deadline: Option<Instant>,
+    pub max_reads: Option<u64>,
+}
+
+/// How often (in reads) the deadline is checked.
+const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
 
 fn is_marker(c: char) -> bool {
     matches!(
@@ -192,7 +209,7 @@ fn tag_key(name: &str) -> String {
 }
 
 impl<'a> Tokenizer<'a> {
-    pub(crate) fn new(text: &'a [char]) -> Self {
+    pub(crate) fn new(text: &'a [char], limits: Limits) -> Self {
         Self {
             text,
             head: 0,
@@ -200,11 +217,19 @@ impl<'a> Tokenizer<'a> {
             global: 0,
             bad_routes: HashSet::new(),
             comment_close: None,
+            limits,
+            reads: Cell::new(0),
+            exhausted: Cell::new(false),
         }
     }
 
+    /// Whether a limit was hit (the items are then meaningless).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
     /// Tokenizes the whole text into top-level items.
-    pub(crate) fn run(mut self) -> Vec<Item> {
+    pub(crate) fn run(&mut self) -> Vec<Item> {
         match self.parse(0, true) {
             Ok(parsed) => parsed.items,
             // The top-level context cannot fail; keep a lossless fallback.
@@ -212,10 +237,30 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
+    /// Counts one read against the limits.
+    fn charge(&self) -> bool {
+        if self.exhausted.get() {
+            return false;
+        }
+        let reads = self.reads.get() + 1;
+        self.reads.set(reads);
+        let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
+        let over_time = reads % DEADLINE_CHECK_INTERVAL == 0
+            && self.limits.deadline.is_some_and(|d| Instant::now() > d);
+        if over_reads || over_time {
+            self.exhausted.set(true);
+            return false;
+        }
+        true
+    }
+
     // ----- reading -------------------------------------------------------
 
     /// The character at `head + delta`, or NUL past the end (upstream's END).
     fn read(&self, delta: usize) -> char {
+        if !self.charge() {
+            return '\0';
+        }
         self.text.get(self.head + delta).copied().unwrap_or('\0')
     }
 
