@@ -1,0 +1,194 @@
+//! Backtest: run the finished engine on held-out articles stripped of their links, and
+//! compare its recommendations with the links the authors made (production's
+//! `generate_backtesting_eval.py`: micro precision and recall per threshold).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use wikisuggest_engine::{Dataset, Lowercase, Scorer};
+use wikisuggest_text::Tokenizer;
+use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
+use wikisuggest_text::pyunicode;
+use wikisuggest_text::title::normalise_title;
+
+use crate::dump::open_dump;
+use crate::error::{BuildError, Result};
+use crate::training::{Split, gold_and_stripped, ngram_count};
+
+/// Python's `str.lower`, as the serving engine lowercases.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PyLowercase;
+
+impl Lowercase for PyLowercase {
+    fn lower(&self, s: &str) -> String {
+        pyunicode::lower(s)
+    }
+}
+
+/// A [`Dataset`] and its scorer seen through the query pass's interface.
+pub struct EngineModel<'a> {
+    dataset: &'a Dataset,
+    scorer: Scorer,
+    tokenizer: Tokenizer,
+}
+
+impl<'a> EngineModel<'a> {
+    /// Serves `dataset` with the tokenizer of `language_code`.
+    pub fn new(dataset: &'a Dataset, language_code: &str) -> Result<Self> {
+        let tokenizer = Tokenizer::new(language_code).map_err(|source| BuildError::Text {
+            title: String::new(),
+            source,
+        })?;
+        Ok(Self {
+            dataset,
+            scorer: Scorer::new(Arc::new(PyLowercase)),
+            tokenizer,
+        })
+    }
+}
+
+impl LinkModel for EngineModel<'_> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+        let cands = self.dataset.anchor_candidates(anchor).ok()??;
+        Some(
+            cands
+                .into_iter()
+                .map(|c| Candidate {
+                    title: c.title.to_owned(),
+                    count: u64::from(c.count),
+                })
+                .collect(),
+        )
+    }
+
+    fn redirect(&self, title: &str) -> Option<String> {
+        self.dataset
+            .redirect(title)
+            .ok()
+            .flatten()
+            .map(str::to_owned)
+    }
+
+    fn has_page(&self, title: &str) -> bool {
+        self.dataset.has_page(title).unwrap_or(false)
+    }
+
+    fn scores(&self, page: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
+        let ngram = ngram_count(&self.tokenizer, mention);
+        match self.scorer.score(self.dataset, page, mention, ngram) {
+            Ok(Some(s)) if s.candidates.len() == candidates.len() => {
+                s.candidates.iter().map(|c| c.probability).collect()
+            }
+            // Not an anchor, or a corrupt file: nothing to recommend.
+            _ => vec![0.0; candidates.len()],
+        }
+    }
+}
+
+/// Micro-averaged counts at one threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BacktestPoint {
+    /// Model probability threshold.
+    pub threshold: f64,
+    /// Links recommended.
+    pub recommended: u64,
+    /// Links the articles really have (distinct anchor → article pairs).
+    pub expected: u64,
+    /// Recommended links that are real.
+    pub correct: u64,
+}
+
+impl BacktestPoint {
+    /// `correct / recommended` (1.0 when nothing was recommended).
+    pub fn precision(&self) -> f64 {
+        if self.recommended == 0 {
+            1.0
+        } else {
+            self.correct as f64 / self.recommended as f64
+        }
+    }
+
+    /// `correct / expected`.
+    pub fn recall(&self) -> f64 {
+        if self.expected == 0 {
+            0.0
+        } else {
+            self.correct as f64 / self.expected as f64
+        }
+    }
+}
+
+/// The backtest result.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Backtest {
+    /// Held-out articles evaluated.
+    pub articles: u64,
+    /// One point per threshold, in the order asked.
+    pub points: Vec<BacktestPoint>,
+}
+
+/// Runs `dataset` over the held-out articles of `dump` at each threshold.
+pub fn backtest(
+    dump: &Path,
+    dataset: &Dataset,
+    language_code: &str,
+    split: &Split,
+    thresholds: &[f64],
+) -> Result<Backtest> {
+    let model = EngineModel::new(dataset, language_code)?;
+    let mut result = Backtest {
+        articles: 0,
+        points: thresholds
+            .iter()
+            .map(|&threshold| BacktestPoint {
+                threshold,
+                recommended: 0,
+                expected: 0,
+                correct: 0,
+            })
+            .collect(),
+    };
+    let mut reader = open_dump(dump)?;
+    let namespaces = reader.namespaces().clone();
+    let resolve = |t: &str| {
+        let t = model.redirect(t).unwrap_or_else(|| t.to_owned());
+        model.has_page(&t).then_some(t)
+    };
+    while let Some(page) = reader.next_page()? {
+        if result.articles as usize >= split.max_test_articles {
+            break;
+        }
+        if page.ns != 0 || page.redirect.is_some() {
+            continue;
+        }
+        let title = normalise_title(&page.title);
+        if !split.is_held_out(&title) {
+            continue;
+        }
+        let (gold, stripped) = gold_and_stripped(&page.text, &namespaces, resolve);
+        for point in &mut result.points {
+            let request = Request {
+                wikitext: &stripped,
+                page_title: &title,
+                language_code,
+                threshold: point.threshold,
+                max_recommendations: 0,
+                sections_to_exclude: &[],
+                time_budget: None,
+            };
+            let recs = recommend(&model, &request).map_err(|source| BuildError::Text {
+                title: title.clone(),
+                source,
+            })?;
+            point.expected += gold.len() as u64;
+            point.recommended += recs.links.len() as u64;
+            point.correct += recs
+                .links
+                .iter()
+                .filter(|l| gold.contains(&(pyunicode::lower(&l.link_text), l.link_target.clone())))
+                .count() as u64;
+        }
+        result.articles += 1;
+    }
+    Ok(result)
+}

@@ -1,0 +1,359 @@
+//! Streaming reader for MediaWiki XML export dumps (`pages-articles.xml[.bz2]`).
+//!
+//! Pages are yielded one at a time, so memory stays proportional to the largest page,
+//! never to the dump. Only the fields the builder needs are kept: namespace, page id,
+//! title, redirect target and the text of the (last) revision. The namespace names come
+//! from `<siteinfo>`, which precedes the pages.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use crate::error::{BuildError, Result};
+
+/// One `<page>` of the dump.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Page {
+    /// Namespace number (`0` = articles).
+    pub ns: i64,
+    /// Page id.
+    pub id: i64,
+    /// Title as the dump writes it (spaces, namespace prefix included).
+    pub title: String,
+    /// Target of `<redirect title="…"/>`, for redirect pages.
+    pub redirect: Option<String>,
+    /// Wikitext of the page's last revision.
+    pub text: String,
+}
+
+/// Namespace names of the wiki, from `<siteinfo><namespaces>`.
+#[derive(Debug, Clone, Default)]
+pub struct Namespaces {
+    by_name: HashMap<String, i64>,
+}
+
+impl Namespaces {
+    /// The namespace number of a prefix (`Category`, `file` …), compared case-insensitively
+    /// as MediaWiki does for namespace names, with `_` equal to a space.
+    pub fn lookup(&self, prefix: &str) -> Option<i64> {
+        self.by_name.get(&namespace_key(prefix)).copied()
+    }
+
+    /// Adds a namespace name (used for siteinfo entries and tests).
+    pub fn insert(&mut self, name: &str, number: i64) {
+        if !name.is_empty() {
+            self.by_name.insert(namespace_key(name), number);
+        }
+    }
+}
+
+fn namespace_key(name: &str) -> String {
+    name.trim().replace('_', " ").to_lowercase()
+}
+
+/// Opens a dump, decompressing `.bz2` (multi-stream, as Wikimedia writes them) by name.
+pub fn open_dump(path: &Path) -> Result<DumpReader<Box<dyn BufRead>>> {
+    let file = File::open(path).map_err(|e| BuildError::io(path, e))?;
+    let raw: Box<dyn Read> = if path.extension().is_some_and(|e| e == "bz2") {
+        Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(file)))
+    } else {
+        Box::new(file)
+    };
+    DumpReader::new(Box::new(BufReader::with_capacity(1 << 16, raw)), path)
+}
+
+/// Iterates over the pages of a dump.
+pub struct DumpReader<R: BufRead> {
+    reader: Reader<R>,
+    path: PathBuf,
+    namespaces: Namespaces,
+    /// A `<page>` start seen while reading `<siteinfo>`'s end.
+    pending_page: bool,
+}
+
+/// The element whose text is being collected.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    None,
+    Ns,
+    Id,
+    Title,
+    Text,
+    NamespaceName(i64),
+}
+
+impl<R: BufRead> DumpReader<R> {
+    /// Reads up to the first page (the `<siteinfo>` header).
+    pub fn new(source: R, path: &Path) -> Result<Self> {
+        let mut reader = Reader::from_reader(source);
+        reader.config_mut().trim_text(false);
+        let mut this = Self {
+            reader,
+            path: path.to_owned(),
+            namespaces: Namespaces::default(),
+            pending_page: false,
+        };
+        this.read_siteinfo()?;
+        Ok(this)
+    }
+
+    /// The wiki's namespaces.
+    pub fn namespaces(&self) -> &Namespaces {
+        &self.namespaces
+    }
+
+    fn error(&self, reason: impl Into<String>) -> BuildError {
+        BuildError::Dump {
+            path: self.path.clone(),
+            reason: format!(
+                "{} (near byte {})",
+                reason.into(),
+                self.reader.buffer_position()
+            ),
+        }
+    }
+
+    fn read_siteinfo(&mut self) -> Result<()> {
+        let mut field = Field::None;
+        let mut text = String::new();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let event = self
+                .reader
+                .read_event_into(&mut buf)
+                .map_err(|e| BuildError::Dump {
+                    path: self.path.clone(),
+                    reason: e.to_string(),
+                })?;
+            match event {
+                Event::Start(e) if e.local_name().as_ref() == b"page" => {
+                    self.pending_page = true;
+                    return Ok(());
+                }
+                Event::Start(e) if e.local_name().as_ref() == b"namespace" => {
+                    let key = attribute(&e, b"key")
+                        .and_then(|k| k.parse().ok())
+                        .unwrap_or(0);
+                    field = Field::NamespaceName(key);
+                    text.clear();
+                }
+                Event::End(e) if e.local_name().as_ref() == b"namespace" => {
+                    if let Field::NamespaceName(key) = field {
+                        self.namespaces.insert(&text, key);
+                    }
+                    field = Field::None;
+                }
+                Event::Text(t) if field != Field::None => {
+                    text.push_str(&t.xml_content().map_err(|e| self.error(e.to_string()))?);
+                }
+                Event::GeneralRef(r) if field != Field::None => {
+                    push_entity(&mut text, &r).map_err(|e| self.error(e))?;
+                }
+                Event::Eof => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// The next page, or `None` at the end of the dump.
+    pub fn next_page(&mut self) -> Result<Option<Page>> {
+        if !self.pending_page && !self.skip_to_page()? {
+            return Ok(None);
+        }
+        self.pending_page = false;
+        let mut page = Page::default();
+        let mut field = Field::None;
+        let mut text = String::new();
+        // Ids inside <revision> and <contributor> are not the page id.
+        let mut depth_below_page = 0usize;
+        let mut buf = Vec::with_capacity(1 << 16);
+        loop {
+            buf.clear();
+            let event = self
+                .reader
+                .read_event_into(&mut buf)
+                .map_err(|e| BuildError::Dump {
+                    path: self.path.clone(),
+                    reason: e.to_string(),
+                })?;
+            match event {
+                Event::Start(e) => {
+                    let name = e.local_name();
+                    field = match (name.as_ref(), depth_below_page) {
+                        (b"ns", 0) => Field::Ns,
+                        (b"id", 0) => Field::Id,
+                        (b"title", 0) => Field::Title,
+                        (b"text", _) => Field::Text,
+                        _ => Field::None,
+                    };
+                    if name.as_ref() == b"redirect" {
+                        page.redirect = attribute(&e, b"title");
+                    }
+                    if matches!(name.as_ref(), b"revision" | b"contributor" | b"upload") {
+                        depth_below_page += 1;
+                    }
+                    text.clear();
+                }
+                Event::Empty(e) if e.local_name().as_ref() == b"redirect" => {
+                    page.redirect = attribute(&e, b"title");
+                }
+                Event::Text(t) if field != Field::None => {
+                    text.push_str(&t.xml_content().map_err(|e| self.error(e.to_string()))?);
+                }
+                Event::CData(t) if field != Field::None => {
+                    text.push_str(&String::from_utf8_lossy(&t));
+                }
+                Event::GeneralRef(r) if field != Field::None => {
+                    push_entity(&mut text, &r).map_err(|e| self.error(e))?;
+                }
+                Event::End(e) => {
+                    let name = e.local_name();
+                    match field {
+                        Field::Ns => {
+                            page.ns = text.trim().parse().map_err(|_| self.error("bad <ns>"))?;
+                        }
+                        Field::Id => {
+                            page.id = text.trim().parse().map_err(|_| self.error("bad <id>"))?;
+                        }
+                        Field::Title => page.title = std::mem::take(&mut text),
+                        // Dumps with several revisions per page: the last one wins.
+                        Field::Text => page.text = std::mem::take(&mut text),
+                        _ => {}
+                    }
+                    field = Field::None;
+                    match name.as_ref() {
+                        b"revision" | b"contributor" | b"upload" => {
+                            depth_below_page = depth_below_page.saturating_sub(1);
+                        }
+                        b"page" => return Ok(Some(page)),
+                        _ => {}
+                    }
+                }
+                Event::Eof => return Err(self.error("dump ends inside a <page>")),
+                _ => {}
+            }
+        }
+    }
+
+    fn skip_to_page(&mut self) -> Result<bool> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let event = self
+                .reader
+                .read_event_into(&mut buf)
+                .map_err(|e| BuildError::Dump {
+                    path: self.path.clone(),
+                    reason: e.to_string(),
+                })?;
+            match event {
+                Event::Start(e) if e.local_name().as_ref() == b"page" => return Ok(true),
+                Event::Eof => return Ok(false),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn attribute(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    e.try_get_attribute(name)
+        .ok()
+        .flatten()
+        .and_then(|a| a.unescape_value().ok())
+        .map(|v| v.into_owned())
+}
+
+/// Appends the character an entity reference stands for (XML's five and numeric ones:
+/// export dumps use no others).
+fn push_entity(out: &mut String, r: &quick_xml::events::BytesRef<'_>) -> Result<(), String> {
+    if let Some(c) = r.resolve_char_ref().map_err(|e| e.to_string())? {
+        out.push(c);
+        return Ok(());
+    }
+    let name = r.decode().map_err(|e| e.to_string())?;
+    let c = match name.as_ref() {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        other => return Err(format!("unknown entity &{other};")),
+    };
+    out.push(c);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DUMP: &str = r#"<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">
+  <siteinfo>
+    <sitename>Wikipedia</sitename>
+    <namespaces>
+      <namespace key="0" case="first-letter" />
+      <namespace key="6" case="first-letter">File</namespace>
+      <namespace key="14" case="first-letter">Category</namespace>
+    </namespaces>
+  </siteinfo>
+  <page>
+    <title>Fish &amp; Chips</title>
+    <ns>0</ns>
+    <id>12</id>
+    <revision>
+      <id>999</id>
+      <contributor><username>X</username><id>77</id></contributor>
+      <text xml:space="preserve">A [[dish]] &lt;b&gt; &#233;</text>
+    </revision>
+  </page>
+  <page>
+    <title>Chips</title>
+    <ns>0</ns>
+    <id>13</id>
+    <redirect title="Fish &amp; Chips" />
+    <revision><id>1000</id><text xml:space="preserve" /></revision>
+  </page>
+</mediawiki>"#;
+
+    #[test]
+    fn reads_pages_namespaces_and_redirects() -> Result<()> {
+        let mut r = DumpReader::new(DUMP.as_bytes(), Path::new("test.xml"))?;
+        assert_eq!(r.namespaces().lookup("category"), Some(14));
+        assert_eq!(r.namespaces().lookup("File"), Some(6));
+        assert_eq!(r.namespaces().lookup("Talk"), None);
+        let first = r.next_page()?;
+        assert_eq!(
+            first,
+            Some(Page {
+                ns: 0,
+                id: 12,
+                title: "Fish & Chips".into(),
+                redirect: None,
+                text: "A [[dish]] <b> é".into(),
+            })
+        );
+        let second = r
+            .next_page()?
+            .ok_or_else(|| BuildError::InvalidArgument("no page".into()))?;
+        assert_eq!(second.id, 13);
+        assert_eq!(second.redirect.as_deref(), Some("Fish & Chips"));
+        assert_eq!(second.text, "");
+        assert_eq!(r.next_page()?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn truncated_dump_is_an_error() -> Result<()> {
+        let cut = DUMP
+            .get(..DUMP.find("</page>").unwrap_or(0))
+            .unwrap_or_default();
+        let mut r = DumpReader::new(cut.as_bytes(), Path::new("cut.xml"))?;
+        assert!(matches!(r.next_page(), Err(BuildError::Dump { .. })));
+        Ok(())
+    }
+}
