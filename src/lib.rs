@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod build;
 mod client;
 mod convert;
 mod errors;
@@ -19,5 +20,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<batch::NativeBatch>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
+    build::register(m)?;
     Ok(())
 }

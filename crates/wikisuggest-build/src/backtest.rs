@@ -166,12 +166,13 @@ pub fn backtest(
             continue;
         }
         let (gold, stripped) = gold_and_stripped(&page.text, &namespaces, resolve);
-        for point in &mut result.points {
+        // Thresholds are independent runs of the pass: spread them over the cores.
+        let run = |threshold: f64| -> Result<(u64, u64)> {
             let request = Request {
                 wikitext: &stripped,
                 page_title: &title,
                 language_code,
-                threshold: point.threshold,
+                threshold,
                 max_recommendations: 0,
                 sections_to_exclude: &[],
                 time_budget: None,
@@ -180,15 +181,45 @@ pub fn backtest(
                 title: title.clone(),
                 source,
             })?;
-            point.expected += gold.len() as u64;
-            point.recommended += recs.links.len() as u64;
-            point.correct += recs
+            let correct = recs
                 .links
                 .iter()
                 .filter(|l| gold.contains(&(pyunicode::lower(&l.link_text), l.link_target.clone())))
-                .count() as u64;
+                .count();
+            Ok((recs.links.len() as u64, correct as u64))
+        };
+        let counts = run_parallel(thresholds, &run)?;
+        for (point, (recommended, correct)) in result.points.iter_mut().zip(counts) {
+            point.expected += gold.len() as u64;
+            point.recommended += recommended;
+            point.correct += correct;
         }
         result.articles += 1;
     }
     Ok(result)
+}
+
+/// `f` of every threshold, in order, computed on up to as many threads as there are cores.
+fn run_parallel<T: Send>(
+    thresholds: &[f64],
+    f: &(dyn Fn(f64) -> Result<T> + Sync),
+) -> Result<Vec<T>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = thresholds.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = thresholds
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(|&t| f(t)).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(thresholds.len());
+        for handle in handles {
+            let part = handle
+                .join()
+                .map_err(|_| BuildError::InvalidArgument("a backtest thread panicked".into()))?;
+            for r in part {
+                out.push(r?);
+            }
+        }
+        Ok(out)
+    })
 }

@@ -19,6 +19,7 @@ use crate::anchors::{AnchorCounts, AnchorFilter, Interner, count_text_anchors};
 use crate::dump::{Namespaces, open_dump};
 use crate::error::Result;
 use crate::links::article_links;
+use crate::training::Split;
 
 /// Settings of a build.
 #[derive(Debug, Clone)]
@@ -36,6 +37,10 @@ pub struct BuildOptions {
     pub keep_missing_targets: bool,
     /// First synthetic page id given to such targets.
     pub synthetic_id_base: i64,
+    /// Articles held out of the counts: their links feed neither the anchors nor the
+    /// link graph (their targets still count as pages). Builds the dataset a backtest on
+    /// those articles needs, so that it cannot recall links it has already seen.
+    pub held_out: Option<Split>,
 }
 
 impl BuildOptions {
@@ -48,6 +53,7 @@ impl BuildOptions {
             min_link_count: 2,
             keep_missing_targets: false,
             synthetic_id_base: 90_000_000,
+            held_out: None,
         }
     }
 }
@@ -133,7 +139,9 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
         if page.ns != 0 || page.redirect.is_some() {
             continue;
         }
-        let source = titles.intern(&normalise_title(&page.title));
+        let title = normalise_title(&page.title);
+        let excluded = options.held_out.is_some_and(|s| s.is_held_out(&title));
+        let source = titles.intern(&title);
         let mut resolved = Vec::new();
         for link in article_links(&page.text, &namespaces) {
             let target = redirects.get(&link.target).unwrap_or(&link.target);
@@ -141,8 +149,13 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
                 continue;
             }
             let t = titles.intern(target);
-            edges.insert((source, t));
+            if !excluded {
+                edges.insert((source, t));
+            }
             resolved.push((link.anchor, t));
+        }
+        if excluded {
+            continue;
         }
         stats.links += resolved.len() as u64;
         let text_counts = count_text_anchors(&page.text, &counts.anchors);

@@ -1,0 +1,203 @@
+//! Binding of the dataset builder (`wikisuggest-build`): the Rust steps of
+//! `wikisuggest.build`, each run with the interpreter released. Training itself happens
+//! in Python (XGBoost), between [`NativeDatasetBuild::training_rows`] and
+//! [`NativeDatasetBuild::write`].
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use wikisuggest_build::{
+    BuildError, BuildOptions, Embedding, Scan, Split, WordVectors, backtest, scan, set_vectors,
+    training_rows, write_outputs,
+};
+use wikisuggest_engine::Dataset;
+
+use crate::errors::wikisuggest_error;
+
+fn build_error(error: BuildError) -> PyErr {
+    match error {
+        BuildError::Io { .. } => PyOSError::new_err(error.to_string()),
+        BuildError::InvalidArgument(_) => PyValueError::new_err(error.to_string()),
+        other => wikisuggest_error(&other.to_string()),
+    }
+}
+
+fn split(holdout_fraction: f64, max_train_articles: usize, max_test_articles: usize) -> Split {
+    Split {
+        holdout_fraction,
+        max_train_articles,
+        max_test_articles,
+    }
+}
+
+/// A scanned dump: its tables, ready for embeddings, training rows and writing.
+#[pyclass(module = "wikisuggest._native", frozen)]
+pub struct NativeDatasetBuild {
+    scan: std::sync::Mutex<Scan>,
+}
+
+#[pymethods]
+impl NativeDatasetBuild {
+    /// Scans `dump` (two streaming passes). With `exclude_held_out`, the articles that
+    /// share of the split holds out do not feed the anchors or the link graph.
+    #[new]
+    // One argument per build option: the Python side passes them positionally.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (dump, wiki_id, language_code, min_link_probability, min_link_count, keep_missing_targets, exclude_held_out=None))]
+    fn new(
+        py: Python<'_>,
+        dump: PathBuf,
+        wiki_id: &str,
+        language_code: &str,
+        min_link_probability: f64,
+        min_link_count: u64,
+        keep_missing_targets: bool,
+        exclude_held_out: Option<f64>,
+    ) -> PyResult<Self> {
+        let mut options = BuildOptions::new(wiki_id, language_code);
+        options.min_link_probability = min_link_probability;
+        options.min_link_count = min_link_count;
+        options.keep_missing_targets = keep_missing_targets;
+        options.held_out = exclude_held_out.map(|f| split(f, usize::MAX, usize::MAX));
+        let scan = py.detach(|| scan(&dump, &options)).map_err(build_error)?;
+        Ok(Self {
+            scan: std::sync::Mutex::new(scan),
+        })
+    }
+
+    /// Counts of the scan and the tables.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let scan = self.lock()?;
+        let s = &scan.stats;
+        let d = PyDict::new(py);
+        d.set_item("articles", s.articles)?;
+        d.set_item("redirects", s.redirects)?;
+        d.set_item("links", s.links)?;
+        d.set_item("link_anchors", s.link_anchors)?;
+        d.set_item("anchors", s.anchors)?;
+        d.set_item("anchor_targets", s.pairs)?;
+        d.set_item("pageids", scan.tables.pageids.len())?;
+        d.set_item("vectors", scan.tables.vectors.keys.len())?;
+        Ok(d)
+    }
+
+    /// Title vectors = mean of these word vectors (`data`: little-endian float32,
+    /// `len(words) × dim`).
+    fn set_word_vectors(
+        &self,
+        py: Python<'_>,
+        words: Vec<String>,
+        dim: usize,
+        data: &[u8],
+    ) -> PyResult<()> {
+        let values: Vec<f32> = data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let words = WordVectors::new(words, dim, values).map_err(build_error)?;
+        let mut scan = self.lock()?;
+        let scan: &mut Scan = &mut scan;
+        py.detach(|| set_vectors(scan, &Embedding::WordVectors(words)))
+            .map_err(build_error)
+    }
+
+    /// Title vectors from the link graph.
+    fn set_link_graph_vectors(&self, py: Python<'_>, dim: usize, seed: u64) -> PyResult<()> {
+        let mut scan = self.lock()?;
+        let scan: &mut Scan = &mut scan;
+        py.detach(|| set_vectors(scan, &Embedding::LinkGraph { dim, seed }))
+            .map_err(build_error)
+    }
+
+    /// Labelled feature rows of the training articles: `(features, labels, articles,
+    /// mentions)`, features as little-endian float32 bytes (7 per row), labels as bytes.
+    fn training_rows<'py>(
+        &self,
+        py: Python<'py>,
+        holdout_fraction: f64,
+        max_train_articles: usize,
+        max_test_articles: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, u64)> {
+        let scan = self.lock()?;
+        let scan: &Scan = &scan;
+        let s = split(holdout_fraction, max_train_articles, max_test_articles);
+        let rows = py.detach(|| training_rows(scan, &s)).map_err(build_error)?;
+        let features: Vec<u8> = rows.features.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Ok((
+            PyBytes::new(py, &features),
+            PyBytes::new(py, &rows.labels),
+            rows.articles,
+            rows.mentions,
+        ))
+    }
+
+    /// Writes the published files and the native file with `model_json` into `out_dir`;
+    /// returns `(checksums, native path)`.
+    fn write<'py>(
+        &self,
+        py: Python<'py>,
+        out_dir: PathBuf,
+        model_json: &[u8],
+    ) -> PyResult<(Bound<'py, PyDict>, PathBuf)> {
+        let scan = self.lock()?;
+        let scan: &Scan = &scan;
+        let out = py
+            .detach(|| write_outputs(scan, &out_dir, model_json))
+            .map_err(build_error)?;
+        let d = PyDict::new(py);
+        for (k, v) in out.checksums.to_map() {
+            d.set_item(k, v)?;
+        }
+        Ok((d, out.native))
+    }
+}
+
+impl NativeDatasetBuild {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Scan>> {
+        self.scan
+            .lock()
+            .map_err(|_| wikisuggest_error("a previous build step failed"))
+    }
+}
+
+/// `(threshold, recommended, expected, correct)` per threshold, and the article count.
+type BacktestResult = (Vec<(f64, u64, u64, u64)>, u64);
+
+/// Backtests the dataset of `wiki_id` in `data_dir` on the held-out articles of `dump`:
+/// a list of `(threshold, recommended, expected, correct)` and the article count.
+#[pyfunction]
+#[pyo3(signature = (dump, data_dir, wiki_id, language_code, thresholds, holdout_fraction, max_test_articles))]
+#[allow(clippy::too_many_arguments)]
+pub fn backtest_dataset(
+    py: Python<'_>,
+    dump: PathBuf,
+    data_dir: PathBuf,
+    wiki_id: &str,
+    language_code: &str,
+    thresholds: Vec<f64>,
+    holdout_fraction: f64,
+    max_test_articles: usize,
+) -> PyResult<BacktestResult> {
+    let s = split(holdout_fraction, usize::MAX, max_test_articles);
+    let result = py
+        .detach(|| {
+            let dataset = Dataset::open(&data_dir, wiki_id)?;
+            backtest(&dump, &dataset, language_code, &s, &thresholds)
+        })
+        .map_err(build_error)?;
+    let points = result
+        .points
+        .iter()
+        .map(|p| (p.threshold, p.recommended, p.expected, p.correct))
+        .collect();
+    Ok((points, result.articles))
+}
+
+/// Registers the builder's classes and functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeDatasetBuild>()?;
+    m.add_function(wrap_pyfunction!(backtest_dataset, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,223 @@
+"""The dataset builder end to end: a dump in, the five datasets out, an engine that works.
+
+A synthetic dump (written by the test) checks the rules and the files exactly; the real
+enwiki excerpt shipped in gensim's wheel, when present, is built and backtested too.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import json
+import os
+import pickle
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+numpy = pytest.importorskip("numpy")
+pytest.importorskip("xgboost")
+
+from wikisuggest.build import build, format_report  # noqa: E402
+
+# (title, anchor, share of mentions that are links): some phrases are nearly always
+# linked, others are common words that authors rarely link.
+TOPICS = [
+    ("Red fox", "red fox", 0.9),
+    ("Grey wolf", "grey wolf", 0.9),
+    ("River Thames", "thames", 0.8),
+    ("London", "london", 0.7),
+    ("Oak", "oak tree", 0.8),
+    ("Salmon", "salmon", 0.7),
+    ("Forest", "forest", 0.15),
+    ("Water", "water", 0.05),
+    ("Winter", "winter", 0.1),
+    ("Brown bear", "brown bear", 0.9),
+    ("Europe", "europe", 0.6),
+    ("Night", "night", 0.05),
+]
+FILLER = ["It is often seen there", "Many people know it", "This is common", "Few doubt it"]
+
+
+def synthetic_dump(path: Path, articles: int = 60, seed: int = 3) -> None:
+    """A pages-articles dump: topic articles, essays that mention topics, redirects."""
+    rng = random.Random(seed)
+    pages: list[tuple[str, str, str | None]] = []
+    for title, anchor, _ in TOPICS:
+        pages.append((title, f"The {anchor} is a topic. {rng.choice(FILLER)}.", None))
+    for n in range(articles):
+        sentences = []
+        for _ in range(12):
+            title, anchor, share = rng.choice(TOPICS)
+            shown = anchor.capitalize() if rng.random() < 0.3 else anchor
+            if rng.random() < share:
+                target = "Fox" if title == "Red fox" and rng.random() < 0.3 else title
+                text = f"[[{target}|{shown}]]" if target != shown else f"[[{shown}]]"
+            else:
+                text = shown
+            sentences.append(f"{rng.choice(FILLER)} near the {text} in year {1900 + n}.")
+        body = " ".join(sentences) + " [[Category:Essays]]"
+        pages.append((f"Essay {n}", body, None))
+    pages.append(("Fox", "#REDIRECT [[Red fox]]", "Red fox"))
+    pages.append(("Thames", "#REDIRECT [[River Thames]]", "River Thames"))
+
+    def esc(s: str) -> str:
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+    out = [
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><namespaces>',
+        '<namespace key="0" case="first-letter" />',
+        '<namespace key="14" case="first-letter">Category</namespace>',
+        "</namespaces></siteinfo>",
+    ]
+    for i, (title, text, redirect) in enumerate(pages, start=1):
+        out.append(f"<page><title>{esc(title)}</title><ns>0</ns><id>{i}</id>")
+        if redirect:
+            out.append(f'<redirect title="{esc(redirect)}" />')
+        out.append(f'<revision><id>{i + 100}</id><text xml:space="preserve">{esc(text)}</text>')
+        out.append("</revision></page>")
+    out.append("</mediawiki>")
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
+def read_sql_gz(path: Path, table: str) -> list[tuple[int, str, object]]:
+    """An independent reader of the published dumps: INSERT lines, MySQL escapes, pickles."""
+    escapes = {b"0": b"\0", b"n": b"\n", b"r": b"\r", b"Z": b"\x1a"}
+    line_re = re.compile(
+        rb"^INSERT INTO `" + table.encode() + rb"` VALUES \((\d+),'(.*)','(.*)'\);$"
+    )
+
+    def unescape(raw: bytes) -> bytes:
+        return re.sub(rb"\\(.)", lambda m: escapes.get(m.group(1), m.group(1)), raw, flags=re.S)
+
+    rows = []
+    with gzip.open(path, "rb") as f:
+        for line in f.read().split(b"\n"):
+            if b"INSERT INTO" in line:
+                m = line_re.match(line)
+                assert m, line[:80]
+                value = pickle.loads(unescape(m.group(3)))
+                rows.append((int(m.group(1)), unescape(m.group(2)).decode(), value))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("build")
+    dump = root / "testwiki-pages-articles.xml"
+    synthetic_dump(dump)
+    report = build(dump, "testwiki", root / "a", min_link_count=1)
+    return dump, root, report
+
+
+def test_tables_in_published_format(built) -> None:  # type: ignore[no-untyped-def]
+    _, root, report = built
+    out = root / "a"
+    for name in ["anchors", "redirects", "pageids", "w2vfiltered"]:
+        path = out / f"lr_testwiki_{name}.sql.gz"
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert (out / f"{path.name}.checksum").read_text() == f"{digest}  {path.name}\n"
+        assert report.checksums[name] == digest
+        # Fixed gzip header: no modification time, the inner file name.
+        head = path.read_bytes()[:10]
+        assert head[3] & 0x08 and head[4:8] == b"\0\0\0\0"
+    redirects = read_sql_gz(out / "lr_testwiki_redirects.sql.gz", "lr_testwiki_redirects")
+    assert redirects == [(1, "Fox", "Red fox"), (2, "Thames", "River Thames")]
+    pageids = read_sql_gz(out / "lr_testwiki_pageids.sql.gz", "lr_testwiki_pageids")
+    assert [r[0] for r in pageids] == list(range(1, len(pageids) + 1))
+    assert [r[1] for r in pageids] == sorted(r[1] for r in pageids)
+    assert dict((k, v) for _, k, v in pageids)["Red fox"] == 1
+    anchors = {
+        k: v for _, k, v in read_sql_gz(out / "lr_testwiki_anchors.sql.gz", "lr_testwiki_anchors")
+    }
+    # Mentions through the redirect count for the article; numbers never become anchors.
+    assert list(anchors["red fox"]) == ["Red fox"]
+    assert "fox" not in anchors or anchors["fox"] == {"Red fox": anchors["fox"]["Red fox"]}
+    assert not any(k.isdigit() for k in anchors)
+    # "night" is linked in ~5 % of its mentions: below the 0.065 link probability.
+    assert "night" not in anchors
+    assert "grey wolf" in anchors
+    vectors = read_sql_gz(out / "lr_testwiki_w2vfiltered.sql.gz", "lr_testwiki_w2vfiltered")
+    assert all(v.dtype == numpy.dtype("<f4") and v.shape == (50,) for _, _, v in vectors)
+    model = json.loads((out / "testwiki.linkmodel.json").read_bytes())
+    assert model["learner"]["learner_model_param"]["num_feature"] == "7"
+
+
+def test_build_is_deterministic(built) -> None:  # type: ignore[no-untyped-def]
+    dump, root, report = built
+    again = build(dump, "testwiki", root / "b", min_link_count=1)
+    assert again.checksums == report.checksums
+    for path in sorted((root / "a").iterdir()):
+        if path.suffix != ".json" or path.name.endswith("linkmodel.json"):
+            assert path.read_bytes() == (root / "b" / path.name).read_bytes(), path.name
+
+
+def test_backtest_on_held_out_articles(built) -> None:  # type: ignore[no-untyped-def]
+    _, _, report = built
+    print("\n" + format_report(report))
+    assert report.backtest_articles > 10
+    assert [p.threshold for p in report.backtest] == pytest.approx([i / 10 for i in range(10)])
+    everything, strict = report.backtest_at(0.0), report.backtest_at(0.5)
+    assert everything.expected == strict.expected > 0
+    assert everything.recommended >= strict.recommended > 0
+    # The rarely linked words are recommended at threshold 0 but filtered at 0.5.
+    assert strict.precision > everything.precision
+    assert strict.precision >= 0.75
+    assert strict.recall >= 0.2
+
+
+def test_cli_builds_and_reports(tmp_path: Path, built) -> None:  # type: ignore[no-untyped-def]
+    dump, _, report = built
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "wikisuggest", "build", str(dump), "--wiki", "testwiki"),
+            *("--out", str(tmp_path), "--min-link-count", "1"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "backtest on" in result.stdout
+    saved = json.loads((tmp_path / "testwiki.build-report.json").read_text())
+    assert saved["checksums"] == report.checksums
+    assert (tmp_path / "testwiki.linkdata").is_file()
+
+
+def _gensim_wheel() -> str | None:
+    pattern = os.environ.get(
+        "WIKISUGGEST_GENSIM_WHEEL", "target/reference-fixtures/downloads/gensim-4.4.0-*.whl"
+    )
+    found = sorted(glob.glob(pattern))
+    return found[0] if found else None
+
+
+SAMPLE = (
+    "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+)
+SAMPLE_SHA256 = "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d"
+
+
+@pytest.mark.skipif(_gensim_wheel() is None, reason="gensim 4.4.0 wheel not downloaded")
+def test_real_enwiki_sample(tmp_path: Path) -> None:
+    import zipfile
+
+    wheel = _gensim_wheel()
+    assert wheel is not None
+    data = zipfile.ZipFile(wheel).read(SAMPLE)
+    assert hashlib.sha256(data).hexdigest() == SAMPLE_SHA256
+    dump = tmp_path / "enwiki-sample.xml.bz2"
+    dump.write_bytes(data)
+    report = build(dump, "enwiki", tmp_path / "out", min_link_count=1, keep_missing_targets=True)
+    print("\n" + format_report(report))
+    assert report.stats["articles"] == 106
+    assert report.stats["redirects"] == 99
+    assert report.stats["anchors"] > 10_000
+    point = report.backtest_at(0.5)
+    assert point.recommended > 0 and point.expected > 1000
