@@ -56,10 +56,61 @@ GENSIM_MEMBER = (
 )
 GENSIM_SHA256 = "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d"
 SOUP = [
-    "{", "}", "[", "]", "|", "=", "<", ">", "/", "'", "!", "-", ":", ";", "*", "#", "&", "\n", " ",
-    "a", "b", "é", "http://", "mailto:", "ref", "nowiki", "br", "li", "math", "!--", "amp;",
-    "#123;", "{|", "|}", "|-", "||", "!!", "{{", "}}", "[[", "]]", "''", "'''", "==", '"', "x.org",
-    "<ref>", "</ref>", "<br/>", "{{a|", "[[a|", ". ", "Mr. ", "\x1c", "。",
+    "{",
+    "}",
+    "[",
+    "]",
+    "|",
+    "=",
+    "<",
+    ">",
+    "/",
+    "'",
+    "!",
+    "-",
+    ":",
+    ";",
+    "*",
+    "#",
+    "&",
+    "\n",
+    " ",
+    "a",
+    "b",
+    "é",
+    "http://",
+    "mailto:",
+    "ref",
+    "nowiki",
+    "br",
+    "li",
+    "math",
+    "!--",
+    "amp;",
+    "#123;",
+    "{|",
+    "|}",
+    "|-",
+    "||",
+    "!!",
+    "{{",
+    "}}",
+    "[[",
+    "]]",
+    "''",
+    "'''",
+    "==",
+    '"',
+    "x.org",
+    "<ref>",
+    "</ref>",
+    "<br/>",
+    "{{a|",
+    "[[a|",
+    ". ",
+    "Mr. ",
+    "\x1c",
+    "。",
 ]
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARITY = os.path.join(REPO, "tests", "data", "parity", "articles")
@@ -82,15 +133,22 @@ def partition(wikitext: str) -> list[list]:
 
 def sections(wikitext: str) -> list[list]:
     out = []
-    for section in mwparserfromhell.parse(wikitext).get_sections(include_lead=True, include_headings=True, flat=True):
+    for section in mwparserfromhell.parse(wikitext).get_sections(
+        include_lead=True, include_headings=True, flat=True
+    ):
         first = section.nodes[0] if section.nodes else None
-        title = str(first.title).strip() if isinstance(first, mwparserfromhell.nodes.Heading) else None
+        title = (
+            str(first.title).strip() if isinstance(first, mwparserfromhell.nodes.Heading) else None
+        )
         out.append([title, len(str(section))])
     return out
 
 
 def wikilinks(wikitext: str) -> list[list]:
-    return [[wl.title, wl.text, wl.span[0], wl.span[1]] for wl in wikitextparser.parse(wikitext).wikilinks]
+    return [
+        [wl.title, wl.text, wl.span[0], wl.span[1]]
+        for wl in wikitextparser.parse(wikitext).wikilinks
+    ]
 
 
 def tokenization(wikitext: str, tokenizer: mwtokenizer.Tokenizer) -> list[list]:
@@ -101,7 +159,9 @@ def tokenization(wikitext: str, tokenizer: mwtokenizer.Tokenizer) -> list[list]:
             if not line:
                 continue
             for sentence in tokenizer.sentence_tokenize(line, use_abbreviation=True):
-                sentences.append([sentence, list(tokenizer.word_tokenize(sentence, use_abbreviation=True))])
+                sentences.append(
+                    [sentence, list(tokenizer.word_tokenize(sentence, use_abbreviation=True))]
+                )
         nodes.append([node.value, sentences])
     return nodes
 
@@ -120,7 +180,15 @@ def record(name: str, source: str, wikitext: str, tokenizer) -> dict:
 
 DATASETS = os.path.join(REPO, "tests", "data", "parity", "datasets", "enwiki")
 EXPECTED = os.path.join(REPO, "tests", "data", "parity", "expected")
-_SQL_ESCAPES = {b"0": b"\0", b"'": b"'", b'"': b'"', b"\\": b"\\", b"n": b"\n", b"r": b"\r", b"Z": b"\x1a"}
+_SQL_ESCAPES = {
+    b"0": b"\0",
+    b"'": b"'",
+    b'"': b'"',
+    b"\\": b"\\",
+    b"n": b"\n",
+    b"r": b"\r",
+    b"Z": b"\x1a",
+}
 
 
 def _sql_string(line: bytes, i: int) -> tuple[bytes, int]:
@@ -245,7 +313,9 @@ def main() -> None:
         count += 1
     if args.gensim_wheel:
         for title, text in gensim_articles(glob.glob(args.gensim_wheel)[0]):
-            if os.path.exists(os.path.join(PARITY, "enwiki", title.replace(" ", "_") + ".wikitext")):
+            if os.path.exists(
+                os.path.join(PARITY, "enwiki", title.replace(" ", "_") + ".wikitext")
+            ):
                 continue  # already written as a parity article
             stem = "gensim-" + title.replace(" ", "_").replace("/", "%2F")
             write(stem, record(title, "gensim", text, tokenizer))
@@ -262,7 +332,9 @@ def main() -> None:
     with open(os.path.join(args.out, "mwtokenizer-symbols.json"), "w", encoding="utf-8") as f:
         json.dump(
             {
-                "sentence_terminators": sorted({ord(c) for s in symbols.GLOBAL_SENTENCE_TERMINATORS for c in s}),
+                "sentence_terminators": sorted(
+                    {ord(c) for s in symbols.GLOBAL_SENTENCE_TERMINATORS for c in s}
+                ),
                 "punctuation": sorted(ord(c) for c in symbols.ALL_UNICODE_PUNCTUATION),
             },
             f,
