@@ -137,6 +137,28 @@ impl Client {
         })
     }
 
+    /// A client for the token endpoint that shares this one's connection pool, User-Agent,
+    /// timeouts and retry policy, but never sends a bearer token. `auth_url` overrides this
+    /// client's when given. Token managers attached to a client use it, so token requests
+    /// obey the same policy as every other request without a second connection pool.
+    pub fn token_transport(&self, auth_url: Option<&str>) -> Result<Client> {
+        let auth_url = match auth_url {
+            Some(url) => normalise_base_url("auth_url", url)?,
+            None => self.auth_url.clone(),
+        };
+        Ok(Self {
+            http: self.http.clone(),
+            base_url: self.base_url.clone(),
+            auth_url: auth_url.clone(),
+            user_agent: self.user_agent.clone(),
+            config: ClientConfig {
+                auth_url,
+                ..self.config.clone()
+            },
+            auth: None,
+        })
+    }
+
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }

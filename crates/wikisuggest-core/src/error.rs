@@ -3,7 +3,7 @@
 //! Every variant's message is safe to show: URLs are stripped of their query, bodies are
 //! truncated, and credentials are held in [`crate::Secret`], which never formats itself.
 
-use crate::http_error::HttpError;
+use crate::http_error::{HttpError, OAuthErrorBody};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -52,6 +52,19 @@ pub enum Error {
     )]
     ReauthorizationRequired(String),
 
+    /// The `state` of an authorization redirect is missing or is not the one that was sent:
+    /// the redirect may have been forged (cross-site request forgery).
+    #[error(
+        "the state of the authorization redirect does not match the one sent; start the \
+         authorization again"
+    )]
+    StateMismatch,
+
+    /// The authorization server redirected back with an error instead of a code. MediaWiki
+    /// reports a user's refusal as `unauthorized_client`.
+    #[error("authorization was not granted: {}", describe_oauth(.0))]
+    AuthorizationFailed(OAuthErrorBody),
+
     /// Anything that is a bug or an environment problem rather than a remote failure.
     #[error("{0}")]
     Internal(String),
@@ -86,6 +99,21 @@ impl From<HttpError> for Error {
     fn from(value: HttpError) -> Self {
         Self::Http(Box::new(value))
     }
+}
+
+/// `error: description (hint)`, the way OAuth errors are shown everywhere.
+pub(crate) fn describe_oauth(body: &OAuthErrorBody) -> String {
+    let mut text = body.error.clone();
+    if let Some(description) = &body.description {
+        text.push_str(": ");
+        text.push_str(description);
+    }
+    if let Some(hint) = &body.hint {
+        text.push_str(" (");
+        text.push_str(hint);
+        text.push(')');
+    }
+    text
 }
 
 /// A URL as it may appear in messages: scheme, host, port and path, never the query

@@ -96,7 +96,7 @@ impl HttpError {
         let text_body = || {
             let text = String::from_utf8_lossy(body);
             let text = truncate_chars(text.trim(), TEXT_BODY_LIMIT);
-            (!text.is_empty()).then(|| Value::String(text))
+            (!text.is_empty()).then_some(Value::String(text))
         };
         let obj = json.as_ref().and_then(Value::as_object);
         let get_str = |key: &str| {

@@ -10,6 +10,7 @@ pub mod encode;
 pub mod error;
 pub mod http_error;
 pub mod models;
+pub mod oauth;
 pub mod params;
 pub mod retry;
 pub mod secret;
