@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 mod client;
 mod convert;
 mod errors;
+mod oauth;
 mod runtime;
 
 #[pymodule]
@@ -14,6 +15,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register_builder();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<oauth::NativeTokenManager>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
+    m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;
+    m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
+    m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
     Ok(())
 }

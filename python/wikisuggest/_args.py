@@ -16,7 +16,9 @@ from .errors import InvalidParameter
 
 def text(name: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise InvalidParameter(f"{name} must be a string, got {type(value).__name__}", parameter=name)
+        raise InvalidParameter(
+            f"{name} must be a string, got {type(value).__name__}", parameter=name
+        )
     return value
 
 
@@ -26,9 +28,7 @@ def optional_text(name: str, value: Any) -> str | None:
 
 def integer(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParameter(
-            f"{name} must be an integer, got {value!r}", parameter=name
-        )
+        raise InvalidParameter(f"{name} must be an integer, got {value!r}", parameter=name)
     if not -(2**63) <= value < 2**63:
         raise InvalidParameter(f"{name} is out of range: {value}", parameter=name)
     return value
@@ -47,7 +47,9 @@ def number(name: str, value: Any) -> float:
 def seconds(name: str, value: Any) -> float:
     value = number(name, value)
     if not value > 0 or value == float("inf"):
-        raise InvalidParameter(f"{name} must be a positive number of seconds, got {value}", parameter=name)
+        raise InvalidParameter(
+            f"{name} must be a positive number of seconds, got {value}", parameter=name
+        )
     return value
 
 
