@@ -91,8 +91,7 @@ class OAuthTestServer:
         self.authorize_decision = "approve"
         # Failure injection.
         self.drop_token_responses = 0
-        self.next_token_error: tuple[int, str, str] | None = None
-        self.next_token_body: dict[str, Any] | None = None
+        self.next_token_response: tuple[int, dict[str, Any]] | None = None
         self.reject_forms = False
         self.reject_all_bearers = False
         # Observations.
@@ -109,7 +108,9 @@ class OAuthTestServer:
         self._httpd.daemon_threads = True
         self._httpd.request_queue_size = 1024
         self._httpd.app = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -188,13 +189,9 @@ class OAuthTestServer:
         if self.token_delay:
             time.sleep(self.token_delay)
         with self.lock:
-            if self.next_token_error is not None:
-                status, error, description = self.next_token_error
-                self.next_token_error = None
-                return status, {"error": error, "error_description": description}
-            if self.next_token_body is not None:
-                body, self.next_token_body = self.next_token_body, None
-                return 200, body
+            if self.next_token_response is not None:
+                response, self.next_token_response = self.next_token_response, None
+                return response
             try:
                 return 200, self._grant(form, basic)
             except OAuthError as e:
