@@ -19,7 +19,9 @@ import json
 import secrets
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +31,38 @@ AUTHORIZE_PATH = "/w/rest.php/oauth2/authorize"
 LINKS_PREFIX = "/service/linkrecommendation/v1/linkrecommendations/"
 
 REGISTERED_REDIRECT = "http://127.0.0.1/callback"
+USER_AGENT = "oauth-tests/1.0 (https://example.org/oauth-tests; tests@example.org)"
+BOT_SECRET = "bot-secret-value"
+WEBAPP_SECRET = "webapp-secret-value"
+
+# Never through a proxy, never following redirects: the tests look at them.
+_opener = urllib.request.build_opener(
+    urllib.request.ProxyHandler({}),
+    type(
+        "NoRedirect",
+        (urllib.request.HTTPRedirectHandler,),
+        {"redirect_request": lambda *args, **kwargs: None},
+    ),
+)
+
+
+def open_url(request: str | urllib.request.Request) -> Any:
+    return _opener.open(request, timeout=10)
+
+
+def visit_authorize(url: str) -> str:
+    """What a browser does on the authorize page after the user decides: the redirect URL."""
+    try:
+        open_url(url).close()
+    except urllib.error.HTTPError as e:
+        with e:
+            assert e.code == 302, e.read()
+            return str(e.headers["Location"])
+    raise AssertionError("the authorize endpoint did not redirect")
+
+
+def authorize_query(url: str) -> dict[str, str]:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
 
 
 def s256(verifier: str) -> str:
@@ -80,8 +114,8 @@ class OAuthTestServer:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.clients: dict[str, RegisteredClient] = {
-            "bot": RegisteredClient("bot-secret-value"),
-            "webapp": RegisteredClient("webapp-secret-value"),
+            "bot": RegisteredClient(BOT_SECRET),
+            "webapp": RegisteredClient(WEBAPP_SECRET),
             "public": RegisteredClient(None),
         }
         self.expires_in = 14_400

@@ -12,7 +12,17 @@ from collections.abc import Iterator
 
 import pytest
 import wikisuggest
-from oauth_server import REGISTERED_REDIRECT, OAuthTestServer, s256
+from oauth_server import (
+    BOT_SECRET,
+    REGISTERED_REDIRECT,
+    USER_AGENT,
+    WEBAPP_SECRET,
+    OAuthTestServer,
+    authorize_query,
+    open_url,
+    s256,
+    visit_authorize,
+)
 from wikisuggest import (
     AsyncClient,
     Client,
@@ -28,10 +38,6 @@ from wikisuggest import (
     UnsupportedGrantType,
     UnsupportedMediaType,
 )
-
-USER_AGENT = "oauth-tests/1.0 (https://example.org/oauth-tests; tests@example.org)"
-BOT_SECRET = "bot-secret-value"
-WEBAPP_SECRET = "webapp-secret-value"
 
 
 @pytest.fixture
@@ -49,30 +55,6 @@ def client(oauth_server: OAuthTestServer) -> Client:
 @pytest.fixture
 def aclient(oauth_server: OAuthTestServer) -> AsyncClient:
     return AsyncClient(USER_AGENT, base_url=oauth_server.url, auth_url=oauth_server.url)
-
-
-_opener = urllib.request.build_opener(
-    urllib.request.ProxyHandler({}),
-    type(
-        "NoRedirect",
-        (urllib.request.HTTPRedirectHandler,),
-        {"redirect_request": lambda *args, **kwargs: None},
-    ),
-)
-
-
-def visit_authorize(url: str) -> str:
-    """What a browser does on the authorize page after the user decides: the redirect URL."""
-    try:
-        _opener.open(url, timeout=10)
-    except urllib.error.HTTPError as e:
-        assert e.code == 302, e.read()
-        return e.headers["Location"]
-    raise AssertionError("the authorize endpoint did not redirect")
-
-
-def authorize_query(url: str) -> dict[str, str]:
-    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
 
 
 # -- client credentials --------------------------------------------------------------------
@@ -349,8 +331,9 @@ def test_multipart_is_rejected_with_415(oauth_server: OAuthTestServer, client: C
         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
     )
     with pytest.raises(urllib.error.HTTPError) as raw:
-        _opener.open(request, timeout=10)
+        open_url(request)
     assert raw.value.code == 415
+    raw.value.close()
     # ... our client always sends a form, so it gets a token ...
     assert client.client_credentials("bot", BOT_SECRET).access_token
     # ... and a 415 in MediaWiki's REST shape becomes UnsupportedMediaType.
