@@ -99,17 +99,17 @@ class Token:
         """Inverse of :meth:`to_dict`."""
         if not isinstance(data, Mapping) or not data.get("access_token"):
             raise InvalidParameter("a token needs an access_token", parameter="token")
-        obtained = _timestamp(data.get("obtained_at"))
+        obtained = _timestamp(data.get("obtained_at")) or _dt.datetime.now(tz=_dt.timezone.utc)
         expires_in = data.get("expires_in")
         expires_at = _timestamp(data.get("expires_at"))
-        if expires_at is None and expires_in is not None and obtained is not None:
+        if expires_at is None and expires_in is not None:
             expires_at = obtained + _dt.timedelta(seconds=expires_in)
         return cls(
             token_type=str(data.get("token_type") or "Bearer"),
             access_token=str(data["access_token"]),
             refresh_token=data.get("refresh_token"),
             expires_in=None if expires_in is None else int(expires_in),
-            obtained_at=obtained or _dt.datetime.now(tz=_dt.timezone.utc),
+            obtained_at=obtained,
             expires_at=expires_at,
         )
 
