@@ -2,7 +2,7 @@
 
 from collections.abc import Awaitable, Callable
 from os import PathLike
-from typing import Any
+from typing import Any, final
 
 __version__: str
 
@@ -18,6 +18,7 @@ def parse_redirect(redirect: str, expected_state: str) -> str: ...
 def file_store_load(path: str | PathLike[str]) -> dict[str, Any] | None: ...
 def file_store_save(path: str | PathLike[str], token: dict[str, Any]) -> None: ...
 
+@final
 class NativeTokenManager:
     @staticmethod
     def client_credentials(

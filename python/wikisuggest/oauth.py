@@ -130,12 +130,15 @@ class TokenStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class FileTokenStore:
-    """A JSON file readable only by its owner (mode 0600), replaced atomically on save."""
+    """A JSON file readable only by its owner (mode 0600), replaced atomically on save.
+
+    ``~`` is expanded; a missing directory is created (mode 0700) on the first save.
+    """
 
     path: str
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        object.__setattr__(self, "path", os.fspath(path))
+        object.__setattr__(self, "path", os.path.expanduser(os.fspath(path)))
 
     def load(self) -> dict[str, Any] | None:
         return _native.file_store_load(self.path)
@@ -154,10 +157,13 @@ def _store_kwargs(store: StoreArg) -> dict[str, Any]:
         return {}
     if isinstance(store, FileTokenStore):
         return {"store_path": store.path}
-    if isinstance(store, tuple) and len(store) == 2 and all(callable(f) for f in store):
-        return {"store_load": store[0], "store_save": store[1]}
-    if callable(getattr(store, "load", None)) and callable(getattr(store, "save", None)):
-        return {"store_load": store.load, "store_save": store.save}
+    if isinstance(store, tuple):
+        if len(store) == 2 and all(callable(f) for f in store):
+            return {"store_load": store[0], "store_save": store[1]}
+    else:
+        load, save = getattr(store, "load", None), getattr(store, "save", None)
+        if callable(load) and callable(save):
+            return {"store_load": load, "store_save": save}
     raise InvalidParameter(
         "store must be a FileTokenStore, an object with load() and save(), or a (load, save) pair",
         parameter="store",

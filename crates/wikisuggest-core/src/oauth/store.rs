@@ -79,6 +79,9 @@ impl TokenStore for FileTokenStore {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        if !dir.exists() {
+            create_private_dir(&dir).map_err(|e| self.failure("create the directory of", e))?;
+        }
         let name = self
             .path
             .file_name()
@@ -104,6 +107,18 @@ impl TokenStore for FileTokenStore {
         }
         Ok(())
     }
+}
+
+/// Create `dir` (and its parents) readable only by its owner, like the file it will hold.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
 }
 
 #[cfg(test)]
@@ -161,6 +176,27 @@ mod tests {
             .filter(|n| n != "token.json")
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn missing_directory_is_created_private() {
+        let dir = temp_dir();
+        let path = dir.join("a").join("b").join("token.json");
+        FileTokenStore::new(&path).save(&sample("x")).unwrap();
+        assert_eq!(
+            FileTokenStore::new(&path).load().unwrap(),
+            Some(sample("x"))
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.join("a").join("b"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
         fs::remove_dir_all(dir).unwrap();
     }
 
