@@ -138,10 +138,8 @@ class OAuthTestServer:
         self.access_tokens: dict[str, Grant] = {}
         self.refresh_tokens: dict[str, Grant] = {}
         self.codes: dict[str, Grant] = {}
-        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 1024
-        self._httpd.app = self  # type: ignore[attr-defined]
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.app = self
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -391,12 +389,21 @@ class OAuthTestServer:
         )
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    # The listen backlog is set when the socket is bound, so it must be a class attribute:
+    # with the default of 5, a burst of concurrent connections overflows the accept queue
+    # and some of them stall for seconds in the kernel's retransmission back-off.
+    request_queue_size = 1024
+    daemon_threads = True
+    app: OAuthTestServer
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
-    server: http.server.ThreadingHTTPServer
+    server: _Server
 
     @property
     def app(self) -> OAuthTestServer:
-        return self.server.app  # type: ignore[attr-defined, no-any-return]
+        return self.server.app
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
