@@ -222,6 +222,7 @@ def test_user_cancel_is_unauthorized_client(client: Client, oauth_server: OAuthT
     assert info.value.error == "unauthorized_client"
     assert info.value.error_description == "User has rejected the request from client application"
     assert isinstance(info.value, wikisuggest.OAuthError)
+    assert info.value.status == 0  # a redirect, not an HTTP error
 
 
 def test_redirect_with_neither_code_nor_error(client: Client) -> None:

@@ -73,7 +73,11 @@ class Token:
 
     def __str__(self) -> str:
         refresh = "" if self.refresh_token is None else f", refresh token {_REDACTED}"
-        until = "never expires" if self.expires_at is None else f"expires {self.expires_at:%c %Z}"
+        until = (
+            "never expires"
+            if self.expires_at is None
+            else f"expires {self.expires_at.isoformat(timespec='seconds')}"
+        )
         return f"{self.token_type} token {_REDACTED}{refresh}, {until}"
 
     def is_expired(self, leeway: float = 0.0) -> bool:

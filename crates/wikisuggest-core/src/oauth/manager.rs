@@ -195,9 +195,7 @@ impl TokenManager {
             }
             None => {}
         }
-        if let (Some(store), Some(token)) = (&options.store, &initial) {
-            store.save(&token.to_stored())?;
-        }
+        let to_save = initial.as_ref().map(Token::to_stored);
         let source = Source::RefreshToken {
             client_id,
             client_secret,
@@ -206,7 +204,11 @@ impl TokenManager {
             token: initial,
             refresh_token,
         };
-        Self::new(source, options, state)
+        let manager = Self::new(source, options, state)?;
+        if let (Some(store), Some(token)) = (&manager.store, to_save) {
+            store.save(&token)?;
+        }
+        Ok(manager)
     }
 
     /// A personal API token, sent as is and never renewed.
