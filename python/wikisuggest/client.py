@@ -13,12 +13,17 @@ from typing import Any, Literal
 from . import _args
 from ._native import NativeClient
 from .models import LinkRecommendationSet, TranslationRecommendation
-from .oauth import AuthorizationRequest, Token, TokenManager, authorization_url
+from .oauth import (
+    DEFAULT_AUTH_URL,
+    AuthorizationRequest,
+    Token,
+    TokenManager,
+    authorization_url,
+)
 
 __all__ = ["AsyncClient", "Client", "DEFAULT_AUTH_URL", "DEFAULT_BASE_URL"]
 
 DEFAULT_BASE_URL = "https://api.wikimedia.org"
-DEFAULT_AUTH_URL = "https://meta.wikimedia.org"
 
 SearchAlgorithm = Literal["morelike", "mostpopular"]
 RankMethod = Literal["default", "sitelinks"]

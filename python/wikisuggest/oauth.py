@@ -43,6 +43,7 @@ __all__ = [
     "parse_redirect",
 ]
 
+# The OAuth 2.0 server of Wikimedia wikis (`{auth_url}/w/rest.php/oauth2/...`).
 DEFAULT_AUTH_URL = "https://meta.wikimedia.org"
 _REDACTED = "***"
 
