@@ -311,6 +311,32 @@ def test_invalid_grant_rereads_the_store(oauth_server: OAuthTestServer, tmp_path
     assert saved is not None and saved["refresh_token"] == recovered.refresh_token
 
 
+async def test_cancelled_refresh_leaves_the_manager_usable(oauth_server: OAuthTestServer) -> None:
+    # The server rotates the refresh token but the caller is cancelled before the answer
+    # arrives: the next caller refreshes with the same token, inside the grace period.
+    token = await asyncio.to_thread(user_token, oauth_server)
+    assert token.refresh_token is not None
+    manager = TokenManager.from_refresh_token(
+        token.refresh_token,
+        "webapp",
+        WEBAPP_SECRET,
+        auth_url=oauth_server.url,
+        user_agent=USER_AGENT,
+    )
+    oauth_server.token_delay = 0.5
+    first = asyncio.ensure_future(manager.token_async())
+    while len(oauth_server.token_forms) < 2:  # the request has reached the server
+        await asyncio.sleep(0.01)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    oauth_server.token_delay = 0.0
+    renewed = await manager.token_async()
+    assert renewed.access_token in oauth_server.access_tokens
+    used = [f["refresh_token"] for f in oauth_server.token_forms[1:]]
+    assert used == [token.refresh_token, token.refresh_token]
+
+
 async def test_dead_refresh_token_requires_reauthorization(
     oauth_server: OAuthTestServer, tmp_path: Path
 ) -> None:
