@@ -5,11 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
-use wikisuggest_core::client::{PreparedRequest, StaticToken, decode};
-use wikisuggest_core::models::{LinkRecommendationSet, TranslationResponse};
+use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
 use wikisuggest_core::oauth::{Grant, StoredToken, request_token};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
@@ -24,7 +21,7 @@ use crate::runtime::{run_async, run_blocking};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeClient {
-    inner: Arc<Client>,
+    pub(crate) inner: Arc<Client>,
 }
 
 fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
@@ -36,39 +33,14 @@ fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
     })
 }
 
-/// Send `request`, check the body against the record type `T`, and return either the
-/// normalised record or (with `raw`) the body exactly as decoded.
-async fn fetch<T: DeserializeOwned + Serialize>(
+/// Send `request` (if it was valid) and return the checked record as Python objects.
+async fn fetch(
     client: Arc<Client>,
     request: Result<PreparedRequest, Error>,
+    kind: ResponseKind,
     raw: bool,
 ) -> Result<Pythonized<Value>, Error> {
-    let response = client.execute(&request?).await?;
-    let typed: T = decode(&response)?;
-    let value = if raw {
-        decode::<Value>(&response)?
-    } else {
-        serde_json::to_value(typed)
-            .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?
-    };
-    Ok(Pythonized(value))
-}
-
-/// Translation responses come in two shapes; both become a list of items.
-async fn fetch_translations(
-    client: Arc<Client>,
-    request: Result<PreparedRequest, Error>,
-    raw: bool,
-) -> Result<Pythonized<Value>, Error> {
-    let response = client.execute(&request?).await?;
-    let typed: TranslationResponse = decode(&response)?;
-    let value = if raw {
-        decode::<Value>(&response)?
-    } else {
-        serde_json::to_value(typed.into_recommendations())
-            .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?
-    };
-    Ok(Pythonized(value))
+    Ok(Pythonized(client.fetch_json(&request?, kind, raw).await?))
 }
 
 /// One token-endpoint request through this client; the token as its dict shape.
@@ -113,7 +85,7 @@ fn refresh_token_grant(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn link_params(
+pub(crate) fn link_params(
     project: String,
     domain: String,
     page_title: String,
@@ -134,7 +106,7 @@ fn link_params(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn translation_params(
+pub(crate) fn translation_params(
     source: String,
     target: String,
     count: i64,
@@ -159,7 +131,7 @@ fn translation_params(
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, token=None, manager=None))]
+    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_concurrency=None, rate_limit=None, token=None, manager=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -172,6 +144,8 @@ impl NativeClient {
         backoff_base: f64,
         backoff_max: f64,
         max_retry_after: f64,
+        max_concurrency: Option<usize>,
+        rate_limit: Option<f64>,
         token: Option<String>,
         manager: Option<Bound<'_, NativeTokenManager>>,
     ) -> PyResult<Self> {
@@ -190,6 +164,8 @@ impl NativeClient {
                     max_retry_after: seconds("max_retry_after", max_retry_after)?,
                     ..RetryPolicy::default()
                 },
+                max_concurrency,
+                rate_limit,
             };
             let auth: Option<Arc<dyn AuthProvider>> = match (token, &manager) {
                 (Some(_), Some(_)) => {
@@ -228,6 +204,11 @@ impl NativeClient {
     #[getter]
     fn user_agent(&self) -> &str {
         self.inner.user_agent()
+    }
+
+    #[getter]
+    fn max_concurrency(&self) -> usize {
+        self.inner.max_concurrency()
     }
 
     fn __repr__(&self) -> String {
@@ -270,7 +251,12 @@ impl NativeClient {
         let request = self.inner.prepare_link_recommendations(&params, revision);
         let out = run_blocking(
             py,
-            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::LinkRecommendationSet,
+                raw,
+            ),
         )?;
         Ok(out.into_pyobject(py)?.unbind())
     }
@@ -302,7 +288,12 @@ impl NativeClient {
         let request = self.inner.prepare_link_recommendations(&params, revision);
         run_async(
             py,
-            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::LinkRecommendationSet,
+                raw,
+            ),
         )
     }
 
@@ -343,7 +334,12 @@ impl NativeClient {
             .prepare_link_recommendations_for_revision(&params, &body);
         let out = run_blocking(
             py,
-            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::LinkRecommendationSet,
+                raw,
+            ),
         )?;
         Ok(out.into_pyobject(py)?.unbind())
     }
@@ -385,7 +381,12 @@ impl NativeClient {
             .prepare_link_recommendations_for_revision(&params, &body);
         run_async(
             py,
-            fetch::<LinkRecommendationSet>(self.inner.clone(), request, raw),
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::LinkRecommendationSet,
+                raw,
+            ),
         )
     }
 
@@ -415,7 +416,15 @@ impl NativeClient {
             rank_method,
         )
         .and_then(|params| self.inner.prepare_translation_recommendations(&params));
-        let out = run_blocking(py, fetch_translations(self.inner.clone(), request, raw))?;
+        let out = run_blocking(
+            py,
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::TranslationRecommendations,
+                raw,
+            ),
+        )?;
         Ok(out.into_pyobject(py)?.unbind())
     }
 
@@ -445,7 +454,15 @@ impl NativeClient {
             rank_method,
         )
         .and_then(|params| self.inner.prepare_translation_recommendations(&params));
-        run_async(py, fetch_translations(self.inner.clone(), request, raw))
+        run_async(
+            py,
+            fetch(
+                self.inner.clone(),
+                request,
+                ResponseKind::TranslationRecommendations,
+                raw,
+            ),
+        )
     }
 
     fn client_credentials(

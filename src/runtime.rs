@@ -72,6 +72,7 @@ where
     F: Future<Output = wikisuggest_core::Result<T>> + Send + 'static,
 {
     let rt = runtime()?;
+    crate::logging::refresh(py);
     let mut handle = rt.spawn(async move {
         let _guard = InFlight::enter();
         fut.await
@@ -106,6 +107,7 @@ where
     F: Future<Output = wikisuggest_core::Result<T>> + Send + 'static,
 {
     runtime()?;
+    crate::logging::refresh(py);
     pyo3_async_runtimes::tokio::future_into_py(py, async move {
         let _guard = InFlight::enter();
         fut.await

@@ -11,7 +11,6 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-import wikisuggest
 from oauth_server import (
     BOT_SECRET,
     REGISTERED_REDIRECT,
@@ -23,6 +22,8 @@ from oauth_server import (
     s256,
     visit_authorize,
 )
+
+import wikisuggest
 from wikisuggest import (
     AsyncClient,
     Client,

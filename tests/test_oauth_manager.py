@@ -21,6 +21,7 @@ from oauth_server import (
     OAuthTestServer,
     visit_authorize,
 )
+
 from wikisuggest import (
     AsyncClient,
     Client,

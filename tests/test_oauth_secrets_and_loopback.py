@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import wikisuggest
 from oauth_server import (
     BOT_SECRET,
     USER_AGENT,
@@ -23,6 +22,8 @@ from oauth_server import (
     open_url,
     visit_authorize,
 )
+
+import wikisuggest
 from wikisuggest import (
     Client,
     FileTokenStore,

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from ._native import __version__
+from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
 from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
 from .errors import (
     AccessDenied,
+    Cancelled,
     ConfigurationError,
     DecodeError,
     HTTPError,
@@ -59,8 +61,13 @@ __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
     "AccessDenied",
+    "AsyncBatch",
     "AsyncClient",
     "AuthorizationRequest",
+    "BatchInterrupted",
+    "BatchItem",
+    "BatchResults",
+    "Cancelled",
     "Client",
     "ConfigurationError",
     "DatasetChecksums",

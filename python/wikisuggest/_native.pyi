@@ -72,6 +72,8 @@ class NativeClient:
         backoff_base: float,
         backoff_max: float,
         max_retry_after: float,
+        max_concurrency: int | None = None,
+        rate_limit: float | None = None,
         token: str | None = None,
         manager: NativeTokenManager | None = None,
     ) -> NativeClient: ...
@@ -81,6 +83,8 @@ class NativeClient:
     def auth_url(self) -> str: ...
     @property
     def user_agent(self) -> str: ...
+    @property
+    def max_concurrency(self) -> int: ...
     def link_recommendations(
         self,
         project: str,
@@ -183,3 +187,28 @@ class NativeClient:
     def refresh_token_async(
         self, refresh_token: str, client_id: str, client_secret: str | None = None
     ) -> Awaitable[dict[str, Any]]: ...
+
+class NativeBatch:
+    @staticmethod
+    def links(
+        client: NativeClient,
+        items: list[tuple[str, str, str, str | None, int | None, float, list[str], int]],
+        raw: bool,
+    ) -> NativeBatch: ...
+    @staticmethod
+    def revisions(
+        client: NativeClient,
+        items: list[tuple[str, str, str, str, int, int, str | None, float, list[str], int]],
+        raw: bool,
+    ) -> NativeBatch: ...
+    @staticmethod
+    def translations(
+        client: NativeClient,
+        items: list[tuple[str, str, int, list[str], list[str], bool, str, str]],
+        raw: bool,
+    ) -> NativeBatch: ...
+    @property
+    def total(self) -> int: ...
+    def next(self) -> tuple[int, bool, Any] | None: ...
+    def next_async(self) -> Awaitable[tuple[int, bool, Any] | None]: ...
+    def cancel(self) -> None: ...

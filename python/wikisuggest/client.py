@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from . import _args
-from ._native import NativeClient
+from ._native import NativeBatch, NativeClient
+from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
+from .batch import translation_item as _translation_item
 from .models import LinkRecommendationSet, TranslationRecommendation
 from .oauth import (
     DEFAULT_AUTH_URL,
@@ -73,6 +75,8 @@ class _ClientBase:
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         max_retry_after: float = 120.0,
+        max_concurrency: int | None = None,
+        rate_limit: float | None = None,
     ) -> None:
         """Create a client.
 
@@ -86,7 +90,10 @@ class _ClientBase:
         ``timeout`` bounds one attempt; failed GETs
         (connection errors, 429, 502, 503, 504) are retried ``max_retries`` times with
         exponential back-off starting at ``backoff`` seconds, honouring ``Retry-After`` up to
-        ``max_retry_after`` seconds.
+        ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
+        (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
+        ``rate_limit`` is set, at most that many start per second — across all threads, tasks
+        and batches using this client.
         """
         retries = _args.integer("max_retries", max_retries)
         if not 0 <= retries <= 100:
@@ -108,6 +115,10 @@ class _ClientBase:
             backoff_base=_args.seconds("backoff", backoff),
             backoff_max=_args.seconds("max_backoff", max_backoff),
             max_retry_after=_args.seconds("max_retry_after", max_retry_after),
+            max_concurrency=None
+            if max_concurrency is None
+            else _args.integer("max_concurrency", max_concurrency),
+            rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
         )
@@ -119,6 +130,11 @@ class _ClientBase:
     @property
     def auth_url(self) -> str:
         return self._native.auth_url
+
+    @property
+    def max_concurrency(self) -> int:
+        """Most requests this client has in flight at once."""
+        return self._native.max_concurrency
 
     @property
     def user_agent(self) -> str:
@@ -179,6 +195,27 @@ class _ClientBase:
             _args.text("search_algorithm", search_algorithm),
             _args.text("rank_method", rank_method),
         )
+
+    def _link_plan(
+        self, pages: Iterable[Any], defaults: dict[str, Any], raw: bool
+    ) -> tuple[_Plan[Any], Any]:
+        plan: _Plan[Any] = _Plan(
+            pages, link_item(defaults), (lambda d: d) if raw else LinkRecommendationSet.from_dict
+        )
+        start = NativeBatch.revisions if "wikitext" in defaults else NativeBatch.links
+        return plan, lambda items: start(self._native, items, raw)
+
+    def _translation_plan(
+        self, requests: Iterable[Any], defaults: dict[str, Any], raw: bool
+    ) -> tuple[_Plan[Any], Any]:
+        plan: _Plan[Any] = _Plan(
+            requests,
+            _translation_item(defaults),
+            (lambda d: d)
+            if raw
+            else (lambda d: [TranslationRecommendation.from_dict(x) for x in d]),
+        )
+        return plan, lambda items: NativeBatch.translations(self._native, items, raw)
 
     @staticmethod
     def _link_set(data: Any, raw: bool) -> Any:
@@ -335,6 +372,110 @@ class Client(_ClientBase):
             self._native.refresh_token(*_refresh_args(refresh_token, client_id, client_secret))
         )
 
+    def link_recommendations_many(
+        self,
+        pages: Iterable[Any],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        language_code: str | None = None,
+        revision: int | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Link recommendations for many pages (GET each).
+
+        ``pages`` holds titles (with ``domain=``), ``(domain, title)`` pairs, or dicts of
+        per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...). Returns a
+        :class:`BatchResults` in input order — each item a result or that page's error — or,
+        with ``as_completed=True``, an iterator of :class:`BatchItem` as they finish.
+        ``progress=True`` shows a tqdm bar. Ctrl-C raises :class:`BatchInterrupted`, which
+        keeps every finished result.
+        """
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "revision": revision,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+        }
+        plan, start = self._link_plan(pages, defaults, raw)
+        if as_completed:
+            return run_sync_iter(plan, start, progress, "link recommendations")
+        return run_sync(plan, start, progress, "link recommendations")
+
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Any],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Link recommendations for many supplied revisions (POST each). Each page is a dict
+        with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
+        argument of :meth:`link_recommendations_for_revision`)."""
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+            "wikitext": None,
+            "revid": None,
+            "pageid": None,
+        }
+        plan, start = self._link_plan(pages, defaults, raw)
+        if as_completed:
+            return run_sync_iter(plan, start, progress, "link recommendations")
+        return run_sync(plan, start, progress, "link recommendations")
+
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[Any],
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Translation recommendations for many requests: seed titles (with ``source=`` and
+        ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
+        defaults = {
+            "source": source,
+            "target": target,
+            "count": count,
+            "seed": seed,
+            "topic": topic,
+            "include_pageviews": include_pageviews,
+            "search_algorithm": search_algorithm,
+            "rank_method": rank_method,
+        }
+        plan, start = self._translation_plan(requests, defaults, raw)
+        if as_completed:
+            return run_sync_iter(plan, start, progress, "translation recommendations")
+        return run_sync(plan, start, progress, "translation recommendations")
+
 
 class AsyncClient(_ClientBase):
     """asyncio client: the same methods as :class:`Client`, as coroutines."""
@@ -482,3 +623,97 @@ class AsyncClient(_ClientBase):
                 *_refresh_args(refresh_token, client_id, client_secret)
             )
         )
+
+    def link_recommendations_many(
+        self,
+        pages: Iterable[Any],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        language_code: str | None = None,
+        revision: int | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Link recommendations for many pages (GET each).
+
+        ``pages`` holds titles (with ``domain=``), ``(domain, title)`` pairs, or dicts of
+        per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...). Returns an
+        :class:`AsyncBatch`: ``await`` it for a :class:`BatchResults` in input order (each item
+        a result or that page's error), or ``async for`` over it for items as they finish.
+        ``progress=True`` shows a tqdm bar; cancelling stops unfinished items.
+        """
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "revision": revision,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+        }
+        plan, start = self._link_plan(pages, defaults, raw)
+        return AsyncBatch(plan, start, progress, "link recommendations")
+
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Any],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Link recommendations for many supplied revisions (POST each). Each page is a dict
+        with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
+        argument of :meth:`link_recommendations_for_revision`)."""
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+            "wikitext": None,
+            "revid": None,
+            "pageid": None,
+        }
+        plan, start = self._link_plan(pages, defaults, raw)
+        return AsyncBatch(plan, start, progress, "link recommendations")
+
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[Any],
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+        progress: bool = False,
+    ) -> Any:
+        """Translation recommendations for many requests: seed titles (with ``source=`` and
+        ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
+        defaults = {
+            "source": source,
+            "target": target,
+            "count": count,
+            "seed": seed,
+            "topic": topic,
+            "include_pageviews": include_pageviews,
+            "search_algorithm": search_algorithm,
+            "rank_method": rank_method,
+        }
+        plan, start = self._translation_plan(requests, defaults, raw)
+        return AsyncBatch(plan, start, progress, "translation recommendations")

@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = [
     "AccessDenied",
+    "Cancelled",
     "ConfigurationError",
     "DecodeError",
     "HTTPError",
@@ -87,6 +88,10 @@ class DecodeError(WikisuggestError, ValueError):
 
 class ReauthorizationRequired(WikisuggestError):
     """The refresh token is no longer accepted; the user must authorize the app again."""
+
+
+class Cancelled(WikisuggestError):
+    """The work was cancelled (Ctrl-C or task cancellation) before this item finished."""
 
 
 class StateMismatch(WikisuggestError, ValueError):

@@ -8,9 +8,11 @@ in ``extra``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from . import _frames
 
 __all__ = [
     "DatasetChecksums",
@@ -141,8 +143,14 @@ class LinkRecommendationSet:
     def __len__(self) -> int:
         return len(self.links)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[LinkRecommendation]:
         return iter(self.links)
+
+    def to_dataframe(self) -> Any:
+        """One row per link, with the page's title, pageid and revid (needs pandas)."""
+        page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}
+        rows = [{**page, **link.to_dict()} for link in self.links]
+        return _frames.dataframe(rows, ["page_title", "pageid", "revid", *_frames.LINK_COLUMNS])
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
 use reqwest::{Method, StatusCode};
@@ -17,9 +19,17 @@ use crate::config::{ClientConfig, check_timeout, normalise_base_url};
 use crate::encode::{Query, plain_segment, title_segment};
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError, truncate_chars};
+use crate::limits::{RequestLimits, default_concurrency};
 use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
 use crate::params::{LinkParams, RevisionBody, TranslationParams};
 use crate::secret::Secret;
+
+/// Log target of request events; Python sees it as the logger `wikisuggest.http`.
+pub(crate) const LOG_TARGET: &str = "wikisuggest.http";
+
+/// Numbers the requests of this process, so the log lines of one request (its attempts,
+/// retries and replay) can be told apart from those of concurrent ones.
+static REQUEST_SEQUENCE: AtomicU64 = AtomicU64::new(1);
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -91,6 +101,14 @@ pub struct Client {
     user_agent: HeaderValue,
     config: ClientConfig,
     auth: Option<Arc<dyn AuthProvider>>,
+    limits: RequestLimits,
+}
+
+/// Which record a response body must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    LinkRecommendationSet,
+    TranslationRecommendations,
 }
 
 impl fmt::Debug for Client {
@@ -100,6 +118,7 @@ impl fmt::Debug for Client {
             .field("auth_url", &self.auth_url)
             .field("user_agent", &self.user_agent)
             .field("authenticated", &self.auth.is_some())
+            .field("max_concurrency", &self.limits.concurrency())
             .finish()
     }
 }
@@ -119,6 +138,10 @@ impl Client {
         let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
         check_timeout("timeout", config.timeout)?;
         check_timeout("connect_timeout", config.connect_timeout)?;
+        let concurrency = config
+            .max_concurrency
+            .unwrap_or_else(|| default_concurrency(&base_url));
+        let limits = RequestLimits::new(concurrency, config.rate_limit)?;
         ensure_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
@@ -134,6 +157,7 @@ impl Client {
             user_agent,
             config,
             auth,
+            limits,
         })
     }
 
@@ -141,11 +165,15 @@ impl Client {
     /// timeouts and retry policy, but never sends a bearer token. `auth_url` overrides this
     /// client's when given. Token managers attached to a client use it, so token requests
     /// obey the same policy as every other request without a second connection pool.
+    ///
+    /// The request limits are not shared: they are set for the service host, and a token
+    /// renewal paced behind a queue of service requests would hold all of them up.
     pub fn token_transport(&self, auth_url: Option<&str>) -> Result<Client> {
         let auth_url = match auth_url {
             Some(url) => normalise_base_url("auth_url", url)?,
             None => self.auth_url.clone(),
         };
+        let limits = RequestLimits::new(default_concurrency(&auth_url), None)?;
         Ok(Self {
             http: self.http.clone(),
             base_url: self.base_url.clone(),
@@ -153,9 +181,12 @@ impl Client {
             user_agent: self.user_agent.clone(),
             config: ClientConfig {
                 auth_url,
+                max_concurrency: None,
+                rate_limit: None,
                 ..self.config.clone()
             },
             auth: None,
+            limits,
         })
     }
 
@@ -177,6 +208,10 @@ impl Client {
 
     pub fn has_auth(&self) -> bool {
         self.auth.is_some()
+    }
+
+    pub fn max_concurrency(&self) -> usize {
+        self.limits.concurrency()
     }
 
     fn url(&self, base: &str, path: &str, query: &Query) -> Result<reqwest::Url> {
@@ -312,6 +347,31 @@ impl Client {
         Ok(response.into_recommendations())
     }
 
+    /// Send `request` and check its body against `kind`. Returns the normalised record as
+    /// JSON, or with `raw` the body exactly as decoded (still checked).
+    pub async fn fetch_json(
+        &self,
+        request: &PreparedRequest,
+        kind: ResponseKind,
+        raw: bool,
+    ) -> Result<serde_json::Value> {
+        let response = self.execute(request).await?;
+        let normalised = match kind {
+            ResponseKind::LinkRecommendationSet => {
+                serde_json::to_value(decode::<LinkRecommendationSet>(&response)?)
+            }
+            ResponseKind::TranslationRecommendations => serde_json::to_value(
+                decode::<TranslationResponse>(&response)?.into_recommendations(),
+            ),
+        }
+        .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?;
+        if raw {
+            decode(&response)
+        } else {
+            Ok(normalised)
+        }
+    }
+
     /// Send a prepared request: retries, token attachment and one replay after a rejected
     /// token. Returns the successful response or the error of the last attempt.
     pub async fn execute(&self, request: &PreparedRequest) -> Result<RawResponse> {
@@ -327,17 +387,28 @@ impl Client {
         let mut attempt: u32 = 0;
         let mut replayed = false;
         let shown_url = display_url(&request.url);
+        let id = REQUEST_SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let method = request.method.as_str();
         loop {
+            let permit = self.limits.acquire().await?;
+            let started = Instant::now();
             let outcome = self.send_once(request, token.as_ref(), &shown_url).await;
+            drop(permit);
+            let elapsed_ms = started.elapsed().as_millis();
             let error = match outcome {
-                Ok(response) => return Ok(response),
+                Ok(response) => {
+                    log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} -> {} ({elapsed_ms} ms)", response.status);
+                    return Ok(response);
+                }
                 Err(error) => error,
             };
+            log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} failed after {elapsed_ms} ms: {error}");
             // A rejected token is renewed and the request replayed once, outside the retry
             // budget: it is a different request, not a repetition of a failed one.
             if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error) {
                 if !replayed && http.token_rejected() {
                     replayed = true;
+                    log::info!(target: LOG_TARGET, "r{id} the server rejected the access token ({}); renewing it and replaying once", http.reason);
                     if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
                         token = Some(fresh);
                         continue;
@@ -345,7 +416,12 @@ impl Client {
                 }
             }
             let delay = match &error {
-                Error::Http(http) if self.config.retry.statuses.contains(&http.status) => {
+                // Only GET is retried on any listed status; other methods only on 429, which
+                // says the server refused the request without processing it.
+                Error::Http(http)
+                    if self.config.retry.statuses.contains(&http.status)
+                        && (request.method == Method::GET || http.status == 429) =>
+                {
                     self.config.retry.delay(attempt, http.retry_after)
                 }
                 // GET is idempotent; any other method only when nothing reached the server.
@@ -358,6 +434,14 @@ impl Client {
             };
             match delay {
                 Some(delay) => {
+                    log::warn!(
+                        target: LOG_TARGET,
+                        "r{id} {method} {shown_url}: {}; retry {} of {} in {:.1} s",
+                        short_reason(&error),
+                        attempt + 1,
+                        self.config.retry.max_retries,
+                        delay.as_secs_f64()
+                    );
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
@@ -432,6 +516,16 @@ impl Client {
             ));
         }
         Err(error.into())
+    }
+}
+
+/// The failure in a few words, for a retry log line.
+fn short_reason(error: &Error) -> String {
+    match error {
+        Error::Http(http) => format!("HTTP {} {}", http.status, http.reason),
+        Error::Timeout { .. } => "timed out".to_owned(),
+        Error::Transport { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -20,6 +20,11 @@ pub struct ClientConfig {
     pub timeout: Duration,
     pub connect_timeout: Duration,
     pub retry: RetryPolicy,
+    /// Most requests in flight at once; `None` picks 3 for Wikimedia's hosts (their stated
+    /// limit) and 32 for any other host.
+    pub max_concurrency: Option<usize>,
+    /// Most request starts per second, if set.
+    pub rate_limit: Option<f64>,
 }
 
 impl ClientConfig {
@@ -31,6 +36,8 @@ impl ClientConfig {
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
             retry: RetryPolicy::default(),
+            max_concurrency: None,
+            rate_limit: None,
         }
     }
 }

@@ -4,11 +4,13 @@
 //! This crate has no Python dependency; the `_native` extension module wraps it.
 //! Everything asynchronous runs on tokio; the caller owns the runtime.
 
+pub mod batch;
 pub mod client;
 pub mod config;
 pub mod encode;
 pub mod error;
 pub mod http_error;
+pub mod limits;
 pub mod models;
 pub mod oauth;
 pub mod params;

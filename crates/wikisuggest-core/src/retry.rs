@@ -14,8 +14,8 @@ pub struct RetryPolicy {
     /// A `Retry-After` longer than this is not waited for: the error is raised with the
     /// server's value instead, so a bot can decide for itself.
     pub max_retry_after: Duration,
-    /// Statuses that are retried (for every method: each means the server did not process
-    /// the request).
+    /// Statuses that are retried: for GET all of them; for other methods only 429, the one
+    /// status that guarantees the request was not processed.
     pub statuses: Vec<u16>,
 }
 

@@ -25,7 +25,7 @@ use tokio::time::Instant;
 use super::grants::{Grant, request_token};
 use super::store::TokenStore;
 use super::token::Token;
-use crate::client::{AuthProvider, BoxFuture, Client};
+use crate::client::{AuthProvider, BoxFuture, Client, LOG_TARGET};
 use crate::config::{ClientConfig, normalise_base_url};
 use crate::error::{Error, Result, describe_oauth};
 use crate::http_error::HttpErrorKind;
@@ -320,8 +320,16 @@ impl TokenManager {
     /// Renew while holding the renewal lock. Installs (and persists) the result.
     async fn renew_locked(&self, rejected: Option<&Secret>) -> Result<Token> {
         if let Some(token) = self.adopt_from_store(rejected)? {
+            log::debug!(target: LOG_TARGET, "using the token found in the token store");
             return Ok(token);
         }
+        // Only the kind and the client id (which is public) are logged, never a token.
+        log::info!(
+            target: LOG_TARGET,
+            "requesting a new access token ({}, client {})",
+            self.kind(),
+            self.client_id().unwrap_or("-")
+        );
         let token = match &self.source {
             Source::ClientCredentials {
                 client_id,
@@ -415,6 +423,10 @@ impl TokenManager {
         };
         match self.stored_refresh_token()? {
             Some(stored) if stored != current => {
+                log::warn!(
+                    target: LOG_TARGET,
+                    "the refresh token was refused; retrying with the newer one in the token store"
+                );
                 self.state().refresh_token = Some(stored.clone());
                 match self.request(&grant(stored.clone())).await {
                     Ok(token) => Ok(keep_refresh_token(token, stored)),

@@ -1,0 +1,95 @@
+//! Many requests at once: every item runs as its own task on the client's limits (so the
+//! concurrency bound and rate limit hold across the whole batch), and results come back as
+//! they complete, each with its input index. One item's failure is that item's result; it
+//! never ends the batch. Dropping the stream aborts whatever has not finished.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::client::{Client, PreparedRequest, ResponseKind};
+use crate::error::Result;
+
+/// One finished item.
+#[derive(Debug)]
+pub struct BatchItem {
+    pub index: usize,
+    pub result: Result<Value>,
+}
+
+/// The results of a running batch, in completion order.
+#[derive(Debug)]
+pub struct BatchStream {
+    receiver: mpsc::UnboundedReceiver<BatchItem>,
+    driver: JoinHandle<()>,
+    total: usize,
+}
+
+impl BatchStream {
+    /// Start the batch on `runtime`. Items start in input order, never more at once than the
+    /// client's concurrency limit (so a batch of a million pages holds a handful of tasks,
+    /// not a million). Requests that failed to prepare (invalid parameters) are reported as
+    /// results straight away.
+    pub fn spawn(
+        client: Arc<Client>,
+        requests: Vec<Result<PreparedRequest>>,
+        kind: ResponseKind,
+        raw: bool,
+        runtime: &tokio::runtime::Handle,
+    ) -> Self {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let total = requests.len();
+        let driver = runtime.spawn(async move {
+            let slots = Arc::new(Semaphore::new(client.max_concurrency()));
+            // Dropping this set (when the driver is aborted) aborts every running item.
+            let mut running = JoinSet::new();
+            for (index, request) in requests.into_iter().enumerate() {
+                let Ok(slot) = slots.clone().acquire_owned().await else {
+                    break;
+                };
+                let sender = sender.clone();
+                let client = client.clone();
+                running.spawn(async move {
+                    let result = match request {
+                        Ok(request) => client.fetch_json(&request, kind, raw).await,
+                        Err(error) => Err(error),
+                    };
+                    drop(slot);
+                    // The receiver is gone only when the batch was abandoned.
+                    let _ = sender.send(BatchItem { index, result });
+                });
+                while running.try_join_next().is_some() {}
+            }
+            while running.join_next().await.is_some() {}
+        });
+        Self {
+            receiver,
+            driver,
+            total,
+        }
+    }
+
+    /// Number of items in the batch.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The next finished item, or `None` when every item has been returned. Cancel-safe.
+    pub async fn next(&mut self) -> Option<BatchItem> {
+        self.receiver.recv().await
+    }
+
+    /// Stop every item that has not finished.
+    pub fn abort(&mut self) {
+        self.driver.abort();
+        self.receiver.close();
+    }
+}
+
+impl Drop for BatchStream {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}

@@ -1,0 +1,344 @@
+"""Many requests at once, with per-item results.
+
+A batch runs every item on the client's shared limits (at most ``max_concurrency`` requests in
+flight, optionally at most ``rate_limit`` per second) and reports, for each input, either its
+result or the typed error it met. A failure never discards other items' results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from . import _args, _frames
+from ._native import NativeBatch
+from .errors import Cancelled, InvalidParameter, WikisuggestError
+
+__all__ = ["AsyncBatch", "BatchInterrupted", "BatchItem", "BatchResults"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchItem(Generic[T]):
+    """The outcome of one input: ``result`` on success, else ``error``."""
+
+    index: int
+    input: Any
+    result: T | None = None
+    error: WikisuggestError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def unwrap(self) -> T:
+        """The result, or raise the item's error."""
+        if self.error is not None:
+            raise self.error
+        return self.result  # type: ignore[return-value]
+
+
+class BatchResults(list[BatchItem[T]]):
+    """Items in input order, with helpers for the successes and the failures."""
+
+    @property
+    def results(self) -> list[T]:
+        """Results of the items that succeeded, in input order."""
+        return [item.result for item in self if item.error is None]  # type: ignore[misc]
+
+    @property
+    def errors(self) -> list[BatchItem[T]]:
+        """The items that failed."""
+        return [item for item in self if item.error is not None]
+
+    def to_dataframe(self) -> Any:
+        """One row per link (or translation recommendation) with the page's columns; a failed
+        input is one row with its ``error``."""
+        rows: list[dict[str, Any]] = []
+        columns: list[str] = ["input_index"]
+        for item in self:
+            base = {"input_index": item.index, **_describe_input(item.input)}
+            if item.error is not None:
+                rows.append({**base, "error": f"{type(item.error).__name__}: {item.error}"})
+                continue
+            result: Any = item.result
+            if hasattr(result, "links"):
+                page = {
+                    "page_title": result.page_title,
+                    "pageid": result.pageid,
+                    "revid": result.revid,
+                }
+                for link in result.links:
+                    rows.append({**base, **page, **_record(link)})
+                columns = ["input_index", "page_title", "pageid", "revid", *_frames.LINK_COLUMNS]
+            else:
+                for rec in result or ():
+                    rows.append({**base, **_record(rec)})
+                columns = ["input_index", *_frames.TRANSLATION_COLUMNS]
+        return _frames.dataframe(rows, columns)
+
+
+def _record(record: Any) -> dict[str, Any]:
+    return {
+        f.name: getattr(record, f.name) for f in dataclasses.fields(record) if f.name != "extra"
+    }
+
+
+def _describe_input(spec: Any) -> dict[str, Any]:
+    if isinstance(spec, Mapping):
+        return {f"input_{k}": v for k, v in spec.items() if k != "wikitext"}
+    return {"input": spec}
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a batch: ``results`` holds every item, unfinished ones with a
+    :class:`~wikisuggest.errors.Cancelled` error."""
+
+    def __init__(self, results: BatchResults[Any]) -> None:
+        super().__init__(
+            f"batch interrupted: {sum(i.ok for i in results)} of {len(results)} items finished"
+        )
+        self.results = results
+
+
+class _Plan(Generic[T]):
+    """Inputs split into those sent to the native batch and those already failed."""
+
+    def __init__(
+        self,
+        inputs: Iterable[Any],
+        to_native: Callable[[Any], tuple[Any, ...]],
+        convert: Callable[[Any], T],
+    ) -> None:
+        self.inputs = list(inputs)
+        self.convert = convert
+        self.native_index: list[int] = []
+        self.items: list[tuple[Any, ...]] = []
+        self.failed: list[BatchItem[T]] = []
+        for index, spec in enumerate(self.inputs):
+            try:
+                self.items.append(to_native(spec))
+                self.native_index.append(index)
+            except InvalidParameter as err:
+                self.failed.append(BatchItem(index, spec, error=err))
+
+    def item(self, native: Any) -> BatchItem[T]:
+        position, ok, value = native
+        index = self.native_index[position]
+        spec = self.inputs[index]
+        if not ok:
+            return BatchItem(index, spec, error=value)
+        try:
+            return BatchItem(index, spec, result=self.convert(value))
+        except (TypeError, ValueError) as err:  # pragma: no cover - native side checked the shape
+            return BatchItem(
+                index, spec, error=WikisuggestError(f"could not convert result: {err}")
+            )
+
+    def ordered(self, finished: Iterable[BatchItem[T]]) -> BatchResults[T]:
+        by_index = {item.index: item for item in finished}
+        return BatchResults(
+            by_index.get(i)
+            or BatchItem(
+                i, spec, error=Cancelled("the batch was cancelled before this item finished")
+            )
+            for i, spec in enumerate(self.inputs)
+        )
+
+
+class _Progress:
+    """A tqdm bar when asked for (terminal or notebook), otherwise nothing."""
+
+    def __init__(self, enabled: bool, total: int, desc: str) -> None:
+        self.bar: Any = None
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError as err:
+                raise ImportError("progress=True needs tqdm: pip install tqdm") from err
+            self.bar = tqdm(total=total, desc=desc, unit="page")
+
+    def update(self, item: BatchItem[Any]) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            if item.error is not None:
+                self.bar.set_postfix_str(f"last error: {type(item.error).__name__}", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_sync_iter(
+    plan: _Plan[T], start: Callable[[list[tuple[Any, ...]]], NativeBatch], progress: bool, desc: str
+) -> Generator[BatchItem[T], None, None]:
+    """Items as they complete. Closing the generator (or Ctrl-C) cancels unfinished work."""
+    bar = _Progress(progress, len(plan.inputs), desc)
+    native = start(plan.items)
+    try:
+        for item in plan.failed:
+            bar.update(item)
+            yield item
+        while (raw := native.next()) is not None:
+            item = plan.item(raw)
+            bar.update(item)
+            yield item
+    finally:
+        native.cancel()
+        bar.close()
+
+
+def run_sync(
+    plan: _Plan[T], start: Callable[[list[tuple[Any, ...]]], NativeBatch], progress: bool, desc: str
+) -> BatchResults[T]:
+    finished: list[BatchItem[T]] = []
+    iterator = run_sync_iter(plan, start, progress, desc)
+    try:
+        for item in iterator:
+            finished.append(item)
+    except KeyboardInterrupt:
+        iterator.close()
+        raise BatchInterrupted(plan.ordered(finished)) from None
+    return plan.ordered(finished)
+
+
+class AsyncBatch(Generic[T]):
+    """A running batch on the asyncio side: ``await`` it for results in input order, or
+    ``async for`` over it for items as they complete. Cancelling cancels unfinished items."""
+
+    def __init__(
+        self,
+        plan: _Plan[T],
+        start: Callable[[list[tuple[Any, ...]]], NativeBatch],
+        progress: bool,
+        desc: str,
+    ) -> None:
+        self._plan = plan
+        self._start = start
+        self._progress = progress
+        self._desc = desc
+        self._started = False
+
+    async def _items(self) -> AsyncIterator[BatchItem[T]]:
+        if self._started:
+            raise RuntimeError("a batch can be consumed only once")
+        self._started = True
+        bar = _Progress(self._progress, len(self._plan.inputs), self._desc)
+        native = self._start(self._plan.items)
+        try:
+            for item in self._plan.failed:
+                bar.update(item)
+                yield item
+            while (raw := await native.next_async()) is not None:
+                item = self._plan.item(raw)
+                bar.update(item)
+                yield item
+        finally:
+            native.cancel()
+            bar.close()
+
+    def __aiter__(self) -> AsyncIterator[BatchItem[T]]:
+        return self._items()
+
+    async def _gather(self) -> BatchResults[T]:
+        return self._plan.ordered([item async for item in self._items()])
+
+    def __await__(self) -> Generator[Any, None, BatchResults[T]]:
+        return self._gather().__await__()
+
+
+def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes a request."""
+
+    def convert(spec: Any) -> tuple[Any, ...]:
+        options = dict(defaults)
+        if isinstance(spec, str):
+            options["page_title"] = spec
+        elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+            options["domain"], options["page_title"] = spec
+        elif isinstance(spec, Mapping):
+            given = dict(spec)
+            if "title" in given and "page_title" not in given:
+                given["page_title"] = given.pop("title")
+            unknown = set(given) - set(defaults) - {"page_title", "domain"}
+            if unknown:
+                raise InvalidParameter(
+                    f"unknown page fields: {', '.join(sorted(unknown))}", parameter="pages"
+                )
+            options.update(given)
+        else:
+            raise InvalidParameter(
+                "a page must be a title, a (domain, title) pair or a dict, "
+                f"got {type(spec).__name__}",
+                parameter="pages",
+            )
+        if options.get("domain") is None:
+            raise InvalidParameter(
+                "no domain for this page: pass domain= or (domain, title) pairs", parameter="domain"
+            )
+        common = (
+            _args.text("project", options["project"]),
+            _args.text("domain", options["domain"]),
+            _args.text("page_title", options.get("page_title")),
+        )
+        tail = (
+            _args.optional_text("language_code", options["language_code"]),
+            _args.number("threshold", options["threshold"]),
+            _args.text_list("sections_to_exclude", options["sections_to_exclude"]),
+            _args.integer("max_recommendations", options["max_recommendations"]),
+        )
+        if "wikitext" in defaults:
+            return (
+                *common,
+                _args.text("wikitext", options["wikitext"]),
+                _args.integer("revid", options["revid"]),
+                _args.integer("pageid", options["pageid"]),
+                *tail,
+            )
+        revision = _args.optional_integer("revision", options["revision"])
+        return (*common, tail[0], revision, *tail[1:])
+
+    return convert
+
+
+def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
+    """A request spec: a ``(source, target)`` pair, a seed title (with default languages), or
+    a dict of ``translation_recommendations`` arguments."""
+
+    def convert(spec: Any) -> tuple[Any, ...]:
+        options = dict(defaults)
+        if isinstance(spec, str):
+            options["seed"] = spec
+        elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+            options["source"], options["target"] = spec
+        elif isinstance(spec, Mapping):
+            unknown = set(spec) - set(defaults)
+            if unknown:
+                raise InvalidParameter(
+                    f"unknown request fields: {', '.join(sorted(unknown))}", parameter="requests"
+                )
+            options.update(spec)
+        else:
+            raise InvalidParameter(
+                "a request must be a seed title, a (source, target) pair or a dict, "
+                f"got {type(spec).__name__}",
+                parameter="requests",
+            )
+        for name in ("source", "target"):
+            if options.get(name) is None:
+                raise InvalidParameter(f"no {name} language for this request", parameter=name)
+        return (
+            _args.text("source", options["source"]),
+            _args.text("target", options["target"]),
+            _args.integer("count", options["count"]),
+            _args.text_list("seed", options["seed"]),
+            _args.text_list("topic", options["topic"]),
+            _args.flag("include_pageviews", options["include_pageviews"]),
+            _args.text("search_algorithm", options["search_algorithm"]),
+            _args.text("rank_method", options["rank_method"]),
+        )
+
+    return convert

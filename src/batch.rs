@@ -1,0 +1,245 @@
+//! `NativeBatch`: a running batch of requests, read item by item as items finish — blocking
+//! (interruptible) or awaited. Dropping it aborts what has not finished.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use tokio::sync::Mutex;
+use wikisuggest_core::batch::{BatchItem, BatchStream};
+use wikisuggest_core::client::{PreparedRequest, ResponseKind};
+use wikisuggest_core::params::RevisionBody;
+use wikisuggest_core::{Client, Result as CoreResult};
+
+use crate::client::{NativeClient, link_params, translation_params};
+use crate::errors::core_error;
+use crate::runtime::{InFlight, runtime};
+
+const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+
+/// project, domain, page_title, language_code, revision, threshold, sections, max_recommendations
+type LinkItem = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<i64>,
+    f64,
+    Vec<String>,
+    i64,
+);
+/// project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections,
+/// max_recommendations
+type RevisionItem = (
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    Option<String>,
+    f64,
+    Vec<String>,
+    i64,
+);
+/// source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
+type TranslationItem = (
+    String,
+    String,
+    i64,
+    Vec<String>,
+    Vec<String>,
+    bool,
+    String,
+    String,
+);
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeBatch {
+    stream: Arc<Mutex<BatchStream>>,
+    total: usize,
+}
+
+/// A finished item as Python sees it: `(index, ok, value or exception)`, or `None` at the end.
+struct ItemOut(Option<BatchItem>);
+
+impl<'py> IntoPyObject<'py> for ItemOut {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        let Some(item) = self.0 else {
+            return Ok(py.None().into_bound(py));
+        };
+        let (ok, value) = match item.result {
+            Ok(value) => (true, pythonize::pythonize(py, &value)?),
+            Err(error) => (
+                false,
+                core_error(py, error)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+            ),
+        };
+        Ok(PyTuple::new(
+            py,
+            [
+                item.index.into_pyobject(py)?.into_any(),
+                ok.into_pyobject(py)?.to_owned().into_any(),
+                value,
+            ],
+        )?
+        .into_any())
+    }
+}
+
+impl NativeBatch {
+    fn start(
+        client: &Arc<Client>,
+        requests: Vec<CoreResult<PreparedRequest>>,
+        kind: ResponseKind,
+        raw: bool,
+    ) -> PyResult<Self> {
+        let rt = runtime()?;
+        Python::attach(crate::logging::refresh);
+        let stream = BatchStream::spawn(client.clone(), requests, kind, raw, rt.handle());
+        Ok(Self {
+            total: stream.total(),
+            stream: Arc::new(Mutex::new(stream)),
+        })
+    }
+}
+
+#[pymethods]
+impl NativeBatch {
+    #[staticmethod]
+    fn links(client: &NativeClient, items: Vec<LinkItem>, raw: bool) -> PyResult<Self> {
+        let requests = items
+            .into_iter()
+            .map(
+                |(project, domain, title, lang, revision, threshold, sections, max)| {
+                    let params =
+                        link_params(project, domain, title, lang, threshold, sections, max);
+                    client.inner.prepare_link_recommendations(&params, revision)
+                },
+            )
+            .collect();
+        Self::start(
+            &client.inner,
+            requests,
+            ResponseKind::LinkRecommendationSet,
+            raw,
+        )
+    }
+
+    #[staticmethod]
+    fn revisions(client: &NativeClient, items: Vec<RevisionItem>, raw: bool) -> PyResult<Self> {
+        let requests = items
+            .into_iter()
+            .map(
+                |(
+                    project,
+                    domain,
+                    title,
+                    wikitext,
+                    revid,
+                    pageid,
+                    lang,
+                    threshold,
+                    sections,
+                    max,
+                )| {
+                    let params =
+                        link_params(project, domain, title, lang, threshold, sections, max);
+                    let body = RevisionBody {
+                        wikitext,
+                        revid,
+                        pageid,
+                        sections_to_exclude: Vec::new(),
+                    };
+                    client
+                        .inner
+                        .prepare_link_recommendations_for_revision(&params, &body)
+                },
+            )
+            .collect();
+        Self::start(
+            &client.inner,
+            requests,
+            ResponseKind::LinkRecommendationSet,
+            raw,
+        )
+    }
+
+    #[staticmethod]
+    fn translations(
+        client: &NativeClient,
+        items: Vec<TranslationItem>,
+        raw: bool,
+    ) -> PyResult<Self> {
+        let requests = items
+            .into_iter()
+            .map(
+                |(source, target, count, seed, topic, pageviews, algorithm, rank)| {
+                    translation_params(
+                        source, target, count, seed, topic, pageviews, &algorithm, &rank,
+                    )
+                    .and_then(|params| client.inner.prepare_translation_recommendations(&params))
+                },
+            )
+            .collect();
+        Self::start(
+            &client.inner,
+            requests,
+            ResponseKind::TranslationRecommendations,
+            raw,
+        )
+    }
+
+    #[getter]
+    fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The next finished item, waiting without the GIL; `None` when all were returned.
+    /// Ctrl-C raises `KeyboardInterrupt` here without cancelling the batch (call `cancel`).
+    fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let rt = runtime()?;
+        loop {
+            let stream = self.stream.clone();
+            let waited = py.detach(|| {
+                rt.block_on(async move {
+                    tokio::time::timeout(SIGNAL_CHECK_INTERVAL, async move {
+                        stream.lock().await.next().await
+                    })
+                    .await
+                })
+            });
+            match waited {
+                Ok(item) => return Ok(ItemOut(item).into_pyobject(py)?.unbind()),
+                Err(_still_waiting) => py.check_signals()?,
+            }
+        }
+    }
+
+    /// Awaitable form of `next`.
+    fn next_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        runtime()?;
+        let stream = self.stream.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let _guard = InFlight::enter();
+            let item = stream.lock().await.next().await;
+            Ok(ItemOut(item))
+        })
+    }
+
+    /// Abort every item that has not finished; finished items can still be read.
+    fn cancel(&self, py: Python<'_>) -> PyResult<()> {
+        let rt = runtime()?;
+        let stream = self.stream.clone();
+        py.detach(|| rt.block_on(async move { stream.lock().await.abort() }));
+        Ok(())
+    }
+}

@@ -1,0 +1,119 @@
+"""Decoding of responses into records."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from conftest import USER_AGENT
+from contract_server import CHECKSUMS, ContractServer, Scripted, link_set
+
+import wikisuggest
+
+
+@pytest.fixture
+def client(contract_server: ContractServer) -> wikisuggest.Client:
+    return wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+
+
+def test_link_set_is_frozen_dataclasses(client: wikisuggest.Client) -> None:
+    result = client.link_recommendations("wikipedia", "simple", "Cat")
+    assert isinstance(result, wikisuggest.LinkRecommendationSet)
+    assert result.page_title == "Cat"
+    assert result.links_count == 2 == len(result.links)
+    link = result.links[0]
+    assert isinstance(link, wikisuggest.LinkRecommendation)
+    assert (link.link_text, link.link_target, link.wikitext_offset) == (
+        "phrase 0",
+        "Target 0",
+        3334,
+    )
+    assert link.score == pytest.approx(0.5133472084999084)
+    assert result.meta is not None and result.meta.format_version == 1
+    assert result.meta.dataset_checksums == wikisuggest.DatasetChecksums(**CHECKSUMS)
+    with pytest.raises(AttributeError):
+        link.score = 1.0  # type: ignore[misc]
+    assert result.to_dict() == link_set("Cat")
+
+
+def test_records_round_trip_and_pickle(client: wikisuggest.Client) -> None:
+    result = client.link_recommendations("wikipedia", "en", "Dog")
+    again = wikisuggest.LinkRecommendationSet.from_dict(result.to_dict())
+    assert again == result
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_extra_fields_kept_missing_fields_none(
+    client: wikisuggest.Client, contract_server: ContractServer
+) -> None:
+    contract_server.then(
+        Scripted(
+            200,
+            {
+                "links": [{"link_text": "a", "link_target": "A", "new_field": [1, 2]}],
+                "page_title": "Cat",
+                "added_later": {"x": 1},
+            },
+        )
+    )
+    result = client.link_recommendations("wikipedia", "en", "Cat")
+    assert result.meta is None and result.pageid is None and result.links_count is None
+    link = result.links[0]
+    assert link.score is None and link.context_before is None
+    assert link.extra == {"new_field": [1, 2]}
+    assert result.extra == {"added_later": {"x": 1}}
+    assert result.to_dict()["added_later"] == {"x": 1}
+    assert link.to_dict()["new_field"] == [1, 2]
+
+
+def test_raw_returns_the_decoded_body(client: wikisuggest.Client) -> None:
+    raw = client.link_recommendations("wikipedia", "en", "Cat", raw=True)
+    assert raw == link_set("Cat")
+    assert isinstance(raw, dict)
+
+
+@pytest.mark.parametrize("shape", ["array", "envelope"])
+def test_translation_accepts_both_shapes(
+    client: wikisuggest.Client, contract_server: ContractServer, shape: str
+) -> None:
+    contract_server.translation_shape = shape
+    items = client.translation_recommendations("en", "fr")
+    assert [i.title for i in items] == ["Douglas Adams", "Towel Day"]
+    first = items[0]
+    assert isinstance(first, wikisuggest.TranslationRecommendation)
+    assert (first.wikidata_id, first.langlinks_count, first.rank) == ("Q42", 74, 1)
+    assert items[1].rank == 2.0
+    raw = client.translation_recommendations("en", "fr", raw=True)
+    assert isinstance(raw, list if shape == "array" else dict)
+
+
+def test_translation_item_with_only_title(
+    client: wikisuggest.Client, contract_server: ContractServer
+) -> None:
+    contract_server.then(Scripted(200, [{"title": "X", "size": 4, "collection": None}]))
+    (item,) = client.translation_recommendations("en", "de")
+    assert item.title == "X" and item.pageviews is None and item.rank is None
+    assert item.extra == {"size": 4, "collection": None}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"{not json", b"", b"[1, 2]", b'{"links": "nope"}', b'{"links": [{"link_text": 1}]}'],
+)
+def test_malformed_bodies_are_decode_errors(
+    client: wikisuggest.Client, contract_server: ContractServer, body: bytes
+) -> None:
+    contract_server.then(Scripted(200, body))
+    with pytest.raises(wikisuggest.DecodeError) as info:
+        client.link_recommendations("wikipedia", "en", "Cat")
+    assert info.value.status == 200
+    assert info.value.snippet == body.decode()[:120]
+    assert isinstance(info.value, ValueError)
+
+
+def test_translation_wrong_shape_is_decode_error(
+    client: wikisuggest.Client, contract_server: ContractServer
+) -> None:
+    contract_server.then(Scripted(200, {"items": []}))
+    with pytest.raises(wikisuggest.DecodeError):
+        client.translation_recommendations("en", "fr")
