@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyTuple};
 use tokio::sync::Mutex;
 use wikisuggest_core::batch::{BatchItem, BatchStream};
 use wikisuggest_core::client::{PreparedRequest, ResponseKind};
@@ -61,38 +61,48 @@ pub struct NativeBatch {
     total: usize,
 }
 
-/// A finished item as Python sees it: `(index, ok, value or exception)`, or `None` at the end.
-struct ItemOut(Option<BatchItem>);
+/// Most items handed to Python per call.
+const GROUP_LIMIT: usize = 256;
 
-impl<'py> IntoPyObject<'py> for ItemOut {
+/// Finished items as Python sees them: a list of `(index, ok, value or exception)`, empty at
+/// the end.
+struct GroupOut(Vec<BatchItem>);
+
+impl<'py> IntoPyObject<'py> for GroupOut {
     type Target = PyAny;
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        let Some(item) = self.0 else {
-            return Ok(py.None().into_bound(py));
-        };
-        let (ok, value) = match item.result {
-            Ok(value) => (true, pythonize::pythonize(py, &value)?),
-            Err(error) => (
-                false,
-                core_error(py, error)
-                    .into_value(py)
-                    .into_bound(py)
-                    .into_any(),
-            ),
-        };
-        Ok(PyTuple::new(
-            py,
-            [
-                item.index.into_pyobject(py)?.into_any(),
-                ok.into_pyobject(py)?.to_owned().into_any(),
-                value,
-            ],
-        )?
-        .into_any())
+        let items = self
+            .0
+            .into_iter()
+            .map(|item| item_tuple(py, item))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(py, items)?.into_any())
     }
+}
+
+fn item_tuple(py: Python<'_>, item: BatchItem) -> PyResult<Bound<'_, PyAny>> {
+    let (ok, value) = match item.result {
+        Ok(value) => (true, crate::convert::fetched(py, &value)?),
+        Err(error) => (
+            false,
+            core_error(py, error)
+                .into_value(py)
+                .into_bound(py)
+                .into_any(),
+        ),
+    };
+    Ok(PyTuple::new(
+        py,
+        [
+            item.index.into_pyobject(py)?.into_any(),
+            ok.into_pyobject(py)?.to_owned().into_any(),
+            value,
+        ],
+    )?
+    .into_any())
 }
 
 impl NativeBatch {
@@ -203,8 +213,9 @@ impl NativeBatch {
         self.total
     }
 
-    /// The next finished item, waiting without the GIL; `None` when all were returned.
-    /// Ctrl-C raises `KeyboardInterrupt` here without cancelling the batch (call `cancel`).
+    /// The next finished items (at least one, as many as are ready), waiting without the
+    /// GIL; an empty list when all were returned. Ctrl-C raises `KeyboardInterrupt` here
+    /// without cancelling the batch (call `cancel`).
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let rt = runtime()?;
         loop {
@@ -212,13 +223,13 @@ impl NativeBatch {
             let waited = py.detach(|| {
                 rt.block_on(async move {
                     tokio::time::timeout(SIGNAL_CHECK_INTERVAL, async move {
-                        stream.lock().await.next().await
+                        stream.lock().await.next_group(GROUP_LIMIT).await
                     })
                     .await
                 })
             });
             match waited {
-                Ok(item) => return Ok(ItemOut(item).into_pyobject(py)?.unbind()),
+                Ok(group) => return Ok(GroupOut(group).into_pyobject(py)?.unbind()),
                 Err(_still_waiting) => py.check_signals()?,
             }
         }
@@ -230,8 +241,8 @@ impl NativeBatch {
         let stream = self.stream.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let _guard = InFlight::enter();
-            let item = stream.lock().await.next().await;
-            Ok(ItemOut(item))
+            let group = stream.lock().await.next_group(GROUP_LIMIT).await;
+            Ok(GroupOut(group))
         })
     }
 

@@ -5,18 +5,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use serde_json::Value;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
-use wikisuggest_core::oauth::{Grant, StoredToken, request_token};
+use wikisuggest_core::oauth::{Grant, request_token};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
 };
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
 
-use crate::convert::Pythonized;
+use crate::convert::FetchedOut;
 use crate::errors::core_error;
-use crate::oauth::NativeTokenManager;
+use crate::oauth::{NativeTokenManager, TokenOut};
 use crate::runtime::{run_async, run_blocking};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -33,20 +32,20 @@ fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
     })
 }
 
-/// Send `request` (if it was valid) and return the checked record as Python objects.
+/// Send `request` (if it was valid) and decode the response for Python.
 async fn fetch(
     client: Arc<Client>,
     request: Result<PreparedRequest, Error>,
     kind: ResponseKind,
     raw: bool,
-) -> Result<Pythonized<Value>, Error> {
-    Ok(Pythonized(client.fetch_json(&request?, kind, raw).await?))
+) -> Result<FetchedOut, Error> {
+    Ok(FetchedOut(client.fetch(&request?, kind, raw).await?))
 }
 
 /// One token-endpoint request through this client; the token as its dict shape.
-async fn grant(client: Arc<Client>, grant: Grant) -> Result<Pythonized<StoredToken>, Error> {
+async fn grant(client: Arc<Client>, grant: Grant) -> Result<TokenOut, Error> {
     let token = request_token(&client, &grant).await?;
-    Ok(Pythonized(token.to_stored()))
+    Ok(TokenOut(token.to_stored()))
 }
 
 fn client_credentials_grant(client_id: String, client_secret: String) -> Grant {

@@ -1,19 +1,222 @@
-//! Results travel to Python as plain dicts and lists (via serde); the Python layer turns
-//! them into frozen dataclasses with `from_dict`, the same constructor users call.
+//! Results to Python objects.
+//!
+//! Records become the frozen dataclasses of `wikisuggest.models`, built here directly: a
+//! dataclass `__init__` runs Python code per field, which for a 15-link response cost more than
+//! the whole HTTP exchange. We create each instance with `object.__new__` and fill its slots
+//! with `object.__setattr__` (the route a frozen dataclass's own `__init__` takes), so the
+//! result is indistinguishable from one built by `from_dict`.
 
 use pyo3::prelude::*;
-use serde::Serialize;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyList, PyTuple, PyType};
+use pyo3::{IntoPyObjectExt, intern};
+use serde_json::{Map, Number, Value};
+use wikisuggest_core::client::Fetched;
+use wikisuggest_core::models::{
+    DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta, TranslationRecommendation,
+};
 
-/// Any serialisable value, converted when pyo3 hands it to Python (after an async call
+struct Builders {
+    object_new: Py<PyAny>,
+    object_setattr: Py<PyAny>,
+    empty_extra: Py<PyAny>,
+    link_set: Py<PyType>,
+    link: Py<PyType>,
+    meta: Py<PyType>,
+    checksums: Py<PyType>,
+    translation: Py<PyType>,
+}
+
+static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
+
+fn builders(py: Python<'_>) -> PyResult<&Builders> {
+    BUILDERS.get_or_try_init(py, || {
+        let builtins = py.import("builtins")?;
+        let object = builtins.getattr("object")?;
+        let models = py.import("wikisuggest.models")?;
+        let class = |name: &str| -> PyResult<Py<PyType>> {
+            Ok(models.getattr(name)?.cast_into::<PyType>()?.unbind())
+        };
+        Ok(Builders {
+            object_new: object.getattr("__new__")?.unbind(),
+            object_setattr: object.getattr("__setattr__")?.unbind(),
+            empty_extra: models.getattr("EMPTY_EXTRA")?.unbind(),
+            link_set: class("LinkRecommendationSet")?,
+            link: class("LinkRecommendation")?,
+            meta: class("Meta")?,
+            checksums: class("DatasetChecksums")?,
+            translation: class("TranslationRecommendation")?,
+        })
+    })
+}
+
+/// An instance of `class` with the given fields set, bypassing `__init__`.
+fn record<'py>(
+    py: Python<'py>,
+    b: &Builders,
+    class: &Py<PyType>,
+    fields: &[(&Bound<'py, pyo3::types::PyString>, Bound<'py, PyAny>)],
+    extra: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = b.object_new.bind(py).call1((class.bind(py),))?;
+    let setattr = b.object_setattr.bind(py);
+    for (name, value) in fields {
+        setattr.call1((&obj, name, value))?;
+    }
+    let extra = if extra.is_empty() {
+        b.empty_extra.bind(py).clone()
+    } else {
+        pythonize::pythonize(py, extra)?
+    };
+    setattr.call1((&obj, intern!(py, "extra"), extra))?;
+    Ok(obj)
+}
+
+fn opt<'py, T: IntoPyObjectExt<'py>>(py: Python<'py>, value: T) -> PyResult<Bound<'py, PyAny>> {
+    value.into_bound_py_any(py)
+}
+
+fn number<'py>(py: Python<'py>, n: &Option<Number>) -> PyResult<Bound<'py, PyAny>> {
+    match n {
+        None => Ok(py.None().into_bound(py)),
+        Some(n) => match n.as_i64() {
+            Some(i) => opt(py, i),
+            None => opt(py, n.as_f64()),
+        },
+    }
+}
+
+fn link<'py>(py: Python<'py>, b: &Builders, l: &LinkRecommendation) -> PyResult<Bound<'py, PyAny>> {
+    record(
+        py,
+        b,
+        &b.link,
+        &[
+            (intern!(py, "link_text"), opt(py, &l.link_text)?),
+            (intern!(py, "link_target"), opt(py, &l.link_target)?),
+            (intern!(py, "score"), opt(py, l.score)?),
+            (intern!(py, "wikitext_offset"), opt(py, l.wikitext_offset)?),
+            (intern!(py, "context_before"), opt(py, &l.context_before)?),
+            (intern!(py, "context_after"), opt(py, &l.context_after)?),
+            (intern!(py, "link_index"), opt(py, l.link_index)?),
+            (intern!(py, "match_index"), opt(py, l.match_index)?),
+        ],
+        &l.extra,
+    )
+}
+
+fn checksums<'py>(
+    py: Python<'py>,
+    b: &Builders,
+    c: &DatasetChecksums,
+) -> PyResult<Bound<'py, PyAny>> {
+    record(
+        py,
+        b,
+        &b.checksums,
+        &[
+            (intern!(py, "anchors"), opt(py, &c.anchors)?),
+            (intern!(py, "model"), opt(py, &c.model)?),
+            (intern!(py, "pageids"), opt(py, &c.pageids)?),
+            (intern!(py, "redirects"), opt(py, &c.redirects)?),
+            (intern!(py, "w2vfiltered"), opt(py, &c.w2vfiltered)?),
+        ],
+        &c.extra,
+    )
+}
+
+fn meta<'py>(py: Python<'py>, b: &Builders, m: &Meta) -> PyResult<Bound<'py, PyAny>> {
+    let sums = match &m.dataset_checksums {
+        Some(c) => checksums(py, b, c)?,
+        None => py.None().into_bound(py),
+    };
+    record(
+        py,
+        b,
+        &b.meta,
+        &[
+            (
+                intern!(py, "application_version"),
+                opt(py, &m.application_version)?,
+            ),
+            (intern!(py, "dataset_checksums"), sums),
+            (intern!(py, "format_version"), opt(py, m.format_version)?),
+        ],
+        &m.extra,
+    )
+}
+
+pub fn link_set<'py>(py: Python<'py>, s: &LinkRecommendationSet) -> PyResult<Bound<'py, PyAny>> {
+    let b = builders(py)?;
+    let links = s
+        .links
+        .iter()
+        .map(|l| link(py, b, l))
+        .collect::<PyResult<Vec<_>>>()?;
+    let meta = match &s.meta {
+        Some(m) => meta(py, b, m)?,
+        None => py.None().into_bound(py),
+    };
+    record(
+        py,
+        b,
+        &b.link_set,
+        &[
+            (intern!(py, "links"), PyTuple::new(py, links)?.into_any()),
+            (intern!(py, "links_count"), opt(py, s.links_count)?),
+            (intern!(py, "meta"), meta),
+            (intern!(py, "page_title"), opt(py, &s.page_title)?),
+            (intern!(py, "pageid"), opt(py, s.pageid)?),
+            (intern!(py, "revid"), opt(py, s.revid)?),
+        ],
+        &s.extra,
+    )
+}
+
+pub fn translations<'py>(
+    py: Python<'py>,
+    items: &[TranslationRecommendation],
+) -> PyResult<Bound<'py, PyAny>> {
+    let b = builders(py)?;
+    let objects = items
+        .iter()
+        .map(|t| {
+            record(
+                py,
+                b,
+                &b.translation,
+                &[
+                    (intern!(py, "title"), opt(py, &t.title)?),
+                    (intern!(py, "pageviews"), opt(py, t.pageviews)?),
+                    (intern!(py, "wikidata_id"), opt(py, &t.wikidata_id)?),
+                    (intern!(py, "rank"), number(py, &t.rank)?),
+                    (intern!(py, "langlinks_count"), opt(py, t.langlinks_count)?),
+                ],
+                &t.extra,
+            )
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, objects)?.into_any())
+}
+
+pub fn fetched<'py>(py: Python<'py>, value: &Fetched) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Fetched::LinkRecommendationSet(s) => link_set(py, s),
+        Fetched::TranslationRecommendations(items) => translations(py, items),
+        Fetched::Raw(value) => Ok(pythonize::pythonize(py, value)?),
+    }
+}
+
+/// A decoded response, converted when pyo3 hands it to Python (after an async call
 /// completed, or after a sync call re-attached).
-pub struct Pythonized<T>(pub T);
+pub struct FetchedOut(pub Fetched);
 
-impl<'py, T: Serialize> IntoPyObject<'py> for Pythonized<T> {
+impl<'py> IntoPyObject<'py> for FetchedOut {
     type Target = PyAny;
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        Ok(pythonize::pythonize(py, &self.0)?)
+        fetched(py, &self.0)
     }
 }

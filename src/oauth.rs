@@ -16,7 +16,6 @@ use wikisuggest_core::oauth::{
 };
 use wikisuggest_core::{Error, Result as CoreResult, Secret};
 
-use crate::convert::Pythonized;
 use crate::errors::core_error;
 use crate::runtime::{run_async, run_blocking};
 
@@ -105,6 +104,19 @@ fn leeway_from(seconds: f64) -> CoreResult<Duration> {
             format!("must be a non-negative number of seconds, got {seconds}"),
         )
     })
+}
+
+/// A token handed to Python, as the store's dict shape (the Python layer makes it a `Token`).
+pub struct TokenOut(pub StoredToken);
+
+impl<'py> IntoPyObject<'py> for TokenOut {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(pythonize(py, &self.0)?)
+    }
 }
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -215,7 +227,7 @@ impl NativeTokenManager {
     fn token(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let manager = self.inner.clone();
         let out = run_blocking(py, async move {
-            manager.token().await.map(|t| Pythonized(t.to_stored()))
+            manager.token().await.map(|t| TokenOut(t.to_stored()))
         })?;
         Ok(out.into_pyobject(py)?.unbind())
     }
@@ -223,7 +235,7 @@ impl NativeTokenManager {
     fn token_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let manager = self.inner.clone();
         run_async(py, async move {
-            manager.token().await.map(|t| Pythonized(t.to_stored()))
+            manager.token().await.map(|t| TokenOut(t.to_stored()))
         })
     }
 

@@ -107,14 +107,8 @@ class BatchInterrupted(KeyboardInterrupt):
 class _Plan(Generic[T]):
     """Inputs split into those sent to the native batch and those already failed."""
 
-    def __init__(
-        self,
-        inputs: Iterable[Any],
-        to_native: Callable[[Any], tuple[Any, ...]],
-        convert: Callable[[Any], T],
-    ) -> None:
+    def __init__(self, inputs: Iterable[Any], to_native: Callable[[Any], tuple[Any, ...]]) -> None:
         self.inputs = list(inputs)
-        self.convert = convert
         self.native_index: list[int] = []
         self.items: list[tuple[Any, ...]] = []
         self.failed: list[BatchItem[T]] = []
@@ -131,12 +125,7 @@ class _Plan(Generic[T]):
         spec = self.inputs[index]
         if not ok:
             return BatchItem(index, spec, error=value)
-        try:
-            return BatchItem(index, spec, result=self.convert(value))
-        except (TypeError, ValueError) as err:  # pragma: no cover - native side checked the shape
-            return BatchItem(
-                index, spec, error=WikisuggestError(f"could not convert result: {err}")
-            )
+        return BatchItem(index, spec, result=value)
 
     def ordered(self, finished: Iterable[BatchItem[T]]) -> BatchResults[T]:
         by_index = {item.index: item for item in finished}
@@ -182,10 +171,11 @@ def run_sync_iter(
         for item in plan.failed:
             bar.update(item)
             yield item
-        while (raw := native.next()) is not None:
-            item = plan.item(raw)
-            bar.update(item)
-            yield item
+        while group := native.next():
+            for raw in group:
+                item = plan.item(raw)
+                bar.update(item)
+                yield item
     finally:
         native.cancel()
         bar.close()
@@ -232,10 +222,11 @@ class AsyncBatch(Generic[T]):
             for item in self._plan.failed:
                 bar.update(item)
                 yield item
-            while (raw := await native.next_async()) is not None:
-                item = self._plan.item(raw)
-                bar.update(item)
-                yield item
+            while group := await native.next_async():
+                for raw in group:
+                    item = self._plan.item(raw)
+                    bar.update(item)
+                    yield item
         finally:
             native.cancel()
             bar.close()

@@ -14,7 +14,6 @@ from . import _args
 from ._native import NativeBatch, NativeClient
 from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
 from .batch import translation_item as _translation_item
-from .models import LinkRecommendationSet, TranslationRecommendation
 from .oauth import (
     DEFAULT_AUTH_URL,
     AuthorizationRequest,
@@ -199,31 +198,15 @@ class _ClientBase:
     def _link_plan(
         self, pages: Iterable[Any], defaults: dict[str, Any], raw: bool
     ) -> tuple[_Plan[Any], Any]:
-        plan: _Plan[Any] = _Plan(
-            pages, link_item(defaults), (lambda d: d) if raw else LinkRecommendationSet.from_dict
-        )
+        plan: _Plan[Any] = _Plan(pages, link_item(defaults))
         start = NativeBatch.revisions if "wikitext" in defaults else NativeBatch.links
         return plan, lambda items: start(self._native, items, raw)
 
     def _translation_plan(
         self, requests: Iterable[Any], defaults: dict[str, Any], raw: bool
     ) -> tuple[_Plan[Any], Any]:
-        plan: _Plan[Any] = _Plan(
-            requests,
-            _translation_item(defaults),
-            (lambda d: d)
-            if raw
-            else (lambda d: [TranslationRecommendation.from_dict(x) for x in d]),
-        )
+        plan: _Plan[Any] = _Plan(requests, _translation_item(defaults))
         return plan, lambda items: NativeBatch.translations(self._native, items, raw)
-
-    @staticmethod
-    def _link_set(data: Any, raw: bool) -> Any:
-        return data if raw else LinkRecommendationSet.from_dict(data)
-
-    @staticmethod
-    def _translations(data: Any, raw: bool) -> Any:
-        return data if raw else [TranslationRecommendation.from_dict(x) for x in data]
 
 
 class Client(_ClientBase):
@@ -266,7 +249,7 @@ class Client(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     def link_recommendations_for_revision(
         self,
@@ -306,7 +289,7 @@ class Client(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     def translation_recommendations(
         self,
@@ -335,7 +318,7 @@ class Client(_ClientBase):
             ),
             raw,
         )
-        return self._translations(data, raw)
+        return data
 
     def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
@@ -516,7 +499,7 @@ class AsyncClient(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     async def link_recommendations_for_revision(
         self,
@@ -556,7 +539,7 @@ class AsyncClient(_ClientBase):
             maximum,
             raw,
         )
-        return self._link_set(data, raw)
+        return data
 
     async def translation_recommendations(
         self,
@@ -585,7 +568,7 @@ class AsyncClient(_ClientBase):
             ),
             raw,
         )
-        return self._translations(data, raw)
+        return data
 
     async def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""

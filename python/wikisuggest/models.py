@@ -25,6 +25,30 @@ __all__ = [
 _R = TypeVar("_R")
 
 
+class _NoExtra(Mapping[str, Any]):
+    """The ``extra`` of a record without extra fields: empty, read-only, hashable, shared."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+EMPTY_EXTRA: Mapping[str, Any] = _NoExtra()
+
+
 def _split(cls: type[Any], data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Separate the declared fields of ``cls`` from the extra keys of ``data``."""
     if not isinstance(data, Mapping):
@@ -32,7 +56,7 @@ def _split(cls: type[Any], data: Mapping[str, Any]) -> tuple[dict[str, Any], dic
     names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
     known = {k: v for k, v in data.items() if k in names}
     extra = {k: v for k, v in data.items() if k not in names}
-    return known, extra
+    return known, (extra or EMPTY_EXTRA)  # type: ignore[return-value]
 
 
 def _plain(record: Any) -> dict[str, Any]:
@@ -61,7 +85,7 @@ class DatasetChecksums:
     pageids: str | None = None
     redirects: str | None = None
     w2vfiltered: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DatasetChecksums:
@@ -79,7 +103,7 @@ class Meta:
     application_version: str | None = None
     dataset_checksums: DatasetChecksums | None = None
     format_version: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Meta:
@@ -105,7 +129,7 @@ class LinkRecommendation:
     context_after: str | None = None
     link_index: int | None = None
     match_index: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendation:
@@ -126,7 +150,7 @@ class LinkRecommendationSet:
     page_title: str | None = None
     pageid: int | None = None
     revid: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendationSet:
@@ -162,7 +186,7 @@ class TranslationRecommendation:
     wikidata_id: str | None = None
     rank: int | float | None = None
     langlinks_count: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TranslationRecommendation:

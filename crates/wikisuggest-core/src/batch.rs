@@ -5,18 +5,17 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::client::{Client, PreparedRequest, ResponseKind};
+use crate::client::{Client, Fetched, PreparedRequest, ResponseKind};
 use crate::error::Result;
 
 /// One finished item.
 #[derive(Debug)]
 pub struct BatchItem {
     pub index: usize,
-    pub result: Result<Value>,
+    pub result: Result<Fetched>,
 }
 
 /// The results of a running batch, in completion order.
@@ -53,7 +52,7 @@ impl BatchStream {
                 let client = client.clone();
                 running.spawn(async move {
                     let result = match request {
-                        Ok(request) => client.fetch_json(&request, kind, raw).await,
+                        Ok(request) => client.fetch(&request, kind, raw).await,
                         Err(error) => Err(error),
                     };
                     drop(slot);
@@ -79,6 +78,23 @@ impl BatchStream {
     /// The next finished item, or `None` when every item has been returned. Cancel-safe.
     pub async fn next(&mut self) -> Option<BatchItem> {
         self.receiver.recv().await
+    }
+
+    /// The next finished item and every other one already waiting, up to `limit` items; an
+    /// empty vector when every item has been returned. Cancel-safe. Handing items over in
+    /// groups saves a thread wake-up per item when results arrive faster than they are read.
+    pub async fn next_group(&mut self, limit: usize) -> Vec<BatchItem> {
+        let mut group = Vec::new();
+        if let Some(first) = self.receiver.recv().await {
+            group.push(first);
+            while group.len() < limit.max(1) {
+                match self.receiver.try_recv() {
+                    Ok(item) => group.push(item),
+                    Err(_) => break,
+                }
+            }
+        }
+        group
     }
 
     /// Stop every item that has not finished.

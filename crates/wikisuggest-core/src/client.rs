@@ -104,6 +104,15 @@ pub struct Client {
     limits: RequestLimits,
 }
 
+/// A decoded response body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fetched {
+    LinkRecommendationSet(Box<LinkRecommendationSet>),
+    TranslationRecommendations(Vec<TranslationRecommendation>),
+    /// The body as decoded JSON (after it was checked against its record type).
+    Raw(serde_json::Value),
+}
+
 /// Which record a response body must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseKind {
@@ -347,28 +356,27 @@ impl Client {
         Ok(response.into_recommendations())
     }
 
-    /// Send `request` and check its body against `kind`. Returns the normalised record as
-    /// JSON, or with `raw` the body exactly as decoded (still checked).
-    pub async fn fetch_json(
+    /// Send `request` and decode its body as `kind`: the typed record, or with `raw` the body
+    /// exactly as decoded (still checked against the record type).
+    pub async fn fetch(
         &self,
         request: &PreparedRequest,
         kind: ResponseKind,
         raw: bool,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Fetched> {
         let response = self.execute(request).await?;
-        let normalised = match kind {
+        let fetched = match kind {
             ResponseKind::LinkRecommendationSet => {
-                serde_json::to_value(decode::<LinkRecommendationSet>(&response)?)
+                Fetched::LinkRecommendationSet(Box::new(decode(&response)?))
             }
-            ResponseKind::TranslationRecommendations => serde_json::to_value(
+            ResponseKind::TranslationRecommendations => Fetched::TranslationRecommendations(
                 decode::<TranslationResponse>(&response)?.into_recommendations(),
             ),
-        }
-        .map_err(|e| Error::Internal(format!("could not convert the response: {e}")))?;
+        };
         if raw {
-            decode(&response)
+            Ok(Fetched::Raw(decode(&response)?))
         } else {
-            Ok(normalised)
+            Ok(fetched)
         }
     }
 

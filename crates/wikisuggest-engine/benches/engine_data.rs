@@ -1,0 +1,429 @@
+//! Benchmark of the data and scoring half of the link engine.
+//!
+//! ```text
+//! cargo bench -p wikisuggest-engine --bench engine_data            # everything
+//! cargo bench -p wikisuggest-engine --bench engine_data -- scoring # scoring only
+//! cargo bench -p wikisuggest-engine --bench engine_data -- dataset [DIR]
+//! ```
+//!
+//! `scoring` measures model rows/s (batch and single row) on the parity model and the
+//! full feature + model path of `Scorer::score` over every parity anchor.
+//!
+//! `dataset` generates a synthetic enwiki-scale native file (7 M titles of which 6 M
+//! articles with 50-d vectors and 1 M redirects, 15 M anchors, ~20 M candidates) into DIR
+//! (default: the system temp dir; reused if present), then measures, in a fresh child
+//! process, the open time, resident memory after opening, and lookup latencies.
+
+// A benchmark binary reports by printing and stops on the first failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use wikisuggest_engine::native::{NO_PAGE, NONE_U32, NativeInput, StringTable};
+use wikisuggest_engine::{
+    Dataset, DatasetChecksums, LinkModel, NUM_FEATURES, RustLowercase, Scorer, write_native_file,
+};
+
+const TITLES: usize = 7_000_000;
+const ARTICLES: usize = 6_000_000;
+const ANCHORS: usize = 15_000_000;
+const DIM: usize = 50;
+const WIKI: &str = "synthwiki";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn parity_dir() -> PathBuf {
+    repo().join("tests/data/parity/datasets/enwiki")
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// CPU time of this thread in ns (from the scheduler), so results hold on a busy machine.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// Wall and CPU seconds of `f`.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let (t, c) = (Instant::now(), cpu_ns());
+    let out = f();
+    (out, t.elapsed().as_secs_f64(), (cpu_ns() - c) as f64 / 1e9)
+}
+
+/// Resident memory in KiB: (anonymous, file-backed).
+fn rss_parts_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+            .unwrap_or(0)
+    };
+    (field("RssAnon:"), field("RssFile:"))
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    match args.first().map(String::as_str) {
+        Some("scoring") => scoring(),
+        Some("dataset") => dataset(args.get(1).map(PathBuf::from)),
+        Some("open-child") => open_child(Path::new(&args[1])),
+        _ => {
+            scoring();
+            dataset(None);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+fn scoring() {
+    let json = std::fs::read(parity_dir().join("enwiki.linkmodel.json")).unwrap();
+    let model = LinkModel::from_json(&json).unwrap();
+    let flat: Vec<f64> = std::fs::read(repo().join("tests/data/engine-fixtures/rows.f64"))
+        .unwrap()
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let base: Vec<[f32; NUM_FEATURES]> = flat
+        .chunks_exact(NUM_FEATURES)
+        .map(|r| std::array::from_fn(|i| r[i] as f32))
+        .collect();
+    let rows: Vec<[f32; NUM_FEATURES]> = base.iter().cycle().take(1_000_000).copied().collect();
+
+    println!(
+        "== scoring (parity model: {} trees, {} nodes)",
+        model.num_trees(),
+        model.num_nodes()
+    );
+    let mut out = vec![0.0f32; rows.len()];
+    for _ in 0..2 {
+        model.predict_batch_into(&rows, &mut out);
+    }
+    let reps = 5;
+    let ((), wall, cpu) = timed(|| {
+        for _ in 0..reps {
+            model.predict_batch_into(black_box(&rows), &mut out);
+        }
+    });
+    let n = (reps * rows.len()) as f64;
+    println!(
+        "predict_batch: {:.2} M rows/s CPU ({:.0} ns/row CPU, {:.0} ns/row wall), 1 thread",
+        n / cpu / 1e6,
+        cpu * 1e9 / n,
+        wall * 1e9 / n
+    );
+    let (acc, wall, cpu) = timed(|| {
+        let mut acc = 0.0f32;
+        for r in rows.iter().take(200_000) {
+            acc += model.predict(black_box(r));
+        }
+        acc
+    });
+    black_box(acc);
+    println!(
+        "predict (single row): {:.0} ns/row CPU ({:.0} wall)",
+        cpu * 1e9 / 200_000.0,
+        wall * 1e9 / 200_000.0
+    );
+
+    let t = Instant::now();
+    let ds = Dataset::open(&parity_dir(), "enwiki").unwrap();
+    println!(
+        "open published parity dataset (gunzip + unpickle + index, in memory): {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let scorer = Scorer::new(Arc::new(RustLowercase));
+    let mut anchors = Vec::new();
+    ds.for_each_anchor(|a, _| {
+        anchors.push(a.to_owned());
+        Ok(())
+    })
+    .unwrap();
+    let (scored, wall, cpu) = timed(|| {
+        let mut scored = 0usize;
+        for a in &anchors {
+            let s = scorer.score(&ds, "Cat", a, 1).unwrap().unwrap();
+            scored += s.candidates.len();
+            black_box(s.best());
+        }
+        scored
+    });
+    println!(
+        "Scorer::score over {} anchors: {} candidates in {:.0} ms CPU = {:.2} µs/candidate CPU \
+         ({:.2} wall; lookups + 7 features + model)",
+        anchors.len(),
+        scored,
+        cpu * 1e3,
+        cpu * 1e6 / scored as f64,
+        wall * 1e6 / scored as f64
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+
+const WORDS: &[&str] = &[
+    "river",
+    "history",
+    "john",
+    "county",
+    "school",
+    "national",
+    "united",
+    "album",
+    "the",
+    "football",
+    "of",
+    "station",
+    "de",
+    "church",
+    "war",
+    "film",
+    "new",
+    "saint",
+    "district",
+    "battle",
+    "island",
+    "railway",
+    "party",
+    "language",
+    "university",
+    "song",
+    "list",
+];
+
+fn words(rng: &mut Rng, n: usize, capital: bool) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        if k > 0 {
+            s.push(' ');
+        }
+        let w = WORDS[rng.below(WORDS.len())];
+        if capital && k == 0 {
+            s.push_str(&w[..1].to_uppercase());
+            s.push_str(&w[1..]);
+        } else {
+            s.push_str(w);
+        }
+    }
+    s
+}
+
+fn generate(dir: &Path) -> PathBuf {
+    let t = Instant::now();
+    let mut rng = Rng(7);
+    let model_json = std::fs::read(parity_dir().join("enwiki.linkmodel.json")).unwrap();
+    let model = LinkModel::from_json(&model_json).unwrap();
+
+    let mut titles = StringTable::default();
+    for i in 0..TITLES {
+        let n = 1 + rng.below(3);
+        // The index keeps titles unique; the words give realistic lengths (~20 bytes).
+        let t = format!("{} {i:x}", words(&mut rng, n, true));
+        titles.push(&t).unwrap();
+    }
+    let mut page_ids = vec![NO_PAGE; TITLES];
+    let mut vector_rows = vec![NONE_U32; TITLES];
+    let mut redirects = vec![NONE_U32; TITLES];
+    for i in 0..TITLES {
+        if i < ARTICLES {
+            page_ids[i] = i as i64 + 1;
+            vector_rows[i] = i as u32;
+        } else {
+            redirects[i] = rng.below(ARTICLES) as u32;
+        }
+    }
+    let mut vectors = Vec::with_capacity(ARTICLES * DIM);
+    for _ in 0..ARTICLES * DIM {
+        vectors.push((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5);
+    }
+    let mut anchors = StringTable::default();
+    let mut candidate_offsets = Vec::with_capacity(ANCHORS + 1);
+    candidate_offsets.push(0u64);
+    let mut candidates = Vec::with_capacity(ANCHORS * 4 / 3);
+    for i in 0..ANCHORS {
+        let n = 1 + rng.below(4);
+        anchors
+            .push(&format!("{} {i:x}", words(&mut rng, n, false)))
+            .unwrap();
+        // Mostly one candidate, a long tail of ambiguous anchors.
+        let k = match rng.below(100) {
+            0 => 10 + rng.below(200),
+            1..=20 => 2 + rng.below(4),
+            _ => 1,
+        };
+        for _ in 0..k {
+            candidates.push((rng.below(ARTICLES) as u32, 1 + rng.below(50) as u32));
+        }
+        candidate_offsets.push(candidates.len() as u64);
+    }
+    let input = NativeInput {
+        wiki_id: WIKI.to_owned(),
+        checksums: DatasetChecksums::default(),
+        titles,
+        page_ids,
+        redirects,
+        vector_rows,
+        dim: DIM,
+        vectors,
+        anchors,
+        candidate_offsets,
+        candidates,
+        model,
+        model_json,
+    };
+    println!(
+        "generated synthetic tables in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let path = write_native_file(&input, dir).unwrap();
+    println!(
+        "wrote {} ({:.2} GB) in {:.1} s",
+        path.display(),
+        std::fs::metadata(&path).unwrap().len() as f64 / 1e9,
+        t.elapsed().as_secs_f64()
+    );
+    path
+}
+
+fn dataset(dir: Option<PathBuf>) {
+    let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("wikisuggest-bench-synthwiki"));
+    let path = dir.join(format!("{WIKI}.linkdata"));
+    println!("== synthetic enwiki-scale dataset in {}", dir.display());
+    if !path.is_file() {
+        generate(&dir);
+    }
+    // Measure in a fresh process, so generation memory does not count.
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["open-child", path.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn open_child(path: &Path) {
+    let rss0 = rss_kib();
+    let (ds, open_wall, open_cpu) = timed(|| Dataset::open_native(path).unwrap());
+    let rss1 = rss_kib();
+    let info = ds.info();
+    println!(
+        "open: {:.3} ms wall ({:.3} ms CPU); RSS before {} MiB, after open {} MiB; {} titles, \
+         {} anchors, {} candidates, {} vectors × {}",
+        open_wall * 1e3,
+        open_cpu * 1e3,
+        rss0 / 1024,
+        rss1 / 1024,
+        info.titles,
+        info.anchors,
+        info.candidates,
+        info.vectors,
+        info.dim
+    );
+
+    // Lookups of existing keys, picked by index at random.
+    let mut rng = Rng(99);
+    let n = 100_000;
+    let title_keys: Vec<String> = (0..n)
+        .map(|_| {
+            ds.title_at(rng.below(info.titles as usize))
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let t = Instant::now();
+    let mut hits = 0;
+    for k in &title_keys {
+        hits += usize::from(ds.has_page(k).unwrap());
+        hits += usize::from(ds.vector(k).unwrap().is_some());
+    }
+    let dt = t.elapsed().as_secs_f64();
+    println!(
+        "{n} random title lookups (has_page + vector): {:.2} µs each (cold pages included), {hits} hits",
+        dt * 1e6 / n as f64
+    );
+    let t = Instant::now();
+    let mut misses = 0;
+    for i in 0..n {
+        misses += usize::from(
+            ds.anchor_candidates(&format!("no such anchor {i}"))
+                .unwrap()
+                .is_none(),
+        );
+    }
+    println!(
+        "{n} anchor misses: {:.2} µs each",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
+    let scorer = Scorer::new(Arc::new(RustLowercase));
+    // Anchors are only reachable by key; collect some via iteration over a prefix.
+    let mut keys = Vec::new();
+    let _ = ds.for_each_anchor(|a, _| {
+        if keys.len() < 20_000 {
+            keys.push(a.to_owned());
+            Ok(())
+        } else {
+            Err(wikisuggest_engine::Error::InvalidArgument("enough".into()))
+        }
+    });
+    let t = Instant::now();
+    let mut scored = 0;
+    for k in &keys {
+        scored += scorer
+            .score(&ds, &title_keys[0], k, 2)
+            .unwrap()
+            .map_or(0, |s| s.candidates.len());
+    }
+    let dt = t.elapsed().as_secs_f64();
+    println!(
+        "Scorer::score on {} anchors: {scored} candidates, {:.2} µs/candidate",
+        keys.len(),
+        dt * 1e6 / scored as f64
+    );
+    let (anon, file) = rss_parts_kib();
+    println!(
+        "RSS after {misses} misses, {} lookups and scoring: {} MiB anonymous + {} MiB \
+         file-backed (clean, reclaimable page cache of the {:.2} GB map)",
+        2 * n,
+        anon / 1024,
+        file / 1024,
+        std::fs::metadata(path).unwrap().len() as f64 / 1e9
+    );
+}

@@ -1,0 +1,357 @@
+//! [`Dataset`]: one wiki's lookup tables and link model, opened once and shared.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::native::{self, NativeImage, NativeInput, write_native};
+use crate::published::{self, PublishedDataset, validate_wiki_id};
+use crate::tables::DatasetChecksums;
+use crate::xgboost::LinkModel;
+
+/// Where a [`Dataset`] was loaded from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DatasetSource {
+    /// A native file, memory-mapped.
+    Native(PathBuf),
+    /// A directory of published `.sql.gz` files, converted in memory.
+    Published(PathBuf),
+    /// A directory of legacy sqlitedict files, converted in memory.
+    Sqlite(PathBuf),
+    /// A native image passed as bytes.
+    Memory,
+}
+
+/// Sizes and provenance of a dataset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetInfo {
+    /// Wiki id.
+    pub wiki_id: String,
+    /// Where it was loaded from.
+    pub source: DatasetSource,
+    /// Distinct titles (articles, redirects, candidates, vector keys).
+    pub titles: u64,
+    /// Titles with a page id (`pageids` rows).
+    pub pages: u64,
+    /// Redirect rows.
+    pub redirects: u64,
+    /// Vector rows.
+    pub vectors: u64,
+    /// Vector dimension.
+    pub dim: u64,
+    /// Anchor rows.
+    pub anchors: u64,
+    /// `(anchor, candidate)` pairs.
+    pub candidates: u64,
+    /// Trees the model evaluates.
+    pub model_trees: usize,
+}
+
+/// One candidate target of an anchor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate<'a> {
+    /// Target title.
+    pub title: &'a str,
+    /// Number of source articles linking the anchor to it.
+    pub count: u32,
+}
+
+/// A borrowed float32 vector stored little-endian in the dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vector<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> Vector<'a> {
+    /// Number of components.
+    pub fn dim(&self) -> usize {
+        self.raw.len() / 4
+    }
+
+    /// The components.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = f32> + 'a {
+        self.raw
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+    }
+
+    /// The components as an owned vector.
+    pub fn to_vec(&self) -> Vec<f32> {
+        self.iter().collect()
+    }
+}
+
+/// The datasets and model of one wiki, immutable after opening.
+///
+/// `Send + Sync`: share it across threads with `Arc<Dataset>`. Lookups take keys exactly
+/// as upstream stores them (anchors: Python-lowercased text; titles: normalised titles)
+/// and never normalise them. Lookups return `Err` only if the native file is corrupt.
+#[derive(Debug)]
+pub struct Dataset {
+    image: NativeImage,
+    model: LinkModel,
+    source: DatasetSource,
+}
+
+impl Dataset {
+    /// Opens the dataset of `wiki_id` in `dir`, detecting its format: a native file
+    /// `{wiki_id}.linkdata` (memory-mapped, O(1)), else published `lr_{wiki_id}_*.sql.gz`
+    /// files (checksums verified, converted in memory), else legacy
+    /// `{wiki_id}.*.sqlite` files (converted in memory).
+    pub fn open(dir: &Path, wiki_id: &str) -> Result<Self> {
+        validate_wiki_id(wiki_id)?;
+        let native_path = dir.join(native::native_file_name(wiki_id));
+        if native_path.is_file() {
+            let ds = Self::open_native(&native_path)?;
+            if ds.image.meta.wiki_id != wiki_id {
+                return Err(Error::Corrupt {
+                    path: native_path,
+                    reason: format!("holds wiki {:?}, not {wiki_id:?}", ds.image.meta.wiki_id),
+                });
+            }
+            return Ok(ds);
+        }
+        if published::is_published_dir(dir, wiki_id) {
+            let data = published::read_published(dir, wiki_id)?;
+            return Self::from_published(&data, wiki_id, DatasetSource::Published(dir.to_owned()));
+        }
+        #[cfg(feature = "sqlite")]
+        if crate::sqlite::is_sqlite_dir(dir, wiki_id) {
+            let data = crate::sqlite::read_sqlite(dir, wiki_id)?;
+            return Self::from_published(&data, wiki_id, DatasetSource::Sqlite(dir.to_owned()));
+        }
+        Err(Error::NotFound {
+            dir: dir.to_owned(),
+            wiki_id: wiki_id.to_owned(),
+        })
+    }
+
+    /// Memory-maps a native file. Validates its structure, not its body checksum (see
+    /// [`verify`](Self::verify)).
+    pub fn open_native(path: &Path) -> Result<Self> {
+        let image = NativeImage::open(path)?;
+        let model = image.model()?;
+        Ok(Self {
+            image,
+            model,
+            source: DatasetSource::Native(path.to_owned()),
+        })
+    }
+
+    /// Reads a native image held in memory (e.g. embedded or downloaded).
+    pub fn from_native_bytes(bytes: Vec<u8>) -> Result<Self> {
+        let image = NativeImage::from_bytes(bytes)?;
+        let model = image.model()?;
+        Ok(Self {
+            image,
+            model,
+            source: DatasetSource::Memory,
+        })
+    }
+
+    /// Builds a dataset from already read published tables, in memory.
+    pub fn from_published(
+        data: &PublishedDataset,
+        wiki_id: &str,
+        source: DatasetSource,
+    ) -> Result<Self> {
+        let input = NativeInput::from_tables(
+            wiki_id,
+            &data.tables,
+            data.model_json.clone(),
+            data.checksums.clone(),
+        )?;
+        let mut buf = Cursor::new(Vec::new());
+        write_native(&input, &mut buf)?;
+        let image = NativeImage::from_bytes(buf.into_inner())?;
+        Ok(Self {
+            image,
+            model: input.model,
+            source,
+        })
+    }
+
+    /// Checks the native body checksum (reads everything once).
+    pub fn verify(&self) -> Result<()> {
+        self.image.verify()
+    }
+
+    /// The wiki id.
+    pub fn wiki_id(&self) -> &str {
+        &self.image.meta.wiki_id
+    }
+
+    /// The published sha256 of the five source files (`meta.dataset_checksums`); all
+    /// `None` for sources without checksums (legacy SQLite).
+    pub fn checksums(&self) -> &DatasetChecksums {
+        &self.image.meta.checksums
+    }
+
+    /// Sizes and provenance.
+    pub fn info(&self) -> DatasetInfo {
+        let m = &self.image.meta;
+        DatasetInfo {
+            wiki_id: m.wiki_id.clone(),
+            source: self.source.clone(),
+            titles: m.titles,
+            pages: m.pages,
+            redirects: m.redirects,
+            vectors: m.vectors,
+            dim: m.dim,
+            anchors: m.anchors,
+            candidates: m.candidates,
+            model_trees: self.model.num_trees(),
+        }
+    }
+
+    /// The link model.
+    pub fn model(&self) -> &LinkModel {
+        &self.model
+    }
+
+    /// The model JSON the model was compiled from (e.g. to load it in XGBoost).
+    pub fn model_json(&self) -> &[u8] {
+        self.image.model_json()
+    }
+
+    /// Whether `anchor` is a key of the anchors table.
+    pub fn has_anchor(&self, anchor: &str) -> Result<bool> {
+        Ok(self.image.find_anchor(anchor)?.is_some())
+    }
+
+    /// The candidates of `anchor` in stored order (which decides ties), or `None` if it is
+    /// not an anchor.
+    pub fn anchor_candidates(&self, anchor: &str) -> Result<Option<Vec<Candidate<'_>>>> {
+        let Some(a) = self.image.find_anchor(anchor)? else {
+            return Ok(None);
+        };
+        let pairs = self.image.candidates(a)?;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (t, count) in pairs {
+            out.push(Candidate {
+                title: self.image.title(t)?,
+                count,
+            });
+        }
+        Ok(Some(out))
+    }
+
+    /// The redirect target of `title` (one hop), if it is a redirect.
+    pub fn redirect(&self, title: &str) -> Result<Option<&str>> {
+        let Some(t) = self.image.find_title(title)? else {
+            return Ok(None);
+        };
+        match self.image.redirect(t)? {
+            Some(target) => Ok(Some(self.image.title(target)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether `title` is a key of the pageids table.
+    pub fn has_page(&self, title: &str) -> Result<bool> {
+        Ok(self.page_id(title)?.is_some())
+    }
+
+    /// The page id of `title`, if it is a key of the pageids table.
+    pub fn page_id(&self, title: &str) -> Result<Option<i64>> {
+        match self.image.find_title(title)? {
+            Some(t) => self.image.page_id(t),
+            None => Ok(None),
+        }
+    }
+
+    /// The embedding of `title`, if it has one.
+    pub fn vector(&self, title: &str) -> Result<Option<Vector<'_>>> {
+        match self.image.find_title(title)? {
+            Some(t) => Ok(self.image.vector_bytes(t)?.map(|raw| Vector { raw })),
+            None => Ok(None),
+        }
+    }
+
+    /// Visits every anchor with its candidates, in stored order (UTF-8 byte order of the
+    /// keys for files made by [`convert`]). Stops at the first error `f` returns.
+    pub fn for_each_anchor(
+        &self,
+        mut f: impl FnMut(&str, &[Candidate<'_>]) -> Result<()>,
+    ) -> Result<()> {
+        let mut cands = Vec::new();
+        for a in 0..self.image.n_anchors() as u32 {
+            cands.clear();
+            for (t, count) in self.image.candidates(a)? {
+                cands.push(Candidate {
+                    title: self.image.title(t)?,
+                    count,
+                });
+            }
+            f(self.image.anchor(a)?, &cands)?;
+        }
+        Ok(())
+    }
+
+    /// Number of titles (for iteration with [`title_at`](Self::title_at)).
+    pub fn title_count(&self) -> usize {
+        self.image.n_titles()
+    }
+
+    /// Title number `i` in stored order (UTF-8 byte order for files made by [`convert`]).
+    pub fn title_at(&self, i: usize) -> Result<&str> {
+        let i = u32::try_from(i)
+            .ok()
+            .filter(|&i| (i as usize) < self.image.n_titles())
+            .ok_or_else(|| Error::InvalidArgument(format!("title index {i} out of range")))?;
+        self.image.title(i)
+    }
+
+    /// Vector dimension (0 without vectors).
+    pub fn dim(&self) -> usize {
+        self.image.dim()
+    }
+}
+
+/// Converts the published (or legacy SQLite) dataset of `wiki_id` in `src_dir` into the
+/// native file `out_dir/{wiki_id}.linkdata`, and returns its path.
+///
+/// The file is written under a temporary name and renamed into place, so a reader never
+/// maps a half-written file.
+pub fn convert(src_dir: &Path, wiki_id: &str, out_dir: &Path) -> Result<PathBuf> {
+    validate_wiki_id(wiki_id)?;
+    let data = if published::is_published_dir(src_dir, wiki_id) {
+        published::read_published(src_dir, wiki_id)?
+    } else {
+        #[cfg(feature = "sqlite")]
+        if crate::sqlite::is_sqlite_dir(src_dir, wiki_id) {
+            crate::sqlite::read_sqlite(src_dir, wiki_id)?
+        } else {
+            return Err(Error::NotFound {
+                dir: src_dir.to_owned(),
+                wiki_id: wiki_id.to_owned(),
+            });
+        }
+        #[cfg(not(feature = "sqlite"))]
+        return Err(Error::NotFound {
+            dir: src_dir.to_owned(),
+            wiki_id: wiki_id.to_owned(),
+        });
+    };
+    let input = NativeInput::from_tables(wiki_id, &data.tables, data.model_json, data.checksums)?;
+    drop(data.tables);
+    write_native_file(&input, out_dir)
+}
+
+/// Writes `input` to `out_dir/{wiki_id}.linkdata` (via a temporary file and a rename).
+pub fn write_native_file(input: &NativeInput, out_dir: &Path) -> Result<PathBuf> {
+    validate_wiki_id(&input.wiki_id)?;
+    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+    let path = out_dir.join(native::native_file_name(&input.wiki_id));
+    let tmp = path.with_extension("linkdata.tmp");
+    let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    write_native(input, &mut w)?;
+    let file = w
+        .into_inner()
+        .map_err(|e| Error::io(&tmp, e.into_error()))?;
+    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    Ok(path)
+}

@@ -1,0 +1,65 @@
+//! Data and scoring half of the wikisuggest local link engine.
+//!
+//! - **Datasets.** [`Dataset`] holds one wiki's anchors, redirects, page ids, embeddings
+//!   and link model. It opens a native memory-mapped file in O(1)
+//!   ([`Dataset::open_native`]), or reads the published formats (mysqldump `.sql.gz`
+//!   with checksums, legacy sqlitedict `.sqlite`) and converts them in memory.
+//!   [`convert`] writes the native file once.
+//! - **Scoring.** [`Scorer`] computes the 7 model features of a mention's candidates and
+//!   evaluates the XGBoost model ([`LinkModel`]) bit-exactly as XGBoost 2.1.4's
+//!   `predict_proba`.
+//!
+//! The crate has no Python dependency. It does not tokenize or lowercase text itself:
+//! callers pass the mention's token count and a [`Lowercase`] implementation.
+//!
+//! ```no_run
+//! use std::{path::Path, sync::Arc};
+//! use wikisuggest_engine::{Dataset, RustLowercase, Scorer};
+//!
+//! let ds = Dataset::open(Path::new("data/enwiki"), "enwiki")?;
+//! let scorer = Scorer::new(Arc::new(RustLowercase));
+//! if let Some(scores) = scorer.score(&ds, "Cat", "domestic cat", 2)? {
+//!     if let Some(best) = scores.best() {
+//!         println!("{} {}", best.title, best.probability);
+//!     }
+//! }
+//! # Ok::<(), wikisuggest_engine::Error>(())
+//! ```
+
+pub mod checksum;
+pub mod cosine;
+mod dataset;
+mod error;
+pub mod features;
+pub mod jaro;
+pub mod kurtosis;
+pub mod native;
+pub mod pickle;
+pub mod published;
+pub mod sqldump;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+pub mod tables;
+pub mod xgboost;
+
+pub use cosine::SdotKernel;
+pub use dataset::{
+    Candidate, Dataset, DatasetInfo, DatasetSource, Vector, convert, write_native_file,
+};
+pub use error::{Error, PickleError, Result};
+pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};
+pub use published::PublishedDataset;
+pub use tables::{DatasetChecksums, Tables};
+pub use xgboost::{LinkModel, NUM_FEATURES};
+
+#[cfg(test)]
+mod send_sync {
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn shareable_types() {
+        assert_send_sync::<super::Dataset>();
+        assert_send_sync::<super::Scorer>();
+        assert_send_sync::<super::LinkModel>();
+    }
+}

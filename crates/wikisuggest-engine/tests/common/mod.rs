@@ -1,0 +1,105 @@
+//! Paths to the repository's test data, and small helpers shared by the test files.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+/// Repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The published-format enwiki parity datasets.
+pub fn parity_dir() -> PathBuf {
+    repo_root().join("tests/data/parity/datasets/enwiki")
+}
+
+/// The committed small reference fixtures (made by tests/fixtures_builder).
+pub fn small_fixtures() -> PathBuf {
+    repo_root().join("tests/data/engine-fixtures")
+}
+
+/// Fixture directories to check: the committed one, plus the one named by
+/// `WIKISUGGEST_MODEL_FIXTURES` (large, generated in CI) when set.
+pub fn fixture_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![small_fixtures()];
+    match std::env::var_os("WIKISUGGEST_MODEL_FIXTURES") {
+        Some(p) => dirs.push(PathBuf::from(p)),
+        None => eprintln!(
+            "notice: WIKISUGGEST_MODEL_FIXTURES is unset; checking only the committed \
+             small fixtures (see tests/fixtures_builder/make_model_fixtures.py)"
+        ),
+    }
+    dirs
+}
+
+/// A fresh empty temporary directory for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "wikisuggest-engine-{}-{n}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Copies the parity datasets into a fresh temporary directory.
+pub fn parity_copy(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    for entry in std::fs::read_dir(parity_dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+    }
+    dir
+}
+
+/// Rewrites `path.checksum` so that `path` verifies again after a deliberate edit.
+pub fn rewrite_checksum(path: &Path) {
+    let digest = wikisuggest_engine::checksum::sha256_file(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    std::fs::write(
+        wikisuggest_engine::checksum::checksum_path(path),
+        format!("{digest}  {name}\n"),
+    )
+    .unwrap();
+}
+
+/// A deterministic xorshift generator (tests need no external crate).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Python's `json.dumps(s, ensure_ascii=False)` for a string.
+pub fn py_json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
