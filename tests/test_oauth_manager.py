@@ -434,6 +434,27 @@ def test_failing_store_is_reported_but_the_token_is_kept(
     assert oauth_server.token_requests == 1
 
 
+def test_unusable_stores_are_reported_without_their_content(
+    oauth_server: OAuthTestServer, tmp_path: Path
+) -> None:
+    def load() -> Any:
+        return {"refresh_token": "rt-from-a-broken-store"}  # no access_token
+
+    def save(token: Any) -> None:
+        pass
+
+    broken = bot_manager(oauth_server, store=(load, save))
+    with pytest.raises(WikisuggestError) as info:
+        broken.token()
+    assert "load()" in str(info.value)
+    assert "rt-from-a-broken-store" not in str(info.value)
+    # A path that cannot hold a file.
+    (tmp_path / "token.json").mkdir()
+    unwritable = bot_manager(oauth_server, store=FileTokenStore(tmp_path / "token.json"))
+    with pytest.raises(WikisuggestError, match="token file"):
+        unwritable.token()
+
+
 def test_bad_store_arguments(oauth_server: OAuthTestServer) -> None:
     with pytest.raises(ValueError):
         bot_manager(oauth_server, store=object())

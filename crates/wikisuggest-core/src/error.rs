@@ -62,7 +62,7 @@ pub enum Error {
 
     /// The authorization server redirected back with an error instead of a code. MediaWiki
     /// reports a user's refusal as `unauthorized_client`.
-    #[error("authorization was not granted: {}", describe_oauth(.0))]
+    #[error("authorization was not granted: {0}")]
     AuthorizationFailed(OAuthErrorBody),
 
     /// Anything that is a bug or an environment problem rather than a remote failure.
@@ -99,21 +99,6 @@ impl From<HttpError> for Error {
     fn from(value: HttpError) -> Self {
         Self::Http(Box::new(value))
     }
-}
-
-/// `error: description (hint)`, the way OAuth errors are shown everywhere.
-pub(crate) fn describe_oauth(body: &OAuthErrorBody) -> String {
-    let mut text = body.error.clone();
-    if let Some(description) = &body.description {
-        text.push_str(": ");
-        text.push_str(description);
-    }
-    if let Some(hint) = &body.hint {
-        text.push_str(" (");
-        text.push_str(hint);
-        text.push(')');
-    }
-    text
 }
 
 /// A URL as it may appear in messages: scheme, host, port and path, never the query

@@ -27,7 +27,7 @@ use super::store::TokenStore;
 use super::token::Token;
 use crate::client::{AuthProvider, BoxFuture, Client, LOG_TARGET};
 use crate::config::{ClientConfig, normalise_base_url};
-use crate::error::{Error, Result, describe_oauth};
+use crate::error::{Error, Result};
 use crate::http_error::HttpErrorKind;
 use crate::secret::Secret;
 
@@ -125,7 +125,7 @@ fn reauthorization(error: &Error) -> Error {
     let why = error
         .as_http()
         .and_then(|http| http.oauth.as_ref())
-        .map(describe_oauth)
+        .map(ToString::to_string)
         .unwrap_or_else(|| error.to_string());
     Error::ReauthorizationRequired(why)
 }
