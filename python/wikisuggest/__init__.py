@@ -45,6 +45,17 @@ from .models import (
     Meta,
     TranslationRecommendation,
 )
+from .oauth import (
+    AuthorizationRequest,
+    FileTokenStore,
+    LoopbackServer,
+    Token,
+    TokenManager,
+    TokenStore,
+    authorization_url,
+    authorize_with_loopback,
+    parse_redirect,
+)
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -52,6 +63,7 @@ __all__ = [
     "AccessDenied",
     "AsyncBatch",
     "AsyncClient",
+    "AuthorizationRequest",
     "BatchInterrupted",
     "BatchItem",
     "BatchResults",
@@ -60,6 +72,7 @@ __all__ = [
     "ConfigurationError",
     "DatasetChecksums",
     "DecodeError",
+    "FileTokenStore",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
@@ -68,6 +81,7 @@ __all__ = [
     "InvalidScope",
     "LinkRecommendation",
     "LinkRecommendationSet",
+    "LoopbackServer",
     "Meta",
     "NotFound",
     "OAuthError",
@@ -77,6 +91,9 @@ __all__ = [
     "ServerError",
     "StateMismatch",
     "Timeout",
+    "Token",
+    "TokenManager",
+    "TokenStore",
     "TransportError",
     "TranslationRecommendation",
     "Unauthorized",
@@ -87,4 +104,7 @@ __all__ = [
     "UnsupportedMediaType",
     "WikisuggestError",
     "__version__",
+    "authorization_url",
+    "authorize_with_loopback",
+    "parse_redirect",
 ]
