@@ -137,6 +137,7 @@ def _build(args: argparse.Namespace) -> int:
         max_train_articles=args.max_train_articles,
         max_test_articles=args.max_test_articles,
         backtest=not args.no_backtest,
+        strict_backtest=args.strict_backtest,
         seed=args.seed,
         log=lambda message: print(message, file=sys.stderr),
     )
@@ -217,6 +218,11 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--max-train-articles", type=int, default=200_000)
     build.add_argument("--max-test-articles", type=int, default=10_000)
     build.add_argument("--no-backtest", action="store_true", help="skip the held-out evaluation")
+    build.add_argument(
+        "--strict-backtest",
+        action="store_true",
+        help="leave the held-out articles out of the anchors and embeddings of the evaluated build",
+    )
     build.add_argument("--seed", type=int, default=7)
     build.set_defaults(run=_build)
     return root
