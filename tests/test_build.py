@@ -185,6 +185,29 @@ def test_strict_backtest_leaves_held_out_articles_out(built, tmp_path: Path) -> 
     assert point.recall >= 0.2
 
 
+def test_word_vector_file_embeds_titles(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dump, _, _ = built
+    rng = random.Random(5)
+    words = ["red", "fox", "grey", "wolf", "river", "thames", "london", "brown", "bear"]
+    vectors = tmp_path / "words.vec"
+    lines = [f"{len(words)} 4"]  # fastText header line, skipped
+    lines += [w + " " + " ".join(f"{rng.uniform(-1, 1):.4f}" for _ in range(4)) for w in words]
+    vectors.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = build(dump, "testwiki", tmp_path / "out", min_link_count=1, vectors=vectors)
+    assert report.embedding == "words.vec"
+    rows = read_sql_gz(
+        tmp_path / "out" / "lr_testwiki_w2vfiltered.sql.gz", "lr_testwiki_w2vfiltered"
+    )
+    by_title = {title: v for _, title, v in rows}
+    # Only titles with a known word get a vector: the mean of their words' vectors.
+    assert sorted(by_title) == ["Brown bear", "Grey wolf", "London", "Red fox", "River Thames"]
+    table = dict(line.split(" ", 1) for line in lines[1:])
+    expected = (
+        numpy.array(table["red"].split(), "<f4") + numpy.array(table["fox"].split(), "<f4")
+    ) / 2
+    assert numpy.allclose(by_title["Red fox"], expected)
+
+
 def test_cli_builds_and_reports(tmp_path: Path, built) -> None:  # type: ignore[no-untyped-def]
     dump, _, report = built
     result = subprocess.run(

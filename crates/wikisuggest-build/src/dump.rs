@@ -348,6 +348,33 @@ mod tests {
     }
 
     #[test]
+    fn reads_multistream_bz2_by_extension() -> Result<()> {
+        use std::io::Write;
+        // Wikimedia's multistream dumps are concatenated bzip2 streams.
+        let (head, tail) = DUMP.split_at(DUMP.find("<page>").unwrap_or(0));
+        let mut bytes = Vec::new();
+        for part in [head, tail] {
+            let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            enc.write_all(part.as_bytes())
+                .map_err(|e| BuildError::io(Path::new("-"), e))?;
+            bytes.extend(
+                enc.finish()
+                    .map_err(|e| BuildError::io(Path::new("-"), e))?,
+            );
+        }
+        let path = std::env::temp_dir().join(format!("ws-dump-{}.xml.bz2", std::process::id()));
+        std::fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
+        let mut r = open_dump(&path)?;
+        let mut titles = Vec::new();
+        while let Some(p) = r.next_page()? {
+            titles.push(p.title);
+        }
+        std::fs::remove_file(&path).map_err(|e| BuildError::io(&path, e))?;
+        assert_eq!(titles, ["Fish & Chips", "Chips"]);
+        Ok(())
+    }
+
+    #[test]
     fn truncated_dump_is_an_error() -> Result<()> {
         let cut = DUMP
             .get(..DUMP.find("</page>").unwrap_or(0))

@@ -5,9 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
 use wikisuggest_build::{BuildOptions, Embedding, Scan, scan, set_vectors, write_outputs};
-use wikisuggest_engine::Dataset;
+
+use wikisuggest_build::backtest::PyLowercase;
+use wikisuggest_build::training::{Lookups, ngram_count};
 use wikisuggest_engine::published::read_published;
+use wikisuggest_engine::{Dataset, Scorer};
+use wikisuggest_text::Tokenizer;
 
 /// A one-leaf XGBoost 2.1.4 model (constant score): writing needs a valid model only.
 const MODEL: &[u8] = include_bytes!("one-leaf.linkmodel.json");
@@ -158,4 +163,48 @@ fn same_input_same_bytes() {
         let y = std::fs::read(b.join("out").join(&name)).unwrap();
         assert!(x == y, "{name} differs between two builds");
     }
+}
+
+#[test]
+fn training_features_are_the_serving_features() {
+    let dir = temp_dir("features");
+    let s = build(&dir);
+    let dataset = Dataset::open(&dir.join("out"), "testwiki").unwrap();
+    let scorer = Scorer::new(Arc::new(PyLowercase));
+    let lookups = Lookups::new(&s.tables);
+    let tokenizer = Tokenizer::new("en").unwrap();
+    for (page, mention) in [
+        ("Wolf", "canid"),
+        ("Canidae", "red fox"),
+        ("Red fox", "wolves"),
+    ] {
+        let ngram = ngram_count(&tokenizer, mention);
+        let all = &s
+            .tables
+            .anchors
+            .iter()
+            .find(|(k, _)| k == mention)
+            .unwrap()
+            .1;
+        let trained = lookups.features(page, mention, ngram, all);
+        let served = scorer
+            .score(&dataset, page, mention, ngram)
+            .unwrap()
+            .unwrap();
+        let served: Vec<_> = served.candidates.iter().map(|c| c.features).collect();
+        assert_eq!(trained.len(), served.len());
+        for (t, v) in trained.iter().zip(&served) {
+            assert_eq!(
+                t.to_row().map(f32::to_bits),
+                v.to_row().map(f32::to_bits),
+                "{mention}"
+            );
+        }
+        assert!(
+            trained.iter().any(|f| f.w2v != 0.0),
+            "{mention}: no embedding used"
+        );
+    }
+    assert_eq!(ngram_count(&tokenizer, "red fox"), 2);
+    assert_eq!(ngram_count(&tokenizer, "st. louis"), 2);
 }
