@@ -11,7 +11,15 @@
 mod matching;
 mod pyfloat;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+
+use memchr::memmem;
+
+// The pass hashes every n-gram of the page; a fast non-cryptographic hasher matters there,
+// and no key comes from an adversary who could profit from collisions beyond slowing down
+// their own request.
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = StdHashSet<K, foldhash::fast::RandomState>;
 use std::time::{Duration, Instant};
 
 pub use pyfloat::format_f32;
@@ -148,8 +156,11 @@ impl Mentions {
         let key = pyunicode::lower(gram);
         match self.index.get(&key) {
             Some(&i) => {
-                if let Some(slot) = self.order.get_mut(i) {
-                    slot.1 = gram.to_owned();
+                if let Some(slot) = self.order.get_mut(i)
+                    && slot.1 != gram
+                {
+                    slot.1.clear();
+                    slot.1.push_str(gram);
                 }
             }
             None => {
@@ -163,12 +174,13 @@ impl Mentions {
 /// Calls `emit` with every n-gram of `tokens` for one `n`: a gram starts at
 /// any token other than a single space and ends once it holds `n` tokens
 /// that are not a single space.
-fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(String) -> bool) -> bool {
+fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(&str) -> bool) -> bool {
+    let mut gram = String::new();
     for (start, first) in tokens.iter().enumerate() {
         if *first == " " {
             continue;
         }
-        let mut gram = String::new();
+        gram.clear();
         let mut counted = 0;
         for token in tokens.iter().skip(start) {
             gram.push_str(token);
@@ -176,7 +188,7 @@ fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(String) -> bool) -> 
                 counted += 1;
             }
             if counted == n {
-                if !emit(std::mem::take(&mut gram)) {
+                if !emit(&gram) {
                     return false;
                 }
                 break;
@@ -238,11 +250,16 @@ pub fn recommend(
         }
         v
     };
+    let byte_at_char: Vec<usize> = init
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(init.len()))
+        .collect();
 
     // Existing links: anchor → target, later duplicates overwrite.
-    let mut linked_mentions: HashSet<String> = HashSet::new();
-    let mut linked_links: HashSet<String> = HashSet::new();
-    let mut link_dict: HashMap<String, String> = HashMap::new();
+    let mut linked_mentions: HashSet<String> = HashSet::default();
+    let mut linked_links: HashSet<String> = HashSet::default();
+    let mut link_dict: HashMap<String, String> = HashMap::default();
     for link in wikilinks(&init) {
         let mut target = normalise_title(&link.title);
         let anchor = match link.text.as_deref() {
@@ -278,7 +295,7 @@ pub fn recommend(
         .collect();
     let mut current = originals.clone();
 
-    let mut tested: HashSet<String> = HashSet::new();
+    let mut tested: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
     let out_of_time = || request.time_budget.is_some_and(|b| started.elapsed() > b);
 
@@ -294,8 +311,18 @@ pub fn recommend(
                 continue;
             };
             let orig_string: String = orig.iter().collect();
+            // The first occurrence of the node's text cannot start after the node itself,
+            // so only the text up to its end is searched (with a SIMD substring search:
+            // this runs once per text node over a prefix of the page).
+            let own_end = doc
+                .nodes()
+                .get(index)
+                .and_then(|n| byte_at_char.get(n.range().start))
+                .map_or(init.len(), |&b| (b + orig_string.len()).min(init.len()));
             let node_start = init
-                .find(&orig_string)
+                .as_bytes()
+                .get(..own_end)
+                .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
                 .and_then(|b| char_at_byte.get(b).copied())
                 .unwrap_or(0);
 
@@ -309,7 +336,7 @@ pub fn recommend(
                             timed_out = true;
                             return false;
                         }
-                        mentions.insert(&gram);
+                        mentions.insert(gram);
                         true
                     });
                     if !complete {
@@ -328,7 +355,11 @@ pub fn recommend(
                 let Some(candidates) = model.candidates(mention) else {
                     continue;
                 };
-                if linked_mentions.iter().any(|s| s.contains(mention.as_str()))
+                // One substring searcher per mention, run over every linked mention.
+                let within = memmem::Finder::new(mention.as_bytes());
+                if linked_mentions
+                    .iter()
+                    .any(|s| within.find(s.as_bytes()).is_some())
                     || candidates.iter().any(|c| linked_links.contains(&c.title))
                     || tested.contains(mention)
                 {
