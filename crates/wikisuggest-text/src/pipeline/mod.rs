@@ -296,6 +296,8 @@ pub fn recommend(
     let mut current = originals.clone();
 
     let mut tested: HashSet<String> = HashSet::default();
+    // Mentions that failed the linked-mention or linked-target filter (see below).
+    let mut blocked: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
     let out_of_time = || request.time_budget.is_some_and(|b| started.elapsed() > b);
 
@@ -352,17 +354,25 @@ pub fn recommend(
             }
 
             for (mention, original) in &mentions.order {
+                // The filters are pure, so the cheapest run first; and the linked sets only
+                // grow, so a mention they block stays blocked for the rest of the page.
+                if tested.contains(mention) || blocked.contains(mention) {
+                    continue;
+                }
                 let Some(candidates) = model.candidates(mention) else {
                     continue;
                 };
-                // One substring searcher per mention, run over every linked mention.
-                let within = memmem::Finder::new(mention.as_bytes());
-                if linked_mentions
-                    .iter()
-                    .any(|s| within.find(s.as_bytes()).is_some())
-                    || candidates.iter().any(|c| linked_links.contains(&c.title))
-                    || tested.contains(mention)
+                let within_a_linked_mention = || {
+                    // One substring searcher per mention, run over every linked mention.
+                    let within = memmem::Finder::new(mention.as_bytes());
+                    linked_mentions
+                        .iter()
+                        .any(|s| within.find(s.as_bytes()).is_some())
+                };
+                if candidates.iter().any(|c| linked_links.contains(&c.title))
+                    || within_a_linked_mention()
                 {
+                    blocked.insert(mention.clone());
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
