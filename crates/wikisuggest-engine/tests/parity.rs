@@ -235,3 +235,19 @@ fn score_inspection_agrees_with_the_placement() {
             .is_none()
     );
 }
+
+#[test]
+fn a_stopped_batch_starts_no_page() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let pages = vec![Page::default(); 5];
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
+    assert_eq!(done.len(), 5);
+    assert!(done.iter().all(Option::is_none));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
+    assert!(
+        done.iter()
+            .all(|r| matches!(r, Some(Ok(set)) if set.links.is_empty()))
+    );
+}
