@@ -90,6 +90,10 @@ impl LinkModel for DatasetModel<'_> {
         )
     }
 
+    fn is_anchor(&self, anchor: &str) -> bool {
+        self.keep(self.dataset.has_anchor(anchor)).unwrap_or(false)
+    }
+
     fn redirect(&self, title: &str) -> Option<String> {
         self.keep(self.dataset.redirect(title))?.map(str::to_owned)
     }

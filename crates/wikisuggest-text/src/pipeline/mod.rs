@@ -47,6 +47,12 @@ pub trait LinkModel: Send + Sync {
     /// stored order, or `None` when it is not an anchor.
     fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>>;
 
+    /// Whether `anchor` has candidates; called for every n-gram of the page, so
+    /// implementations should answer without building the candidate list.
+    fn is_anchor(&self, anchor: &str) -> bool {
+        self.candidates(anchor).is_some()
+    }
+
     /// The target of a redirect title, if it is one (one hop).
     fn redirect(&self, title: &str) -> Option<String>;
 
@@ -152,7 +158,9 @@ struct Mentions {
 }
 
 impl Mentions {
-    fn insert(&mut self, gram: &str) {
+    /// Records `gram` under its lowercase key. Grams that are not anchors are left out:
+    /// the pass would skip them anyway, and most grams are not anchors.
+    fn insert(&mut self, gram: &str, model: &dyn LinkModel) {
         let key = pyunicode::lower(gram);
         match self.index.get(&key) {
             Some(&i) => {
@@ -163,6 +171,7 @@ impl Mentions {
                     slot.1.push_str(gram);
                 }
             }
+            None if !model.is_anchor(&key) => {}
             None => {
                 self.index.insert(key.clone(), self.order.len());
                 self.order.push((key, gram.to_owned()));
@@ -338,7 +347,7 @@ pub fn recommend(
                             timed_out = true;
                             return false;
                         }
-                        mentions.insert(gram);
+                        mentions.insert(gram, model);
                         true
                     });
                     if !complete {
