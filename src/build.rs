@@ -12,7 +12,7 @@ use wikisuggest_build::{
     BuildError, BuildOptions, Embedding, Scan, Split, WordVectors, backtest, scan, set_vectors,
     training_rows, write_outputs,
 };
-use wikisuggest_engine::Dataset;
+use wikisuggest_engine::Engine;
 
 use crate::errors::wikisuggest_error;
 
@@ -183,8 +183,8 @@ pub fn backtest_dataset(
     let s = split(holdout_fraction, usize::MAX, max_test_articles);
     let result = py
         .detach(|| {
-            let dataset = Dataset::open(&data_dir, wiki_id)?;
-            backtest(&dump, &dataset, language_code, &s, &thresholds)
+            let engine = Engine::open(&data_dir, wiki_id)?;
+            backtest(&dump, &engine, language_code, &s, &thresholds)
         })
         .map_err(build_error)?;
     let points = result

@@ -1,4 +1,4 @@
-//! The single mapping from core errors to the Python exception tree declared in
+//! The single mapping from core and engine errors to the Python exception tree declared in
 //! `python/wikisuggest/errors.py`. Nothing here inspects message text: the class is chosen
 //! from the error's variant and, for HTTP errors, from the kind the core decided.
 
@@ -8,6 +8,7 @@ use pyo3::types::{PyDict, PyModule};
 use pythonize::pythonize;
 use wikisuggest_core::Error;
 use wikisuggest_core::http_error::{HttpError, HttpErrorKind, OAuthErrorBody};
+use wikisuggest_engine::{Error as EngineError, TextError};
 
 pyo3::import_exception!(wikisuggest.errors, WikisuggestError);
 
@@ -15,6 +16,40 @@ static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 pub fn wikisuggest_error(message: &str) -> PyErr {
     WikisuggestError::new_err(message.to_owned())
+}
+
+/// An `InvalidParameter` naming `parameter`, raised before any work starts.
+pub fn invalid_parameter(parameter: &str, message: &str) -> PyErr {
+    Python::attach(|py| {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("parameter", parameter)?;
+        instantiate(
+            py,
+            "InvalidParameter",
+            &format!("{parameter}: {message}"),
+            &kwargs,
+        )
+    })
+    .unwrap_or_else(|conversion_failure| conversion_failure)
+}
+
+/// Convert a local engine error into the matching Python exception.
+pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
+    build_engine(py, error).unwrap_or_else(|conversion_failure| conversion_failure)
+}
+
+fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
+    let kwargs = PyDict::new(py);
+    let class = match error {
+        EngineError::Text(TextError::UnsupportedLanguage { language }) => {
+            kwargs.set_item("language", language)?;
+            "UnsupportedLanguage"
+        }
+        EngineError::Text(_) => "WikitextError",
+        EngineError::InvalidArgument(_) => "InvalidParameter",
+        _ => "DatasetError",
+    };
+    instantiate(py, class, &error.to_string(), &kwargs)
 }
 
 /// Convert a core error into the matching Python exception, with its attributes set.
@@ -61,11 +96,20 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
         }
         Error::Internal(_) => "WikisuggestError",
     };
+    instantiate(py, class, &error.to_string(), &kwargs)
+}
+
+fn instantiate(
+    py: Python<'_>,
+    class: &str,
+    message: &str,
+    kwargs: &Bound<'_, PyDict>,
+) -> PyResult<PyErr> {
     let module = ERRORS_MODULE.get_or_try_init(py, || {
         PyModule::import(py, "wikisuggest.errors").map(Bound::unbind)
     })?;
     let cls = module.bind(py).getattr(class)?;
-    let instance = cls.call((error.to_string(),), Some(&kwargs))?;
+    let instance = cls.call((message,), Some(kwargs))?;
     Ok(PyErr::from_value(instance))
 }
 

@@ -1,6 +1,7 @@
 //! The `wikisuggest._native` extension module: a thin layer that converts arguments,
 //! releases the interpreter while Rust works, and converts results and errors back.
-//! All behaviour lives in the `wikisuggest-core` crate.
+//! All behaviour lives in the `wikisuggest-core` (HTTP client) and `wikisuggest-engine`
+//! (local link engine) crates.
 
 use pyo3::prelude::*;
 
@@ -8,6 +9,7 @@ mod batch;
 mod build;
 mod client;
 mod convert;
+mod engine;
 mod errors;
 mod logging;
 mod oauth;
@@ -21,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
+    m.add_class::<engine::NativeEngine>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;

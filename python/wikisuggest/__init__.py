@@ -3,17 +3,25 @@
 >>> import wikisuggest
 >>> client = wikisuggest.Client("MyTool/1.0 (https://example.org; me@example.org)")
 >>> result = client.link_recommendations("wikipedia", "en", "Cat")  # doctest: +SKIP
+
+The same recommendations computed locally, offline (see :mod:`wikisuggest.engine`):
+
+>>> engine = wikisuggest.LinkEngine.default()  # doctest: +SKIP
+>>> result = engine.recommend(wikitext, "Cat")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from . import datasets
 from ._native import __version__
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
 from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
+from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
     Cancelled,
     ConfigurationError,
+    DatasetError,
     DecodeError,
     HTTPError,
     InvalidClient,
@@ -35,8 +43,10 @@ from .errors import (
     UnprocessableEntity,
     UnsupportedDomain,
     UnsupportedGrantType,
+    UnsupportedLanguage,
     UnsupportedMediaType,
     WikisuggestError,
+    WikitextError,
 )
 from .models import (
     DatasetChecksums,
@@ -68,17 +78,21 @@ __all__ = [
     "BatchItem",
     "BatchResults",
     "Cancelled",
+    "CandidateScore",
     "Client",
     "ConfigurationError",
     "DatasetChecksums",
+    "DatasetError",
     "DecodeError",
     "FileTokenStore",
+    "EngineInfo",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
     "InvalidParameter",
     "InvalidRequest",
     "InvalidScope",
+    "LinkEngine",
     "LinkRecommendation",
     "LinkRecommendationSet",
     "LoopbackServer",
@@ -101,10 +115,13 @@ __all__ = [
     "UnprocessableEntity",
     "UnsupportedDomain",
     "UnsupportedGrantType",
+    "UnsupportedLanguage",
     "UnsupportedMediaType",
     "WikisuggestError",
+    "WikitextError",
     "__version__",
     "authorization_url",
     "authorize_with_loopback",
     "parse_redirect",
+    "datasets",
 ]

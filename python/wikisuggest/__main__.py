@@ -34,6 +34,44 @@ def _example(_: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    """Recommend links, offline, for articles shipped with the package."""
+    from .engine import LinkEngine, demo_articles
+
+    engine = LinkEngine.default()
+    articles = demo_articles()
+    chosen = args.articles or sorted(articles)
+    unknown = [a for a in chosen if a not in articles]
+    if unknown:
+        print(f"unknown article(s): {', '.join(unknown)}; shipped: {', '.join(sorted(articles))}")
+        return 2
+    info = engine.info()
+    print(f"Local link engine, {info.wiki_id} sample dataset ({info.anchors:,} anchors)\n")
+    for title in chosen:
+        wikitext = articles[title]
+        result = engine.recommend(
+            wikitext, title, threshold=args.threshold, max_recommendations=args.max
+        )
+        print(f"{result.page_title}: {result.links_count} links in {len(wikitext):,} characters")
+        for link in result.links:
+            context = f"{link.context_before}[[{link.link_text}]]{link.context_after}"
+            context = context.replace("\n", " ")
+            print(
+                f"  {link.link_text!r} -> {link.link_target!r}  "
+                f"score {link.score:.3f}  at {link.wikitext_offset}  …{context}…"
+            )
+        print()
+    return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from .datasets import convert
+
+    path = convert(args.src_dir, args.wiki_id, args.out_dir)
+    print(path)
+    return 0
+
+
 def _client(args: argparse.Namespace) -> Any:
     import wikisuggest
 
@@ -171,6 +209,22 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True)
 
     commands.add_parser("example", help="a small offline example").set_defaults(run=_example)
+
+    demo = commands.add_parser(
+        "demo", help="link recommendations for a shipped article, computed offline"
+    )
+    demo.add_argument("articles", nargs="*", help="titles of shipped articles (default: all)")
+    demo.add_argument("--threshold", type=float, default=0.5)
+    demo.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    demo.set_defaults(run=_demo)
+
+    convert = commands.add_parser(
+        "convert", help="convert a published link dataset into the local engine's format"
+    )
+    convert.add_argument("src_dir", help="directory with lr_<wiki>_*.sql.gz and the model")
+    convert.add_argument("wiki_id", help="e.g. enwiki")
+    convert.add_argument("out_dir", help="where to write <wiki>.linkdata")
+    convert.set_defaults(run=_convert)
 
     links = commands.add_parser("links", help="link recommendations for pages (GET)")
     links.add_argument("domain", help="wiki subdomain, e.g. en")

@@ -213,6 +213,52 @@ class NativeBatch:
     def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
     def cancel(self) -> None: ...
 
+class NativeEngine:
+    @staticmethod
+    def open(path: str, wiki_id: str, application_version: str) -> NativeEngine: ...
+    @staticmethod
+    def convert(src_dir: str, wiki_id: str, out_dir: str) -> str: ...
+    @property
+    def wiki_id(self) -> str: ...
+    def info(self) -> dict[str, Any]: ...
+    def score(
+        self, page_title: str, mention: str, language_code: str | None
+    ) -> list[dict[str, Any]] | None: ...
+    def recommend(
+        self,
+        wikitext: str,
+        page_title: str,
+        pageid: int | None,
+        revid: int | None,
+        language_code: str | None,
+        threshold: float,
+        max_recommendations: int,
+        sections_to_exclude: list[str],
+        time_budget: float | None,
+    ) -> Any: ...
+    def recommend_async(
+        self,
+        wikitext: str,
+        page_title: str,
+        pageid: int | None,
+        revid: int | None,
+        language_code: str | None,
+        threshold: float,
+        max_recommendations: int,
+        sections_to_exclude: list[str],
+        time_budget: float | None,
+    ) -> Awaitable[Any]: ...
+    def recommend_chunk(
+        self,
+        pages: list[tuple[str, str, int | None, int | None, str | None]],
+        workers: int | None,
+        language_code: str | None,
+        threshold: float,
+        max_recommendations: int,
+        sections_to_exclude: list[str],
+        time_budget: float | None,
+    ) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
+
 class NativeDatasetBuild:
     def __init__(
         self,

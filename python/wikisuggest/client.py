@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from . import _args
+from . import _args, _env
 from ._native import NativeBatch, NativeClient
 from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
 from .batch import translation_item as _translation_item
@@ -65,9 +65,9 @@ class _ClientBase:
         self,
         user_agent: str | None = None,
         *,
-        base_url: str = DEFAULT_BASE_URL,
+        base_url: str | None = None,
         auth: TokenManager | str | None = None,
-        auth_url: str = DEFAULT_AUTH_URL,
+        auth_url: str | None = None,
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
         max_retries: int = 3,
@@ -93,12 +93,20 @@ class _ClientBase:
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
         ``rate_limit`` is set, at most that many start per second — across all threads, tasks
         and batches using this client.
+
+        Arguments left out are read from the environment where it names them
+        (``WIKISUGGEST_USER_AGENT``, ``WIKISUGGEST_BASE_URL``, ``WIKISUGGEST_AUTH_URL``, and
+        credentials: ``WIKISUGGEST_TOKEN``, or ``WIKISUGGEST_CLIENT_ID`` with
+        ``WIKISUGGEST_CLIENT_SECRET``); explicit arguments win.
         """
         retries = _args.integer("max_retries", max_retries)
         if not 0 <= retries <= 100:
             raise _args.InvalidParameter(
                 f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
             )
+        base_url = _env.setting("WIKISUGGEST_BASE_URL", base_url, DEFAULT_BASE_URL)
+        auth_url = _env.setting("WIKISUGGEST_AUTH_URL", auth_url, DEFAULT_AUTH_URL)
+        auth = _env.auth(auth, auth_url)
         token = manager = None
         if isinstance(auth, TokenManager):
             manager = auth._native

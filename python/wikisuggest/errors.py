@@ -16,6 +16,7 @@ __all__ = [
     "AccessDenied",
     "Cancelled",
     "ConfigurationError",
+    "DatasetError",
     "DecodeError",
     "HTTPError",
     "InvalidClient",
@@ -37,8 +38,10 @@ __all__ = [
     "UnprocessableEntity",
     "UnsupportedDomain",
     "UnsupportedGrantType",
+    "UnsupportedLanguage",
     "UnsupportedMediaType",
     "WikisuggestError",
+    "WikitextError",
 ]
 
 
@@ -96,6 +99,22 @@ class Cancelled(WikisuggestError):
 
 class StateMismatch(WikisuggestError, ValueError):
     """The ``state`` of an authorization redirect is not the one that was sent."""
+
+
+class DatasetError(WikisuggestError):
+    """A local engine dataset is missing, unreadable, corrupt or fails its checksums."""
+
+
+class WikitextError(WikisuggestError, ValueError):
+    """The local engine cannot process this page: the wikitext is not a string, or it holds
+    markup on which the production engine fails too (it answers HTTP 500 there)."""
+
+
+class UnsupportedLanguage(WikisuggestError, ValueError):
+    """The local engine cannot tokenize this language (one written without spaces, which
+    production tokenizes with a SentencePiece model). ``language`` is the code given."""
+
+    language: str | None = None
 
 
 class HTTPError(WikisuggestError):

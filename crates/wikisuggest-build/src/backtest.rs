@@ -3,87 +3,14 @@
 //! `generate_backtesting_eval.py`: micro precision and recall per threshold).
 
 use std::path::Path;
-use std::sync::Arc;
 
-use wikisuggest_engine::{Dataset, Lowercase, Scorer};
-use wikisuggest_text::Tokenizer;
-use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
+use wikisuggest_engine::{Dataset, Engine, RecommendOptions};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::title::normalise_title;
 
 use crate::dump::open_dump;
-use crate::error::{BuildError, Result};
-use crate::training::{Split, gold_and_stripped, ngram_count};
-
-/// Python's `str.lower`, as the serving engine lowercases.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PyLowercase;
-
-impl Lowercase for PyLowercase {
-    fn lower(&self, s: &str) -> String {
-        pyunicode::lower(s)
-    }
-}
-
-/// A [`Dataset`] and its scorer seen through the query pass's interface.
-pub struct EngineModel<'a> {
-    dataset: &'a Dataset,
-    scorer: Scorer,
-    tokenizer: Tokenizer,
-}
-
-impl<'a> EngineModel<'a> {
-    /// Serves `dataset` with the tokenizer of `language_code`.
-    pub fn new(dataset: &'a Dataset, language_code: &str) -> Result<Self> {
-        let tokenizer = Tokenizer::new(language_code).map_err(|source| BuildError::Text {
-            title: String::new(),
-            source,
-        })?;
-        Ok(Self {
-            dataset,
-            scorer: Scorer::new(Arc::new(PyLowercase)),
-            tokenizer,
-        })
-    }
-}
-
-impl LinkModel for EngineModel<'_> {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
-        let cands = self.dataset.anchor_candidates(anchor).ok()??;
-        Some(
-            cands
-                .into_iter()
-                .map(|c| Candidate {
-                    title: c.title.to_owned(),
-                    count: u64::from(c.count),
-                })
-                .collect(),
-        )
-    }
-
-    fn redirect(&self, title: &str) -> Option<String> {
-        self.dataset
-            .redirect(title)
-            .ok()
-            .flatten()
-            .map(str::to_owned)
-    }
-
-    fn has_page(&self, title: &str) -> bool {
-        self.dataset.has_page(title).unwrap_or(false)
-    }
-
-    fn scores(&self, page: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
-        let ngram = ngram_count(&self.tokenizer, mention);
-        match self.scorer.score(self.dataset, page, mention, ngram) {
-            Ok(Some(s)) if s.candidates.len() == candidates.len() => {
-                s.candidates.iter().map(|c| c.probability).collect()
-            }
-            // Not an anchor, or a corrupt file: nothing to recommend.
-            _ => vec![0.0; candidates.len()],
-        }
-    }
-}
+use crate::error::Result;
+use crate::training::{Split, gold_and_stripped};
 
 /// Micro-averaged counts at one threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,15 +54,15 @@ pub struct Backtest {
     pub points: Vec<BacktestPoint>,
 }
 
-/// Runs `dataset` over the held-out articles of `dump` at each threshold.
+/// Runs the engine over the held-out articles of `dump` at each threshold.
 pub fn backtest(
     dump: &Path,
-    dataset: &Dataset,
+    engine: &Engine,
     language_code: &str,
     split: &Split,
     thresholds: &[f64],
 ) -> Result<Backtest> {
-    let model = EngineModel::new(dataset, language_code)?;
+    let dataset: &Dataset = engine.dataset();
     let mut result = Backtest {
         articles: 0,
         points: thresholds
@@ -151,8 +78,11 @@ pub fn backtest(
     let mut reader = open_dump(dump)?;
     let namespaces = reader.namespaces().clone();
     let resolve = |t: &str| {
-        let t = model.redirect(t).unwrap_or_else(|| t.to_owned());
-        model.has_page(&t).then_some(t)
+        let t = match dataset.redirect(t) {
+            Ok(Some(target)) => target.to_owned(),
+            _ => t.to_owned(),
+        };
+        dataset.has_page(&t).unwrap_or(false).then_some(t)
     };
     while let Some(page) = reader.next_page()? {
         if result.articles as usize >= split.max_test_articles {
@@ -168,19 +98,14 @@ pub fn backtest(
         let (gold, stripped) = gold_and_stripped(&page.text, &namespaces, resolve);
         // Thresholds are independent runs of the pass: spread them over the cores.
         let run = |threshold: f64| -> Result<(u64, u64)> {
-            let request = Request {
-                wikitext: &stripped,
-                page_title: &title,
-                language_code,
+            let options = RecommendOptions {
+                language_code: Some(language_code.to_owned()),
                 threshold,
                 max_recommendations: 0,
-                sections_to_exclude: &[],
+                sections_to_exclude: Vec::new(),
                 time_budget: None,
             };
-            let recs = recommend(&model, &request).map_err(|source| BuildError::Text {
-                title: title.clone(),
-                source,
-            })?;
+            let recs = engine.recommend(&stripped, &title, None, None, &options)?;
             let correct = recs
                 .links
                 .iter()
@@ -213,9 +138,9 @@ fn run_parallel<T: Send>(
             .collect();
         let mut out = Vec::with_capacity(thresholds.len());
         for handle in handles {
-            let part = handle
-                .join()
-                .map_err(|_| BuildError::InvalidArgument("a backtest thread panicked".into()))?;
+            let part = handle.join().map_err(|_| {
+                crate::BuildError::InvalidArgument("a backtest thread panicked".into())
+            })?;
             for r in part {
                 out.push(r?);
             }

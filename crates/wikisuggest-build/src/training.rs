@@ -21,7 +21,6 @@ use wikisuggest_text::Tokenizer;
 use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::title::normalise_title;
-use wikisuggest_text::tokenize::is_punctuation;
 
 use crate::dump::{Namespaces, open_dump};
 use crate::error::{BuildError, Result};
@@ -149,19 +148,8 @@ impl<'a> Lookups<'a> {
     }
 }
 
-/// The `ngram` feature: tokens of the mention, minus those starting with a space and
-/// single punctuation characters (spec §4.1).
-pub fn ngram_count(tokenizer: &Tokenizer, mention: &str) -> u32 {
-    tokenizer
-        .words(mention)
-        .into_iter()
-        .filter(|t| !t.starts_with(' '))
-        .filter(|t| {
-            let mut chars = t.chars();
-            !matches!((chars.next(), chars.next()), (Some(c), None) if is_punctuation(c))
-        })
-        .count() as u32
-}
+/// The `ngram` feature, exactly as the engine computes it at query time.
+pub use wikisuggest_engine::ngram_feature as ngram_count;
 
 /// Records the mentions the query pass scores; accepts none.
 struct Recorder<'a> {

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wikisuggest_build::{BuildOptions, Embedding, Scan, scan, set_vectors, write_outputs};
 
-use wikisuggest_build::backtest::PyLowercase;
 use wikisuggest_build::training::{Lookups, ngram_count};
 use wikisuggest_engine::published::read_published;
-use wikisuggest_engine::{Dataset, Scorer};
+use wikisuggest_engine::{Dataset, PyLowercase, Scorer};
 use wikisuggest_text::Tokenizer;
 
 /// A one-leaf XGBoost 2.1.4 model (constant score): writing needs a valid model only.

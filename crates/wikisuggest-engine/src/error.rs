@@ -107,6 +107,11 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
+    /// The text layer refused the page or its settings (unsupported language, or one of
+    /// the upstream failures of the placement pass).
+    #[error(transparent)]
+    Text(wikisuggest_text::TextError),
+
     /// An SQLite operation on a legacy sqlitedict file failed.
     #[cfg(feature = "sqlite")]
     #[error("SQLite error on {path}: {source}")]

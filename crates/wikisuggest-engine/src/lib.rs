@@ -8,9 +8,13 @@
 //! - **Scoring.** [`Scorer`] computes the 7 model features of a mention's candidates and
 //!   evaluates the XGBoost model ([`LinkModel`]) bit-exactly as XGBoost 2.1.4's
 //!   `predict_proba`.
+//! - **Recommendation.** [`Engine`] puts a dataset and a scorer behind the placement pass
+//!   of `wikisuggest-text` and returns production's response ([`LinkRecommendationSet`]),
+//!   for one page or for many pages on several threads ([`Engine::recommend_batch`]).
 //!
-//! The crate has no Python dependency. It does not tokenize or lowercase text itself:
-//! callers pass the mention's token count and a [`Lowercase`] implementation.
+//! The crate has no Python dependency. [`Scorer`] does not tokenize or lowercase text
+//! itself: callers pass the mention's token count and a [`Lowercase`] implementation
+//! ([`Engine`] passes the text crate's, [`PyLowercase`]).
 //!
 //! ```no_run
 //! use std::{path::Path, sync::Arc};
@@ -36,6 +40,7 @@ pub mod kurtosis;
 pub mod native;
 pub mod pickle;
 pub mod published;
+mod recommend;
 pub mod sqldump;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -49,7 +54,13 @@ pub use dataset::{
 pub use error::{Error, PickleError, Result};
 pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};
 pub use published::PublishedDataset;
+pub use recommend::{
+    Engine, FORMAT_VERSION, LinkRecommendation, LinkRecommendationSet, Meta, Page, PyLowercase,
+    RecommendOptions, default_workers, ngram_feature,
+};
 pub use tables::{DatasetChecksums, Tables};
+pub use wikisuggest_text::TextError;
+pub use wikisuggest_text::pipeline::Stop;
 pub use xgboost::{LinkModel, NUM_FEATURES};
 
 #[cfg(test)]
@@ -61,5 +72,6 @@ mod send_sync {
         assert_send_sync::<super::Dataset>();
         assert_send_sync::<super::Scorer>();
         assert_send_sync::<super::LinkModel>();
+        assert_send_sync::<super::Engine>();
     }
 }

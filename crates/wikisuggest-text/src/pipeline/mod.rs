@@ -11,7 +11,15 @@
 mod matching;
 mod pyfloat;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+
+use memchr::memmem;
+
+// The pass hashes every n-gram of the page; a fast non-cryptographic hasher matters there,
+// and no key comes from an adversary who could profit from collisions beyond slowing down
+// their own request.
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = StdHashSet<K, foldhash::fast::RandomState>;
 use std::time::{Duration, Instant};
 
 pub use pyfloat::format_f32;
@@ -38,6 +46,12 @@ pub trait LinkModel: Send + Sync {
     /// Candidates of an anchor (the exact, Python-lowercased n-gram) in
     /// stored order, or `None` when it is not an anchor.
     fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>>;
+
+    /// Whether `anchor` has candidates; called for every n-gram of the page, so
+    /// implementations should answer without building the candidate list.
+    fn is_anchor(&self, anchor: &str) -> bool {
+        self.candidates(anchor).is_some()
+    }
 
     /// The target of a redirect title, if it is one (one hop).
     fn redirect(&self, title: &str) -> Option<String>;
@@ -144,14 +158,20 @@ struct Mentions {
 }
 
 impl Mentions {
-    fn insert(&mut self, gram: &str) {
+    /// Records `gram` under its lowercase key. Grams that are not anchors are left out:
+    /// the pass would skip them anyway, and most grams are not anchors.
+    fn insert(&mut self, gram: &str, model: &dyn LinkModel) {
         let key = pyunicode::lower(gram);
         match self.index.get(&key) {
             Some(&i) => {
-                if let Some(slot) = self.order.get_mut(i) {
-                    slot.1 = gram.to_owned();
+                if let Some(slot) = self.order.get_mut(i)
+                    && slot.1 != gram
+                {
+                    slot.1.clear();
+                    slot.1.push_str(gram);
                 }
             }
+            None if !model.is_anchor(&key) => {}
             None => {
                 self.index.insert(key.clone(), self.order.len());
                 self.order.push((key, gram.to_owned()));
@@ -163,12 +183,13 @@ impl Mentions {
 /// Calls `emit` with every n-gram of `tokens` for one `n`: a gram starts at
 /// any token other than a single space and ends once it holds `n` tokens
 /// that are not a single space.
-fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(String) -> bool) -> bool {
+fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(&str) -> bool) -> bool {
+    let mut gram = String::new();
     for (start, first) in tokens.iter().enumerate() {
         if *first == " " {
             continue;
         }
-        let mut gram = String::new();
+        gram.clear();
         let mut counted = 0;
         for token in tokens.iter().skip(start) {
             gram.push_str(token);
@@ -176,7 +197,7 @@ fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(String) -> bool) -> 
                 counted += 1;
             }
             if counted == n {
-                if !emit(std::mem::take(&mut gram)) {
+                if !emit(&gram) {
                     return false;
                 }
                 break;
@@ -238,11 +259,16 @@ pub fn recommend(
         }
         v
     };
+    let byte_at_char: Vec<usize> = init
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(init.len()))
+        .collect();
 
     // Existing links: anchor → target, later duplicates overwrite.
-    let mut linked_mentions: HashSet<String> = HashSet::new();
-    let mut linked_links: HashSet<String> = HashSet::new();
-    let mut link_dict: HashMap<String, String> = HashMap::new();
+    let mut linked_mentions: HashSet<String> = HashSet::default();
+    let mut linked_links: HashSet<String> = HashSet::default();
+    let mut link_dict: HashMap<String, String> = HashMap::default();
     for link in wikilinks(&init) {
         let mut target = normalise_title(&link.title);
         let anchor = match link.text.as_deref() {
@@ -278,7 +304,9 @@ pub fn recommend(
         .collect();
     let mut current = originals.clone();
 
-    let mut tested: HashSet<String> = HashSet::new();
+    let mut tested: HashSet<String> = HashSet::default();
+    // Mentions that failed the linked-mention or linked-target filter (see below).
+    let mut blocked: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
     let out_of_time = || request.time_budget.is_some_and(|b| started.elapsed() > b);
 
@@ -294,8 +322,18 @@ pub fn recommend(
                 continue;
             };
             let orig_string: String = orig.iter().collect();
+            // The first occurrence of the node's text cannot start after the node itself,
+            // so only the text up to its end is searched (with a SIMD substring search:
+            // this runs once per text node over a prefix of the page).
+            let own_end = doc
+                .nodes()
+                .get(index)
+                .and_then(|n| byte_at_char.get(n.range().start))
+                .map_or(init.len(), |&b| (b + orig_string.len()).min(init.len()));
             let node_start = init
-                .find(&orig_string)
+                .as_bytes()
+                .get(..own_end)
+                .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
                 .and_then(|b| char_at_byte.get(b).copied())
                 .unwrap_or(0);
 
@@ -309,7 +347,7 @@ pub fn recommend(
                             timed_out = true;
                             return false;
                         }
-                        mentions.insert(&gram);
+                        mentions.insert(gram, model);
                         true
                     });
                     if !complete {
@@ -325,13 +363,25 @@ pub fn recommend(
             }
 
             for (mention, original) in &mentions.order {
+                // The filters are pure, so the cheapest run first; and the linked sets only
+                // grow, so a mention they block stays blocked for the rest of the page.
+                if tested.contains(mention) || blocked.contains(mention) {
+                    continue;
+                }
                 let Some(candidates) = model.candidates(mention) else {
                     continue;
                 };
-                if linked_mentions.iter().any(|s| s.contains(mention.as_str()))
-                    || candidates.iter().any(|c| linked_links.contains(&c.title))
-                    || tested.contains(mention)
+                let within_a_linked_mention = || {
+                    // One substring searcher per mention, run over every linked mention.
+                    let within = memmem::Finder::new(mention.as_bytes());
+                    linked_mentions
+                        .iter()
+                        .any(|s| within.find(s.as_bytes()).is_some())
+                };
+                if candidates.iter().any(|c| linked_links.contains(&c.title))
+                    || within_a_linked_mention()
                 {
+                    blocked.insert(mention.clone());
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {

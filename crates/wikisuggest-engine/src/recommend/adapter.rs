@@ -1,0 +1,136 @@
+//! The text crate's [`LinkModel`] backed by a [`Dataset`] and a [`Scorer`].
+
+use std::sync::Mutex;
+
+use wikisuggest_text::Tokenizer;
+use wikisuggest_text::pipeline::{Candidate, LinkModel};
+use wikisuggest_text::pyunicode;
+use wikisuggest_text::tokenize::is_punctuation;
+
+use crate::dataset::Dataset;
+use crate::error::Error;
+use crate::features::{Lowercase, Scorer};
+
+/// Python's `str.lower()` from the text crate, the one the datasets were keyed with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PyLowercase;
+
+impl Lowercase for PyLowercase {
+    fn lower(&self, s: &str) -> String {
+        pyunicode::lower(s)
+    }
+}
+
+/// The `ngram` feature (spec §4.1): word tokens of the mention, leaving out tokens that
+/// start with U+0020 and single punctuation characters.
+pub fn ngram_feature(tokenizer: &Tokenizer, mention: &str) -> u32 {
+    let kept = tokenizer
+        .words(mention)
+        .into_iter()
+        .filter(|t| !t.starts_with(' '))
+        .filter(|t| {
+            let mut chars = t.chars();
+            !matches!((chars.next(), chars.next()), (Some(c), None) if is_punctuation(c))
+        })
+        .count();
+    u32::try_from(kept).unwrap_or(u32::MAX)
+}
+
+/// One request's view of the dataset.
+///
+/// [`LinkModel`] is infallible, but dataset lookups fail on a corrupt native file; the
+/// first such error is kept here and reported once the pass returns, while the pass itself
+/// sees "no data".
+pub(super) struct DatasetModel<'a> {
+    pub dataset: &'a Dataset,
+    pub scorer: &'a Scorer,
+    pub tokenizer: &'a Tokenizer,
+    pub failure: Mutex<Option<Error>>,
+}
+
+impl<'a> DatasetModel<'a> {
+    pub fn new(dataset: &'a Dataset, scorer: &'a Scorer, tokenizer: &'a Tokenizer) -> Self {
+        Self {
+            dataset,
+            scorer,
+            tokenizer,
+            failure: Mutex::new(None),
+        }
+    }
+
+    fn keep<T>(&self, result: Result<T, Error>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(error) => {
+                if let Ok(mut slot) = self.failure.lock() {
+                    slot.get_or_insert(error);
+                }
+                None
+            }
+        }
+    }
+
+    /// The first lookup error met, if any.
+    pub fn into_failure(self) -> Option<Error> {
+        self.failure.into_inner().ok().flatten()
+    }
+}
+
+impl LinkModel for DatasetModel<'_> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+        let found = self.keep(self.dataset.anchor_candidates(anchor))??;
+        Some(
+            found
+                .into_iter()
+                .map(|c| Candidate {
+                    title: c.title.to_owned(),
+                    count: u64::from(c.count),
+                })
+                .collect(),
+        )
+    }
+
+    fn is_anchor(&self, anchor: &str) -> bool {
+        self.keep(self.dataset.has_anchor(anchor)).unwrap_or(false)
+    }
+
+    fn redirect(&self, title: &str) -> Option<String> {
+        self.keep(self.dataset.redirect(title))?.map(str::to_owned)
+    }
+
+    fn has_page(&self, title: &str) -> bool {
+        self.keep(self.dataset.has_page(title)).unwrap_or(false)
+    }
+
+    /// Scores every candidate of the mention in one pass over the anchor's full candidate
+    /// map (which `ambig` and `kurtosis` need); the pass hands us the same top-10 slice the
+    /// scorer derives from it, in the same order.
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
+        let scored = self
+            .keep(self.dataset.anchor_candidates(mention))
+            .flatten()
+            .and_then(|all| {
+                let ngram = ngram_feature(self.tokenizer, mention);
+                self.keep(self.scorer.score_candidates(
+                    self.dataset,
+                    page_title,
+                    mention,
+                    ngram,
+                    &all,
+                ))
+            });
+        let Some(scored) = scored else {
+            return vec![f32::NAN; candidates.len()];
+        };
+        candidates
+            .iter()
+            .map(|c| {
+                scored
+                    .candidates
+                    .iter()
+                    .find(|s| s.title == c.title)
+                    .map_or(f32::NAN, |s| s.probability)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,213 @@
+//! The whole local link engine: a [`Dataset`] and a [`Scorer`] behind the text crate's
+//! placement pass, returning what production's `Query.run` returns (spec §2, §6.4).
+//!
+//! Scores are pure functions of (page, mention, candidate) (spec §4.6), so the placement
+//! pass asks for them on demand, at most once per mention and page; throughput comes from
+//! running pages in parallel ([`Engine::recommend_batch`]), which keeps every page's pass
+//! sequential and its output identical to a single call.
+
+mod adapter;
+mod batch;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use wikisuggest_text::pipeline::{self, Request, Stop};
+use wikisuggest_text::title::normalise_title;
+use wikisuggest_text::{TextError, Tokenizer};
+
+pub use adapter::{PyLowercase, ngram_feature};
+pub use batch::{Page, default_workers};
+pub use wikisuggest_text::pipeline::LinkRecommendation;
+
+use crate::dataset::{Dataset, DatasetInfo};
+use crate::error::{Error, Result};
+use crate::features::{MentionScores, Scorer};
+use crate::tables::DatasetChecksums;
+use adapter::DatasetModel;
+
+/// `meta.format_version` of every result.
+pub const FORMAT_VERSION: i64 = 1;
+
+/// Parameters of one recommendation request (the HTTP API's, spec §6.3).
+#[derive(Debug, Clone)]
+pub struct RecommendOptions {
+    /// Language code for tokenization; `None` derives it from the wiki id
+    /// (`enwiki` → `en`, `bat_smgwiki` → `bat_smg`), as the API's default does.
+    pub language_code: Option<String>,
+    /// Minimum probability; a score equal to it is accepted.
+    pub threshold: f64,
+    /// Stop after this many links; `0` and negative values mean unlimited.
+    pub max_recommendations: i64,
+    /// Section titles to skip (case-folded exact match; `%LEAD%` is the lead).
+    pub sections_to_exclude: Vec<String>,
+    /// Wall-clock budget per page; `None` never stops early. Production uses 29 s, which
+    /// makes its output depend on machine speed.
+    pub time_budget: Option<Duration>,
+}
+
+impl Default for RecommendOptions {
+    fn default() -> Self {
+        Self {
+            language_code: None,
+            threshold: 0.5,
+            max_recommendations: 15,
+            sections_to_exclude: Vec::new(),
+            time_budget: None,
+        }
+    }
+}
+
+/// `meta` of a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// Always [`FORMAT_VERSION`].
+    pub format_version: i64,
+    /// The engine's version (production: the deployed commit).
+    pub application_version: String,
+    /// The published checksums of the dataset files (empty for sources without them).
+    pub dataset_checksums: DatasetChecksums,
+}
+
+/// The recommendations for one page: production's response body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRecommendationSet {
+    /// Links in discovery order (not offset order); `link_index` is the position.
+    pub links: Vec<LinkRecommendation>,
+    /// The page title, normalised.
+    pub page_title: String,
+    /// Echoed from the request.
+    pub pageid: Option<i64>,
+    /// Echoed from the request.
+    pub revid: Option<i64>,
+    /// Versions and checksums.
+    pub meta: Meta,
+    /// Why processing ended (production only logs it).
+    pub stop: Stop,
+}
+
+impl LinkRecommendationSet {
+    /// `links_count`.
+    pub fn links_count(&self) -> usize {
+        self.links.len()
+    }
+}
+
+/// A wiki's dataset and model, ready to recommend links. Immutable; share it with `Arc`.
+#[derive(Debug)]
+pub struct Engine {
+    dataset: Dataset,
+    scorer: Scorer,
+    application_version: String,
+}
+
+impl Engine {
+    /// An engine over `dataset`, lowercasing as Python does.
+    pub fn new(dataset: Dataset) -> Self {
+        Self {
+            dataset,
+            scorer: Scorer::new(Arc::new(PyLowercase)),
+            application_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// Opens the dataset of `wiki_id` in `dir` (any format [`Dataset::open`] reads).
+    pub fn open(dir: &Path, wiki_id: &str) -> Result<Self> {
+        Dataset::open(dir, wiki_id).map(Self::new)
+    }
+
+    /// Sets `meta.application_version`.
+    pub fn with_application_version(mut self, version: impl Into<String>) -> Self {
+        self.application_version = version.into();
+        self
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &Dataset {
+        &self.dataset
+    }
+
+    /// Sizes and provenance of the dataset.
+    pub fn info(&self) -> DatasetInfo {
+        self.dataset.info()
+    }
+
+    /// The language code used when a request names none.
+    pub fn default_language(&self) -> &str {
+        let wiki = self.dataset.wiki_id();
+        wiki.strip_suffix("wiki").unwrap_or(wiki)
+    }
+
+    /// Recommends links for one page.
+    ///
+    /// # Errors
+    /// [`Error::Text`] for an unsupported language or the upstream failures of the
+    /// placement pass (spec §2.16, 12), and [`Error::Corrupt`] when the native file is
+    /// damaged.
+    pub fn recommend(
+        &self,
+        wikitext: &str,
+        page_title: &str,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        options: &RecommendOptions,
+    ) -> Result<LinkRecommendationSet> {
+        let language = options
+            .language_code
+            .as_deref()
+            .unwrap_or_else(|| self.default_language());
+        let tokenizer = Tokenizer::new(language)?;
+        let page_title = normalise_title(page_title);
+        let request = Request {
+            wikitext,
+            page_title: &page_title,
+            language_code: language,
+            threshold: options.threshold,
+            max_recommendations: options.max_recommendations,
+            sections_to_exclude: &options.sections_to_exclude,
+            time_budget: options.time_budget,
+        };
+        let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
+        let outcome = pipeline::recommend(&model, &request);
+        if let Some(failure) = model.into_failure() {
+            return Err(failure);
+        }
+        let found = outcome?;
+        Ok(LinkRecommendationSet {
+            links: found.links,
+            page_title,
+            pageid,
+            revid,
+            meta: Meta {
+                format_version: FORMAT_VERSION,
+                application_version: self.application_version.clone(),
+                dataset_checksums: self.dataset.checksums().clone(),
+            },
+            stop: found.stop,
+        })
+    }
+
+    /// Features and probabilities of a mention's classification candidates on a page, for
+    /// inspection: what the engine computes before picking the best one. `mention` is
+    /// lowercased as the anchor key; `None` if it is not an anchor.
+    pub fn score(
+        &self,
+        page_title: &str,
+        mention: &str,
+        language_code: Option<&str>,
+    ) -> Result<Option<MentionScores>> {
+        let language = language_code.unwrap_or_else(|| self.default_language());
+        let tokenizer = Tokenizer::new(language)?;
+        let key = wikisuggest_text::pyunicode::lower(mention);
+        let ngram = ngram_feature(&tokenizer, &key);
+        self.scorer
+            .score(&self.dataset, &normalise_title(page_title), &key, ngram)
+    }
+}
+
+impl From<TextError> for Error {
+    fn from(error: TextError) -> Self {
+        Error::Text(error)
+    }
+}

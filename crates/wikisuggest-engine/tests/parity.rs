@@ -1,0 +1,253 @@
+//! The whole engine against the production engine's outputs on the parity articles
+//! (tests/data/parity): every article in both configurations, compared field by field
+//! (links in order, every field exact, scores equal as float32).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+use wikisuggest_engine::{
+    Engine, LinkRecommendationSet, Page, RecommendOptions, Stop, default_workers,
+};
+
+struct Article {
+    name: String,
+    page_title: String,
+    pageid: i64,
+    revid: i64,
+    wikitext: String,
+}
+
+fn articles() -> Vec<Article> {
+    let root = common::repo_root().join("tests/data/parity/articles");
+    let manifest = std::fs::read_to_string(root.join("manifest.tsv")).unwrap();
+    manifest
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 6, "{line}");
+            assert_eq!((f[2], f[3]), ("enwiki", "en"));
+            Article {
+                name: Path::new(f[0])
+                    .file_stem()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_owned(),
+                page_title: f[1].to_owned(),
+                pageid: f[4].parse().unwrap(),
+                revid: f[5].parse().unwrap(),
+                wikitext: std::fs::read_to_string(root.join(f[0])).unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The two configurations of the parity set: name, threshold, max_recommendations.
+const CONFIGS: [(&str, f64, i64); 2] = [("api", 0.5, 15), ("exhaustive", 0.0, -1)];
+
+fn expected(config: &str, name: &str) -> Value {
+    let path = common::repo_root()
+        .join("tests/data/parity/expected")
+        .join(config)
+        .join("enwiki")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The first difference between our result and the expected one, if any.
+fn difference(ours: &LinkRecommendationSet, want: &Value) -> Option<String> {
+    let links = want["links"].as_array().unwrap();
+    if want["links_count"].as_u64() != Some(ours.links_count() as u64) {
+        return Some(format!(
+            "links_count {} != expected {}",
+            ours.links_count(),
+            want["links_count"]
+        ));
+    }
+    for (i, (got, w)) in ours.links.iter().zip(links).enumerate() {
+        let same = w["link_text"] == got.link_text.as_str()
+            && w["link_target"] == got.link_target.as_str()
+            && w["wikitext_offset"].as_u64() == Some(got.wikitext_offset as u64)
+            && w["context_before"] == got.context_before.as_str()
+            && w["context_after"] == got.context_after.as_str()
+            && w["match_index"].as_u64() == Some(got.match_index as u64)
+            && w["link_index"].as_u64() == Some(got.link_index as u64)
+            && w["score"].as_f64().map(|s| s as f32) == Some(got.score);
+        if !same {
+            return Some(format!("link {i}: got {got:?}, expected {w}"));
+        }
+    }
+    let echoed = want["page_title"] == ours.page_title.as_str()
+        && want["pageid"].as_i64() == ours.pageid
+        && want["revid"].as_i64() == ours.revid
+        && want["meta"]["format_version"].as_i64() == Some(ours.meta.format_version);
+    (!echoed).then(|| "page_title, pageid, revid or format_version differ".to_owned())
+}
+
+fn options(threshold: f64, max_recommendations: i64) -> RecommendOptions {
+    RecommendOptions {
+        threshold,
+        max_recommendations,
+        ..RecommendOptions::default()
+    }
+}
+
+#[test]
+fn every_parity_article_matches_production_in_both_configurations() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let articles = articles();
+    assert_eq!(articles.len(), 71);
+    let pages: Vec<Page> = articles
+        .iter()
+        .map(|a| Page {
+            wikitext: a.wikitext.clone(),
+            page_title: a.page_title.clone(),
+            pageid: Some(a.pageid),
+            revid: Some(a.revid),
+            language_code: None,
+        })
+        .collect();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (config, threshold, max) in CONFIGS {
+        let results = engine.recommend_batch(&pages, &options(threshold, max), default_workers());
+        for (article, result) in articles.iter().zip(results) {
+            let ours = result.unwrap();
+            compared += 1;
+            if let Some(d) = difference(&ours, &expected(config, &article.name)) {
+                failures.push(format!("{config}/{}: {d}", article.name));
+            }
+        }
+    }
+    assert_eq!(compared, 142);
+    assert!(
+        failures.is_empty(),
+        "{} of 142 differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn batch_equals_single_calls_and_keeps_input_order() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let articles = articles();
+    // Longest first and a duplicate: order must follow the input, not completion.
+    let picked: Vec<&Article> = [5usize, 0, 17, 5, 40]
+        .iter()
+        .map(|&i| &articles[i])
+        .collect();
+    let pages: Vec<Page> = picked
+        .iter()
+        .map(|a| Page {
+            wikitext: a.wikitext.clone(),
+            page_title: a.page_title.clone(),
+            pageid: Some(a.pageid),
+            ..Page::default()
+        })
+        .collect();
+    let opts = options(0.0, -1);
+    let batch = engine.recommend_batch(&pages, &opts, 3);
+    for (a, got) in picked.iter().zip(batch) {
+        let single = engine
+            .recommend(&a.wikitext, &a.page_title, Some(a.pageid), None, &opts)
+            .unwrap();
+        assert_eq!(got.unwrap(), single);
+    }
+}
+
+#[test]
+fn result_echoes_the_request_and_carries_the_checksums() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki")
+        .unwrap()
+        .with_application_version("test-1");
+    let set = engine
+        .recommend(
+            "A [[cat]] is a mammal.",
+            "Some_page ",
+            None,
+            Some(7),
+            &options(0.5, 15),
+        )
+        .unwrap();
+    assert_eq!(set.page_title, "Some page");
+    assert_eq!((set.pageid, set.revid), (None, Some(7)));
+    assert_eq!(set.meta.application_version, "test-1");
+    assert_eq!(set.meta.format_version, 1);
+    // The published files' checksums, as production's MySQL backend reports them.
+    let sums = set.meta.dataset_checksums.to_map();
+    assert_eq!(sums.len(), 5);
+    let anchors =
+        std::fs::read_to_string(common::parity_dir().join("lr_enwiki_anchors.sql.gz.checksum"))
+            .unwrap();
+    assert_eq!(sums["anchors"], &anchors[..64]);
+    assert_eq!(set.stop, Stop::Complete);
+}
+
+#[test]
+fn unsupported_language_and_maximum() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let err = engine
+        .recommend(
+            "text",
+            "Page",
+            None,
+            None,
+            &RecommendOptions {
+                language_code: Some("ja".into()),
+                ..RecommendOptions::default()
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        wikisuggest_engine::Error::Text(wikisuggest_engine::TextError::UnsupportedLanguage { .. })
+    ));
+    let a = &articles()[3];
+    let set = engine
+        .recommend(&a.wikitext, &a.page_title, None, None, &options(0.0, 2))
+        .unwrap();
+    assert_eq!(set.links.len(), 2);
+    assert_eq!(set.stop, Stop::MaxRecommendations);
+}
+
+#[test]
+fn score_inspection_agrees_with_the_placement() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let want = expected("api", "Aardvark");
+    let first = &want["links"][0];
+    let scores = engine
+        .score("Aardvark", first["link_text"].as_str().unwrap(), None)
+        .unwrap()
+        .unwrap();
+    let best = scores.best().unwrap();
+    assert_eq!(best.title, first["link_target"].as_str().unwrap());
+    assert_eq!(best.probability, first["score"].as_f64().unwrap() as f32);
+    assert!(
+        engine
+            .score("Aardvark", "no such anchor xyzzy", None)
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_stopped_batch_starts_no_page() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let pages = vec![Page::default(); 5];
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
+    assert_eq!(done.len(), 5);
+    assert!(done.iter().all(Option::is_none));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
+    assert!(
+        done.iter()
+            .all(|r| matches!(r, Some(Ok(set)) if set.links.is_empty()))
+    );
+}

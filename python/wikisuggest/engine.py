@@ -1,0 +1,362 @@
+"""The local link engine: production's link recommendations computed in-process, offline.
+
+>>> import wikisuggest
+>>> engine = wikisuggest.LinkEngine.default()  # the small enwiki sample shipped with the package
+>>> result = engine.recommend("The aardvark is a mammal native to Africa.", "Aardvark")
+>>> [(link.link_text, link.link_target) for link in result.links]  # doctest: +SKIP
+
+An engine loads its dataset once (a native file is memory-mapped) and is immutable: share one
+engine between threads freely. Every call runs without holding the GIL.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import _args
+from ._native import NativeEngine, __version__
+from .batch import BatchInterrupted, BatchItem, BatchResults, _Progress
+from .errors import Cancelled, InvalidParameter, WikisuggestError, WikitextError
+from .models import LinkRecommendationSet
+
+__all__ = [
+    "CandidateScore",
+    "EngineInfo",
+    "LinkEngine",
+    "default_dataset_path",
+    "demo_articles",
+]
+
+#: Pages handed to the native layer per call and worker: small enough that Ctrl-C and
+#: progress stay responsive and memory stays flat, large enough to keep every core busy.
+_PAGES_PER_WORKER = 4
+
+_PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """What an engine has loaded."""
+
+    wiki_id: str
+    #: ``native`` (memory-mapped file), ``published`` (``.sql.gz`` dumps converted in memory),
+    #: ``sqlite`` (legacy files converted in memory) or ``memory``.
+    source: str
+    path: str | None
+    language_code: str
+    titles: int
+    pages: int
+    redirects: int
+    vectors: int
+    dim: int
+    anchors: int
+    candidates: int
+    model_trees: int
+    #: Published sha256 of the source files (``meta.dataset_checksums``); may be empty.
+    checksums: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateScore:
+    """One candidate target of a mention, with the model's input and output."""
+
+    title: str
+    count: int
+    #: The 7 model features by name (``ngram``, ``freq``, ``ambig``, ``kurtosis``, ``w2v``,
+    #: ``jaro``, ``wiki``); ``kurtosis`` is NaN when undefined, as upstream.
+    features: Mapping[str, float]
+    #: float32 probability widened to float, as in ``LinkRecommendation.score``.
+    probability: float
+
+
+def default_dataset_path() -> Path:
+    """The enwiki sample dataset shipped inside the package."""
+    return Path(str(resources.files("wikisuggest") / "data" / "enwiki.linkdata"))
+
+
+def demo_articles() -> dict[str, str]:
+    """The real enwiki articles shipped for the demo: title → wikitext."""
+    folder = resources.files("wikisuggest") / "data" / "articles"
+    return {
+        entry.name.removesuffix(".wikitext").replace("_", " "): entry.read_text("utf-8")
+        for entry in folder.iterdir()
+        if entry.name.endswith(".wikitext")
+    }
+
+
+def _budget(value: Any) -> float | None:
+    return None if value is None else _args.seconds("time_budget", value)
+
+
+class LinkEngine:
+    """Link recommendations from a local dataset; see :meth:`open` and :meth:`default`."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: NativeEngine) -> None:
+        self._native = native
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], wiki_id: str) -> LinkEngine:
+        """Open the dataset of ``wiki_id``: a native ``.linkdata`` file, or a directory
+        holding one, the published ``lr_{wiki}_*.sql.gz`` dumps with their model and
+        checksums (verified, then converted in memory), or legacy ``.sqlite`` files."""
+        _args.text("wiki_id", wiki_id)
+        return cls(NativeEngine.open(os.fspath(path), wiki_id, __version__))
+
+    @classmethod
+    def default(cls) -> LinkEngine:
+        """The engine over the enwiki sample shipped with the package (opened once)."""
+        return _default_engine()
+
+    @property
+    def wiki_id(self) -> str:
+        return self._native.wiki_id
+
+    def __repr__(self) -> str:
+        return f"LinkEngine(wiki_id={self.wiki_id!r})"
+
+    def info(self) -> EngineInfo:
+        """Provenance, sizes and checksums of the loaded dataset."""
+        return EngineInfo(**self._native.info())
+
+    def score(
+        self,
+        page_title: str,
+        mention: str,
+        candidates: Iterable[str] | None = None,
+        *,
+        language_code: str | None = None,
+    ) -> list[CandidateScore] | None:
+        """What the engine computes for ``mention`` on page ``page_title`` before it picks a
+        target: each classification candidate (at most the 10 most linked) with its features
+        and probability, in classification order. ``candidates`` keeps only those titles.
+        ``None`` when the lowercased mention is not a known anchor."""
+        rows = self._native.score(
+            _args.text("page_title", page_title),
+            _args.text("mention", mention),
+            _args.optional_text("language_code", language_code),
+        )
+        if rows is None:
+            return None
+        wanted = None if candidates is None else set(_args.text_list("candidates", candidates))
+        return [CandidateScore(**row) for row in rows if wanted is None or row["title"] in wanted]
+
+    def recommend(
+        self,
+        wikitext: str,
+        page_title: str,
+        *,
+        pageid: int | None = None,
+        revid: int | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        max_recommendations: int = 15,
+        sections_to_exclude: Iterable[str] | None = None,
+        time_budget: float | None = None,
+    ) -> LinkRecommendationSet:
+        """Links for one page, exactly as production's ``Query.run`` computes them.
+
+        ``language_code`` defaults to the wiki's (``enwiki`` → ``en``). ``max_recommendations``
+        of 0 or less means no limit. ``time_budget`` (seconds) stops early and returns the
+        links found so far, as production does after 29 s; by default there is no budget, so
+        results never depend on machine speed.
+        """
+        return self._native.recommend(
+            *_single(wikitext, page_title, pageid, revid),
+            *_options(
+                language_code, threshold, max_recommendations, sections_to_exclude, time_budget
+            ),
+        )
+
+    async def recommend_async(
+        self,
+        wikitext: str,
+        page_title: str,
+        *,
+        pageid: int | None = None,
+        revid: int | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        max_recommendations: int = 15,
+        sections_to_exclude: Iterable[str] | None = None,
+        time_budget: float | None = None,
+    ) -> LinkRecommendationSet:
+        """:meth:`recommend` for asyncio: runs on the shared worker pool, not the event loop."""
+        return await self._native.recommend_async(  # type: ignore[no-any-return]
+            *_single(wikitext, page_title, pageid, revid),
+            *_options(
+                language_code, threshold, max_recommendations, sections_to_exclude, time_budget
+            ),
+        )
+
+    def recommend_iter(
+        self,
+        pages: Iterable[Any],
+        *,
+        workers: int | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        max_recommendations: int = 15,
+        sections_to_exclude: Iterable[str] | None = None,
+        time_budget: float | None = None,
+    ) -> Iterator[BatchItem[LinkRecommendationSet]]:
+        """One :class:`~wikisuggest.BatchItem` per page, in input order, computed on
+        ``workers`` threads (default: all cores). ``pages`` is read lazily, a few pages per
+        worker at a time, so memory does not grow with its length.
+
+        A page is a dict (``wikitext``, ``page_title``, optional ``pageid``, ``revid``,
+        ``language_code``) or a ``(page_title, wikitext)`` pair. A page that fails carries its
+        error (:class:`~wikisuggest.WikitextError`, :class:`~wikisuggest.UnsupportedLanguage`,
+        :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
+
+        On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is
+        raised with the items of the interrupted chunk (unstarted ones ``Cancelled``).
+        """
+        if workers is not None and (_args.integer("workers", workers) < 1):
+            raise InvalidParameter("workers must be at least 1", parameter="workers")
+        options = _options(
+            language_code, threshold, max_recommendations, sections_to_exclude, time_budget
+        )
+        chunk = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
+        source = enumerate(pages)
+        while specs := list(itertools.islice(source, chunk)):
+            yield from self._chunk(specs, workers, options)
+
+    def _chunk(
+        self, specs: list[tuple[int, Any]], workers: int | None, options: tuple[Any, ...]
+    ) -> list[BatchItem[LinkRecommendationSet]]:
+        items: dict[int, BatchItem[LinkRecommendationSet]] = {}
+        native_pages: list[tuple[Any, ...]] = []
+        positions: list[int] = []
+        for index, spec in specs:
+            try:
+                native_pages.append(_page(spec))
+                positions.append(index)
+            except WikisuggestError as err:
+                items[index] = BatchItem(index, spec, error=err)
+        inputs = dict(specs)
+        if native_pages:
+            done, interruption = self._native.recommend_chunk(native_pages, workers, *options)
+            for index, outcome in zip(positions, done, strict=True):
+                if outcome is None:
+                    cancelled = Cancelled("interrupted before this page started")
+                    items[index] = BatchItem(index, inputs[index], error=cancelled)
+                elif outcome[0]:
+                    items[index] = BatchItem(index, inputs[index], result=outcome[1])
+                else:
+                    items[index] = BatchItem(index, inputs[index], error=outcome[1])
+            if interruption is not None:
+                ordered = BatchResults(items[i] for i, _ in specs)
+                raise BatchInterrupted(ordered) from interruption
+        return [items[i] for i, _ in specs]
+
+    def recommend_many(
+        self,
+        pages: Iterable[Any],
+        *,
+        workers: int | None = None,
+        progress: bool = False,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        max_recommendations: int = 15,
+        sections_to_exclude: Iterable[str] | None = None,
+        time_budget: float | None = None,
+    ) -> BatchResults[LinkRecommendationSet]:
+        """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
+        optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
+        item read so far (finished ones with their results)."""
+        total = len(pages) if hasattr(pages, "__len__") else None
+        bar = _Progress(progress, total, "recommend")  # type: ignore[arg-type]
+        finished: BatchResults[LinkRecommendationSet] = BatchResults()
+        try:
+            for item in self.recommend_iter(
+                pages,
+                workers=workers,
+                language_code=language_code,
+                threshold=threshold,
+                max_recommendations=max_recommendations,
+                sections_to_exclude=sections_to_exclude,
+                time_budget=time_budget,
+            ):
+                finished.append(item)
+                bar.update(item)
+        except BatchInterrupted as interrupted:
+            finished.extend(interrupted.results)
+            raise BatchInterrupted(finished) from interrupted.__cause__
+        except KeyboardInterrupt as interrupt:
+            # Raised between chunks, in Python code: every item read so far is finished.
+            raise BatchInterrupted(finished) from interrupt
+        finally:
+            bar.close()
+        return finished
+
+    @staticmethod
+    def convert(
+        src_dir: str | os.PathLike[str], wiki_id: str, out_dir: str | os.PathLike[str]
+    ) -> Path:
+        """See :func:`wikisuggest.datasets.convert`."""
+        from .datasets import convert
+
+        return convert(src_dir, wiki_id, out_dir)
+
+
+@functools.cache
+def _default_engine() -> LinkEngine:
+    return LinkEngine.open(default_dataset_path(), "enwiki")
+
+
+def _single(wikitext: Any, page_title: Any, pageid: Any, revid: Any) -> tuple[Any, ...]:
+    if not isinstance(wikitext, str):
+        raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
+    return (
+        wikitext,
+        _args.text("page_title", page_title),
+        _args.optional_integer("pageid", pageid),
+        _args.optional_integer("revid", revid),
+    )
+
+
+def _options(
+    language_code: Any,
+    threshold: Any,
+    max_recommendations: Any,
+    sections_to_exclude: Any,
+    time_budget: Any,
+) -> tuple[Any, ...]:
+    return (
+        _args.optional_text("language_code", language_code),
+        _args.number("threshold", threshold),
+        _args.integer("max_recommendations", max_recommendations),
+        _args.text_list("sections_to_exclude", sections_to_exclude),
+        _budget(time_budget),
+    )
+
+
+def _page(spec: Any) -> tuple[Any, ...]:
+    """A page of a batch as the native tuple ``(wikitext, title, pageid, revid, language)``."""
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - _PAGE_FIELDS
+        if unknown:
+            raise InvalidParameter(
+                f"unknown page fields: {', '.join(sorted(map(str, unknown)))}", parameter="pages"
+            )
+        title = spec.get("page_title", spec.get("title"))
+        return (
+            *_single(spec.get("wikitext"), title, spec.get("pageid"), spec.get("revid")),
+            _args.optional_text("language_code", spec.get("language_code")),
+        )
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        title, wikitext = spec
+        return (*_single(wikitext, title, None, None), None)
+    raise InvalidParameter(
+        f"a page must be a dict or a (page_title, wikitext) pair, got {type(spec).__name__}",
+        parameter="pages",
+    )

@@ -1,0 +1,418 @@
+//! `NativeEngine`: the local link engine. Arguments are extracted while attached, the engine
+//! runs detached from the interpreter, and results become the same `wikisuggest.models`
+//! records the HTTP client returns.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use wikisuggest_core::models as core;
+use wikisuggest_engine::{
+    Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores, Page, RecommendOptions,
+    default_workers,
+};
+
+use crate::errors::{engine_error, wikisuggest_error};
+
+/// How often a waiting call wakes up to let Python handle signals (Ctrl-C).
+const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeEngine {
+    engine: Arc<Engine>,
+}
+
+/// The options shared by the pages of one call.
+fn options(
+    language_code: Option<String>,
+    threshold: f64,
+    max_recommendations: i64,
+    sections_to_exclude: Vec<String>,
+    time_budget: Option<f64>,
+) -> PyResult<RecommendOptions> {
+    let time_budget = match time_budget {
+        None => None,
+        Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {
+            crate::errors::invalid_parameter(
+                "time_budget",
+                "must be a non-negative number of seconds",
+            )
+        })?),
+    };
+    Ok(RecommendOptions {
+        language_code,
+        threshold,
+        max_recommendations,
+        sections_to_exclude,
+        time_budget,
+    })
+}
+
+/// The engine's result as the client's model, so both paths share one conversion.
+fn to_core(set: LinkRecommendationSet) -> core::LinkRecommendationSet {
+    let sums = set.meta.dataset_checksums;
+    let links = set
+        .links
+        .into_iter()
+        .map(|l| core::LinkRecommendation {
+            link_text: l.link_text,
+            link_target: l.link_target,
+            score: Some(f64::from(l.score)),
+            wikitext_offset: i64::try_from(l.wikitext_offset).ok(),
+            context_before: Some(l.context_before),
+            context_after: Some(l.context_after),
+            link_index: i64::try_from(l.link_index).ok(),
+            match_index: i64::try_from(l.match_index).ok(),
+            extra: Default::default(),
+        })
+        .collect::<Vec<_>>();
+    core::LinkRecommendationSet {
+        links_count: i64::try_from(links.len()).ok(),
+        links,
+        meta: Some(core::Meta {
+            application_version: Some(set.meta.application_version),
+            dataset_checksums: Some(core::DatasetChecksums {
+                anchors: sums.anchors,
+                model: sums.model,
+                pageids: sums.pageids,
+                redirects: sums.redirects,
+                w2vfiltered: sums.w2vfiltered,
+                extra: Default::default(),
+            }),
+            format_version: Some(set.meta.format_version),
+            extra: Default::default(),
+        }),
+        page_title: Some(set.page_title),
+        pageid: set.pageid,
+        revid: set.revid,
+        extra: Default::default(),
+    }
+}
+
+/// A page of a chunk as Python passes it: wikitext, page_title, pageid, revid, language_code.
+type PageTuple = (String, String, Option<i64>, Option<i64>, Option<String>);
+
+type EngineResult = wikisuggest_engine::Result<LinkRecommendationSet>;
+
+fn result_to_py<'py>(py: Python<'py>, result: EngineResult) -> PyResult<Bound<'py, PyAny>> {
+    match result {
+        Ok(set) => crate::convert::link_set(py, &to_core(set)),
+        Err(error) => Err(engine_error(py, &error)),
+    }
+}
+
+/// `(ok, value or exception)`, or `None` for a page that was not started.
+fn item_to_py<'py>(py: Python<'py>, item: Option<EngineResult>) -> PyResult<Bound<'py, PyAny>> {
+    let Some(result) = item else {
+        return Ok(py.None().into_bound(py));
+    };
+    let (ok, value) = match result {
+        Ok(set) => (true, crate::convert::link_set(py, &to_core(set))?),
+        Err(error) => (
+            false,
+            engine_error(py, &error)
+                .into_value(py)
+                .into_bound(py)
+                .into_any(),
+        ),
+    };
+    Ok(PyTuple::new(py, [ok.into_pyobject(py)?.to_owned().into_any(), value])?.into_any())
+}
+
+fn source_name(source: &DatasetSource) -> (&'static str, Option<String>) {
+    match source {
+        DatasetSource::Native(p) => ("native", Some(p.display().to_string())),
+        DatasetSource::Published(p) => ("published", Some(p.display().to_string())),
+        DatasetSource::Sqlite(p) => ("sqlite", Some(p.display().to_string())),
+        _ => ("memory", None),
+    }
+}
+
+fn scores_to_py<'py>(py: Python<'py>, scores: &MentionScores) -> PyResult<Bound<'py, PyAny>> {
+    let rows = scores
+        .candidates
+        .iter()
+        .map(|c| {
+            let d = PyDict::new(py);
+            d.set_item("title", &c.title)?;
+            d.set_item("count", c.count)?;
+            let f = &c.features;
+            let features = PyDict::new(py);
+            for (name, value) in [
+                ("ngram", f.ngram),
+                ("freq", f.freq),
+                ("ambig", f.ambig),
+                ("kurtosis", f.kurtosis),
+                ("w2v", f.w2v),
+                ("jaro", f.jaro),
+                ("wiki", f.wiki),
+            ] {
+                features.set_item(name, value)?;
+            }
+            d.set_item("features", features)?;
+            d.set_item("probability", f64::from(c.probability))?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, rows)?.into_any())
+}
+
+#[pymethods]
+impl NativeEngine {
+    /// Opens a dataset directory (native, published or legacy SQLite) or a native file.
+    #[staticmethod]
+    #[pyo3(signature = (path, wiki_id, application_version))]
+    fn open(
+        py: Python<'_>,
+        path: PathBuf,
+        wiki_id: String,
+        application_version: String,
+    ) -> PyResult<Self> {
+        let opened = py.detach(|| {
+            if path.is_file() {
+                let ds = Dataset::open_native(&path)?;
+                if ds.wiki_id() != wiki_id {
+                    return Err(wikisuggest_engine::Error::InvalidArgument(format!(
+                        "{} holds wiki {:?}, not {wiki_id:?}",
+                        path.display(),
+                        ds.wiki_id()
+                    )));
+                }
+                Ok(Engine::new(ds))
+            } else {
+                Engine::open(&path, &wiki_id)
+            }
+        });
+        let engine = opened
+            .map_err(|e| engine_error(py, &e))?
+            .with_application_version(application_version);
+        Ok(Self {
+            engine: Arc::new(engine),
+        })
+    }
+
+    /// Wiki id, provenance, sizes and checksums.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let info = self.engine.info();
+        let d = PyDict::new(py);
+        d.set_item("wiki_id", &info.wiki_id)?;
+        let (kind, path) = source_name(&info.source);
+        d.set_item("source", kind)?;
+        d.set_item("path", path)?;
+        d.set_item("titles", info.titles)?;
+        d.set_item("pages", info.pages)?;
+        d.set_item("redirects", info.redirects)?;
+        d.set_item("vectors", info.vectors)?;
+        d.set_item("dim", info.dim)?;
+        d.set_item("anchors", info.anchors)?;
+        d.set_item("candidates", info.candidates)?;
+        d.set_item("model_trees", info.model_trees)?;
+        let sums = PyDict::new(py);
+        for (k, v) in self.engine.dataset().checksums().to_map() {
+            sums.set_item(k, v)?;
+        }
+        d.set_item("checksums", sums)?;
+        d.set_item("language_code", self.engine.default_language())?;
+        Ok(d)
+    }
+
+    /// Features and probability of each classification candidate, or `None`.
+    #[pyo3(signature = (page_title, mention, language_code))]
+    fn score<'py>(
+        &self,
+        py: Python<'py>,
+        page_title: String,
+        mention: String,
+        language_code: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let engine = self.engine.clone();
+        let found = py.detach(|| engine.score(&page_title, &mention, language_code.as_deref()));
+        match found.map_err(|e| engine_error(py, &e))? {
+            Some(scores) => scores_to_py(py, &scores),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    #[pyo3(signature = (wikitext, page_title, pageid, revid, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
+    #[allow(clippy::too_many_arguments)]
+    fn recommend<'py>(
+        &self,
+        py: Python<'py>,
+        wikitext: String,
+        page_title: String,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        language_code: Option<String>,
+        threshold: f64,
+        max_recommendations: i64,
+        sections_to_exclude: Vec<String>,
+        time_budget: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = options(
+            language_code,
+            threshold,
+            max_recommendations,
+            sections_to_exclude,
+            time_budget,
+        )?;
+        let engine = self.engine.clone();
+        let result = py.detach(|| engine.recommend(&wikitext, &page_title, pageid, revid, &opts));
+        result_to_py(py, result)
+    }
+
+    /// The same as `recommend`, awaited: the work runs on the shared runtime's blocking pool.
+    #[pyo3(signature = (wikitext, page_title, pageid, revid, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
+    #[allow(clippy::too_many_arguments)]
+    fn recommend_async<'py>(
+        &self,
+        py: Python<'py>,
+        wikitext: String,
+        page_title: String,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        language_code: Option<String>,
+        threshold: f64,
+        max_recommendations: i64,
+        sections_to_exclude: Vec<String>,
+        time_budget: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opts = options(
+            language_code,
+            threshold,
+            max_recommendations,
+            sections_to_exclude,
+            time_budget,
+        )?;
+        let rt = crate::runtime::runtime()?;
+        let engine = self.engine.clone();
+        let work = rt
+            .spawn_blocking(move || engine.recommend(&wikitext, &page_title, pageid, revid, &opts));
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let joined = work.await;
+            Python::attach(|py| match joined {
+                Ok(result) => result_to_py(py, result).map(Bound::unbind),
+                Err(e) => Err(wikisuggest_error(&format!(
+                    "internal error: the engine task failed: {e}"
+                ))),
+            })
+        })
+    }
+
+    /// Runs one chunk of pages on `workers` threads (all cores when `None`).
+    ///
+    /// Pages are `(wikitext, page_title, pageid, revid, language_code)`. Returns
+    /// `(items, interruption)`: one item per page in order — `(ok, result or exception)`, or
+    /// `None` for a page not started because a signal handler raised; `interruption` is that
+    /// exception (e.g. `KeyboardInterrupt`) or `None`. Pages already running when the signal
+    /// arrives are finished and kept.
+    #[pyo3(signature = (pages, workers, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
+    #[allow(clippy::too_many_arguments)]
+    fn recommend_chunk<'py>(
+        &self,
+        py: Python<'py>,
+        pages: Vec<PageTuple>,
+        workers: Option<usize>,
+        language_code: Option<String>,
+        threshold: f64,
+        max_recommendations: i64,
+        sections_to_exclude: Vec<String>,
+        time_budget: Option<f64>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let opts = options(
+            language_code,
+            threshold,
+            max_recommendations,
+            sections_to_exclude,
+            time_budget,
+        )?;
+        let pages: Vec<Page> = pages
+            .into_iter()
+            .map(
+                |(wikitext, page_title, pageid, revid, language_code)| Page {
+                    wikitext,
+                    page_title,
+                    pageid,
+                    revid,
+                    language_code,
+                },
+            )
+            .collect();
+        let workers = workers.unwrap_or_else(default_workers).max(1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let engine = self.engine.clone();
+        let flag = stop.clone();
+        std::thread::Builder::new()
+            .name("wikisuggest-engine".into())
+            .spawn(move || {
+                let done = engine.recommend_batch_until(&pages, &opts, workers, &flag);
+                // The receiver only goes away if the caller is gone; nothing to report then.
+                let _ = tx.send(done);
+            })
+            .map_err(|e| wikisuggest_error(&format!("cannot start engine threads: {e}")))?;
+        // `detach` needs a `Sync` closure; a `Receiver` is only `Send`.
+        let rx = std::sync::Mutex::new(rx);
+        let wait = || match rx.lock() {
+            Ok(rx) => rx.recv_timeout(SIGNAL_CHECK_INTERVAL),
+            Err(_) => Err(mpsc::RecvTimeoutError::Disconnected),
+        };
+        let mut interruption: Option<PyErr> = None;
+        let done = loop {
+            match py.detach(wait) {
+                Ok(done) => break done,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if interruption.is_none()
+                        && let Err(signal) = py.check_signals()
+                    {
+                        // Stop handing out pages; wait for the running ones to finish.
+                        stop.store(true, Ordering::SeqCst);
+                        interruption = Some(signal);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(wikisuggest_error(
+                        "internal error: the engine threads stopped without a result",
+                    ));
+                }
+            }
+        };
+        let items = done
+            .into_iter()
+            .map(|item| item_to_py(py, item))
+            .collect::<PyResult<Vec<_>>>()?;
+        let interruption = match interruption {
+            Some(e) => e.into_value(py).into_bound(py).into_any(),
+            None => py.None().into_bound(py),
+        };
+        PyTuple::new(py, [PyList::new(py, items)?.into_any(), interruption])
+    }
+
+    /// Converts a published (or legacy SQLite) dataset into a native file; returns its path.
+    #[staticmethod]
+    fn convert(
+        py: Python<'_>,
+        src_dir: PathBuf,
+        wiki_id: String,
+        out_dir: PathBuf,
+    ) -> PyResult<PathBuf> {
+        py.detach(|| wikisuggest_engine::convert(&src_dir, &wiki_id, &out_dir))
+            .map_err(|e| engine_error(py, &e))
+    }
+
+    #[getter]
+    fn wiki_id(&self) -> String {
+        self.engine.dataset().wiki_id().to_owned()
+    }
+
+    fn __repr__(&self) -> String {
+        let info = self.engine.info();
+        format!(
+            "NativeEngine(wiki_id={:?}, anchors={}, pages={})",
+            info.wiki_id, info.anchors, info.pages
+        )
+    }
+}

@@ -1,0 +1,285 @@
+"""The local link engine through the Python API: parity with the production engine, batches,
+errors, threads, asyncio, interruption, dataset conversion and the demo command."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import wikisuggest
+from wikisuggest import LinkEngine
+
+PARITY = Path(__file__).parent / "data" / "parity"
+DATASETS = PARITY / "datasets" / "enwiki"
+CONFIGS = {"api": (0.5, 15), "exhaustive": (0.0, -1)}
+
+
+def manifest() -> list[dict[str, Any]]:
+    lines = (PARITY / "articles" / "manifest.tsv").read_text("utf-8").splitlines()
+    header = lines[0].split("\t")
+    rows = [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:]]
+    return [
+        {
+            "name": Path(row["file"]).stem,
+            "page_title": row["page_title"],
+            "pageid": int(row["pageid"]),
+            "revid": int(row["revid"]),
+            "wikitext": (PARITY / "articles" / row["file"]).read_text("utf-8"),
+        }
+        for row in rows
+    ]
+
+
+ARTICLES = manifest()
+
+
+def expected(config: str, name: str) -> dict[str, Any]:
+    path = PARITY / "expected" / config / "enwiki" / f"{name}.json"
+    return json.loads(path.read_text("utf-8"))  # type: ignore[no-any-return]
+
+
+def page(article: dict[str, Any]) -> dict[str, Any]:
+    return {k: article[k] for k in ("wikitext", "page_title", "pageid", "revid")}
+
+
+def differences(got: wikisuggest.LinkRecommendationSet, want: dict[str, Any]) -> list[str]:
+    """Compared as the parity set prescribes: links in order, every field exact, score as
+    float32 (Python floats of widened float32 values compare exactly)."""
+    problems = []
+    if got.links_count != want["links_count"] or len(got.links) != len(want["links"]):
+        problems.append(f"links_count {got.links_count} != {want['links_count']}")
+    for i, (link, w) in enumerate(zip(got.links, want["links"], strict=False)):
+        ours = {k: getattr(link, k) for k in w}
+        if ours != w:
+            problems.append(f"link {i}: {ours} != {w}")
+    for key in ("page_title", "pageid", "revid"):
+        if getattr(got, key) != want[key]:
+            problems.append(f"{key}: {getattr(got, key)!r} != {want[key]!r}")
+    if got.meta is None or got.meta.format_version != 1:
+        problems.append(f"meta: {got.meta}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def engine() -> LinkEngine:
+    return LinkEngine.open(DATASETS, "enwiki")
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_parity_on_every_article(engine: LinkEngine, config: str) -> None:
+    threshold, maximum = CONFIGS[config]
+    results = engine.recommend_many(
+        [page(a) for a in ARTICLES], threshold=threshold, max_recommendations=maximum
+    )
+    assert len(results) == len(ARTICLES) == 71
+    failures = {}
+    for article, item in zip(ARTICLES, results, strict=True):
+        problems = differences(item.unwrap(), expected(config, article["name"]))
+        if problems:
+            failures[article["name"]] = problems[:3]
+    assert failures == {}
+
+
+def test_recommend_equals_recommend_many_in_input_order(engine: LinkEngine) -> None:
+    picked = [ARTICLES[i] for i in (30, 2, 30, 11, 0)]
+    many = engine.recommend_many(
+        [(a["page_title"], a["wikitext"]) for a in picked], workers=2, max_recommendations=0
+    )
+    assert [item.index for item in many] == list(range(5))
+    for article, item in zip(picked, many, strict=True):
+        single = engine.recommend(article["wikitext"], article["page_title"], max_recommendations=0)
+        assert item.input == (article["page_title"], article["wikitext"])
+        assert item.unwrap() == single
+        assert single.page_title == article["page_title"]
+
+
+def test_result_is_the_client_dataclass(engine: LinkEngine) -> None:
+    a = ARTICLES[0]
+    result = engine.recommend(a["wikitext"], a["page_title"], pageid=5, revid=6)
+    assert isinstance(result, wikisuggest.LinkRecommendationSet)
+    assert all(isinstance(link, wikisuggest.LinkRecommendation) for link in result.links)
+    assert (result.pageid, result.revid) == (5, 6)
+    assert result.meta is not None and result.meta.application_version == wikisuggest.__version__
+    sums = (DATASETS / "lr_enwiki_anchors.sql.gz.checksum").read_text().split()[0]
+    assert result.meta.dataset_checksums is not None
+    assert result.meta.dataset_checksums.anchors == sums
+    # Round trip through the contract's JSON shape, as the HTTP client's results do.
+    assert wikisuggest.LinkRecommendationSet.from_dict(result.to_dict()) == result
+
+
+def test_per_page_errors_are_reported_in_place(engine: LinkEngine) -> None:
+    good = page(ARTICLES[3])
+    pages = [
+        good,
+        {"wikitext": 42, "page_title": "Numbers"},
+        {"wikitext": "Some text.", "page_title": "Japanese", "language_code": "ja"},
+        "not a page",
+        {"wikitext": "x", "page_title": "X", "colour": "red"},
+        good,
+    ]
+    results = engine.recommend_many(pages)
+    assert [item.ok for item in results] == [True, False, False, False, False, True]
+    assert isinstance(results[1].error, wikisuggest.WikitextError)
+    assert isinstance(results[1].error, ValueError)
+    assert isinstance(results[2].error, wikisuggest.UnsupportedLanguage)
+    assert results[2].error.language == "ja"  # type: ignore[union-attr]
+    assert isinstance(results[3].error, wikisuggest.InvalidParameter)
+    assert isinstance(results[4].error, wikisuggest.InvalidParameter)
+    assert results[0].result == results[5].result
+    assert len(results.results) == 2 and len(results.errors) == 4
+
+
+def test_single_call_errors(engine: LinkEngine) -> None:
+    with pytest.raises(wikisuggest.UnsupportedLanguage):
+        engine.recommend("Text.", "Page", language_code="zh")
+    with pytest.raises(wikisuggest.WikitextError):
+        engine.recommend(b"bytes", "Page")  # type: ignore[arg-type]
+    with pytest.raises(wikisuggest.InvalidParameter):
+        engine.recommend("Text.", "Page", time_budget=-1)
+    with pytest.raises(wikisuggest.DatasetError):
+        LinkEngine.open(PARITY, "enwiki")
+
+
+def test_max_recommendations_and_sections(engine: LinkEngine) -> None:
+    a = ARTICLES[30]
+    full = engine.recommend(a["wikitext"], a["page_title"], threshold=0.0, max_recommendations=0)
+    three = engine.recommend(a["wikitext"], a["page_title"], threshold=0.0, max_recommendations=3)
+    assert len(full.links) > 3
+    assert three.links == full.links[:3]
+    no_lead = engine.recommend(
+        a["wikitext"],
+        a["page_title"],
+        threshold=0.0,
+        max_recommendations=0,
+        sections_to_exclude=["%LEAD%"],
+    )
+    lead_end = a["wikitext"].index("\n==")
+    assert all(link.wikitext_offset > lead_end for link in no_lead.links)
+    assert any(link.wikitext_offset < lead_end for link in full.links)
+
+
+def test_threads_share_one_engine(engine: LinkEngine) -> None:
+    picked = ARTICLES[:12]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(
+            pool.map(lambda a: engine.recommend(a["wikitext"], a["page_title"], **_ids(a)), picked)
+        )
+    for article, result in zip(picked, results, strict=True):
+        assert differences(result, expected("api", article["name"])) == []
+
+
+def _ids(article: dict[str, Any]) -> dict[str, Any]:
+    return {"pageid": article["pageid"], "revid": article["revid"]}
+
+
+async def test_recommend_async(engine: LinkEngine) -> None:
+    picked = ARTICLES[5:9]
+    results = await asyncio.gather(
+        *(engine.recommend_async(a["wikitext"], a["page_title"], **_ids(a)) for a in picked)
+    )
+    for article, result in zip(picked, results, strict=True):
+        assert differences(result, expected("api", article["name"])) == []
+    with pytest.raises(wikisuggest.UnsupportedLanguage):
+        await engine.recommend_async("Text.", "Page", language_code="th")
+
+
+def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:
+    big = sorted(ARTICLES, key=lambda a: len(a["wikitext"]))[-20:]
+
+    def pages() -> Iterator[dict[str, Any]]:
+        for i in range(100):
+            if i == 6:
+                # Interrupt while the following chunks run in native code.
+                threading.Timer(0.05, _thread.interrupt_main).start()
+            yield page(big[i % len(big)])
+
+    with pytest.raises(wikisuggest.BatchInterrupted) as caught:
+        engine.recommend_many(pages(), workers=1, threshold=0.0, max_recommendations=0)
+    results = caught.value.results
+    assert 0 < len(results.results) < 100
+    assert len(results) < 100
+    assert [item.index for item in results] == list(range(len(results)))
+    for item in results:
+        if item.ok:
+            assert item.unwrap() == engine.recommend(
+                item.input["wikitext"],
+                item.input["page_title"],
+                pageid=item.input["pageid"],
+                revid=item.input["revid"],
+                threshold=0.0,
+                max_recommendations=0,
+            )
+        else:
+            assert isinstance(item.error, wikisuggest.Cancelled)
+
+
+def test_score_inspection(engine: LinkEngine) -> None:
+    want = expected("api", "Aardvark")["links"][0]
+    scores = engine.score("Aardvark", want["link_text"])
+    assert scores is not None
+    best = max(scores, key=lambda c: c.probability)
+    assert (best.title, best.probability) == (want["link_target"], want["score"])
+    assert set(best.features) == {"ngram", "freq", "ambig", "kurtosis", "w2v", "jaro", "wiki"}
+    assert best.features["ambig"] == len(scores) or len(scores) == 10
+    only = engine.score("Aardvark", want["link_text"], candidates=[want["link_target"]])
+    assert only == [best]
+    assert engine.score("Aardvark", "no such anchor xyzzy") is None
+
+
+def test_convert_round_trip(tmp_path: Path, engine: LinkEngine) -> None:
+    path = wikisuggest.datasets.convert(DATASETS, "enwiki", tmp_path)
+    assert path == tmp_path / "enwiki.linkdata" and path.is_file()
+    native = LinkEngine.open(tmp_path, "enwiki")
+    same_file = LinkEngine.open(path, "enwiki")
+    info, published = native.info(), engine.info()
+    assert (info.source, published.source) == ("native", "published")
+    assert info.checksums == published.checksums and len(info.checksums) == 5
+    assert (info.anchors, info.pages, info.redirects) == (20818, 21356, 99)
+    a = ARTICLES[20]
+    want = engine.recommend(a["wikitext"], a["page_title"], threshold=0.0)
+    assert native.recommend(a["wikitext"], a["page_title"], threshold=0.0) == want
+    assert same_file.recommend(a["wikitext"], a["page_title"], threshold=0.0) == want
+    with pytest.raises(wikisuggest.InvalidParameter):
+        LinkEngine.open(path, "dewiki")
+
+
+def test_cli_convert(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "convert", str(DATASETS), "enwiki", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert out.stdout.strip() == str(tmp_path / "enwiki.linkdata")
+
+
+def test_default_engine_is_the_shipped_sample() -> None:
+    default = LinkEngine.default()
+    assert default is LinkEngine.default()
+    info = default.info()
+    assert (info.wiki_id, info.source, info.anchors) == ("enwiki", "native", 20818)
+
+
+def test_demo_prints_links_offline() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "demo", "Aardvark"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    first = expected("api", "Aardvark")["links"][0]
+    assert "Aardvark: 15 links" in out.stdout
+    assert f"{first['link_text']!r} -> {first['link_target']!r}" in out.stdout
+    assert out.stdout.count(" -> ") == 15
