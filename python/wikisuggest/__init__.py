@@ -45,6 +45,7 @@ from .models import (
     Meta,
     TranslationRecommendation,
 )
+from .server import Server, serve
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -74,6 +75,7 @@ __all__ = [
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
+    "Server",
     "ServerError",
     "StateMismatch",
     "Timeout",
@@ -87,4 +89,5 @@ __all__ = [
     "UnsupportedMediaType",
     "WikisuggestError",
     "__version__",
+    "serve",
 ]

@@ -133,3 +133,27 @@ class NativeBatch:
     def next(self) -> list[tuple[int, bool, Any]]: ...
     def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
     def cancel(self) -> None: ...
+
+class NativeServer:
+    def __new__(
+        cls,
+        *,
+        host: str,
+        port: int,
+        datasets: str | None = None,
+        pages: str | None = None,
+        translation: str | None = None,
+        clients: str | None = None,
+        seed: int | None = None,
+        access_token_ttl: float = 14400.0,
+        rate_limit: int = 200,
+        anonymous_rate_limit: int = 200,
+        max_body_bytes: int = 4194304,
+        request_timeout: float = 30.0,
+        threads: int = 2,
+    ) -> NativeServer: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...

@@ -116,7 +116,7 @@ def train_categorical(rng: np.random.Generator) -> XGBClassifier:
 def split_values(model_json: dict) -> list[float]:
     values = []
     for tree in model_json["learner"]["gradient_booster"]["model"]["trees"]:
-        for left, cond in zip(tree["left_children"], tree["split_conditions"]):
+        for left, cond in zip(tree["left_children"], tree["split_conditions"], strict=True):
             if left != -1:
                 values.append(cond)
     return values
