@@ -138,13 +138,18 @@ impl TokenService {
         scopes: &[String],
         grant_type: &str,
     ) -> Result<String, ApiError> {
-        let iat = now();
+        let issued = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let iat = issued.as_secs();
+        // Rounded up: a token never lives shorter than its lifetime.
+        let exp = (issued + self.lifetimes.access).as_secs_f64().ceil() as u64;
         let claims = Claims {
             aud: client_id.to_owned(),
             jti: random_token()?,
             iat,
             nbf: iat,
-            exp: iat + self.lifetimes.access.as_secs(),
+            exp,
             iss: self.issuer.clone(),
             sub: format!("client:{client_id}"),
             scopes: scopes.to_vec(),
@@ -175,7 +180,10 @@ impl TokenService {
             .decode(payload)
             .map_err(|_| TokenError::Invalid)?;
         let claims: Claims = serde_json::from_slice(&payload).map_err(|_| TokenError::Invalid)?;
-        if now() >= claims.exp {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        if now >= claims.exp as f64 {
             return Err(TokenError::Expired);
         }
         Ok(Bearer {
