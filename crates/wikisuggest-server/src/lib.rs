@@ -57,27 +57,37 @@ struct Loaded {
 }
 
 fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<Loaded> {
-    let backend = match backend {
-        Some(backend) => backend,
-        None => {
-            let datasets = match &config.datasets {
-                Some(dir) => link::open_datasets(dir)?,
-                None => Default::default(),
-            };
-            Arc::new(LookupBackend::new(
-                datasets,
-                config.application_version.clone(),
-            ))
-        }
-    };
-    let pages = config.pages.as_deref().map(PageStore::open).transpose()?;
+    // Datasets, pages and catalogs are independent: read them side by side.
+    let (backend, pages, translation) = std::thread::scope(|scope| {
+        let translation = scope.spawn(|| match &config.translation {
+            Some(dir) => TranslationData::open(dir),
+            None => Ok(TranslationData::default()),
+        });
+        let pages = scope.spawn(|| config.pages.as_deref().map(PageStore::open).transpose());
+        let backend = match backend {
+            Some(backend) => Ok(backend),
+            None => match &config.datasets {
+                Some(dir) => link::open_datasets(dir),
+                None => Ok(Default::default()),
+            }
+            .map(|datasets| {
+                Arc::new(LookupBackend::new(
+                    datasets,
+                    config.application_version.clone(),
+                )) as Arc<dyn LinkBackend>
+            }),
+        };
+        let joined = |e| Error::Runtime(format!("loading failed: {e:?}"));
+        (
+            backend,
+            pages.join().map_err(joined),
+            translation.join().map_err(joined),
+        )
+    });
+    let (backend, pages, translation) = (backend?, pages??, translation??);
     if let Some(store) = &pages {
         log::info!("loaded {} pages", store.len());
     }
-    let translation = match &config.translation {
-        Some(dir) => TranslationData::open(dir)?,
-        None => TranslationData::default(),
-    };
     let clients = match &config.clients {
         Some(path) => ClientRegistry::open(path)?,
         None => ClientRegistry::default(),
