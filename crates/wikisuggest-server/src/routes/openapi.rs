@@ -38,12 +38,15 @@ fn query(name: &str, schema: Value, description: &str) -> Value {
 
 fn link_parameters(with_revision: bool) -> Value {
     let mut params = vec![
-        json!({"name": "project", "in": "path", "required": true, "schema": {"type": "string"},
+        json!({"name": "project", "in": "path", "required": true,
+               "schema": {"type": "string"}, "example": "wikipedia",
                "description": "Project; `wikipedia` maps to `<domain>wiki`"}),
-        json!({"name": "domain", "in": "path", "required": true, "schema": {"type": "string"},
+        json!({"name": "domain", "in": "path", "required": true,
+               "schema": {"type": "string"}, "example": "en",
                "description": "Project subdomain, usually the language code"}),
         json!({"name": "page_title", "in": "path", "required": true,
-               "schema": {"type": "string"}, "description": "Page title (may contain `/`)"}),
+               "schema": {"type": "string"}, "example": "Anarchism",
+               "description": "Page title (may contain `/`)"}),
         query(
             "language_code",
             json!({"type": "string"}),
