@@ -105,3 +105,13 @@ impl NativeServer {
         }
     }
 }
+
+impl Drop for NativeServer {
+    /// A server that was never stopped is told to stop, but not waited for: this may run
+    /// while the interpreter is held, which the server's logging could be waiting for.
+    fn drop(&mut self) {
+        if let Some(server) = self.inner.get_mut().ok().and_then(Option::take) {
+            server.stop_in_background();
+        }
+    }
+}

@@ -259,6 +259,7 @@ impl BackgroundServer {
         self.thread.as_ref().is_none_or(|t| t.is_finished())
     }
 
+    /// Stops accepting connections, lets requests in flight finish, and waits.
     pub fn stop(&mut self) -> Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
@@ -269,6 +270,16 @@ impl BackgroundServer {
                 .map_err(|_| Error::Runtime("the server thread panicked".into()))?,
             None => Ok(()),
         }
+    }
+
+    /// Asks the server to stop without waiting for it (for callers that must not block,
+    /// such as a finaliser holding a lock the server's logging may need).
+    pub fn stop_in_background(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // Dropping the handle detaches the thread; it ends after the graceful shutdown.
+        self.thread.take();
     }
 }
 

@@ -665,3 +665,16 @@ async fn rate_limits_health_and_openapi() {
     assert!(doc["paths"][TOKEN]["post"]["responses"]["415"].is_object());
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn bodies_are_bounded() {
+    let (server, _dir) = start(|c| c.max_body_bytes = 1000).await;
+    let addr = server.local_addr();
+    let auth = [("Authorization", "Bearer test-personal-token-0123456789")];
+    let path = format!("{LINKS}/wikipedia/en/Anarchism");
+    let small = json!({"wikitext": "x", "revid": 1, "pageid": 1}).to_string();
+    assert_eq!(send(addr, "POST", &path, &auth, &small).await.status, 200);
+    let large = json!({"wikitext": "x".repeat(2000), "revid": 1, "pageid": 1}).to_string();
+    assert_eq!(send(addr, "POST", &path, &auth, &large).await.status, 413);
+    server.shutdown().await.unwrap();
+}
