@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
+use wikisuggest_core::oauth::{Grant, request_token};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
 };
@@ -14,6 +15,7 @@ use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
 
 use crate::convert::FetchedOut;
 use crate::errors::core_error;
+use crate::oauth::{NativeTokenManager, TokenOut};
 use crate::runtime::{run_async, run_blocking};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -38,6 +40,47 @@ async fn fetch(
     raw: bool,
 ) -> Result<FetchedOut, Error> {
     Ok(FetchedOut(client.fetch(&request?, kind, raw).await?))
+}
+
+/// One token-endpoint request through this client; the token as its dict shape.
+async fn grant(client: Arc<Client>, grant: Grant) -> Result<TokenOut, Error> {
+    let token = request_token(&client, &grant).await?;
+    Ok(TokenOut(token.to_stored()))
+}
+
+fn client_credentials_grant(client_id: String, client_secret: String) -> Grant {
+    Grant::ClientCredentials {
+        client_id,
+        client_secret: Secret::new(client_secret),
+    }
+}
+
+fn authorization_code_grant(
+    code: String,
+    client_id: String,
+    client_secret: Option<String>,
+    code_verifier: Option<String>,
+    redirect_uri: Option<String>,
+) -> Grant {
+    Grant::AuthorizationCode {
+        code: Secret::new(code),
+        client_id,
+        client_secret: client_secret.map(Secret::new),
+        code_verifier: code_verifier.map(Secret::new),
+        redirect_uri,
+    }
+}
+
+fn refresh_token_grant(
+    refresh_token: String,
+    client_id: String,
+    client_secret: Option<String>,
+) -> Grant {
+    Grant::RefreshToken {
+        refresh_token: Secret::new(refresh_token),
+        client_id,
+        client_secret: client_secret.map(Secret::new),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -87,7 +130,7 @@ pub(crate) fn translation_params(
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_concurrency=None, rate_limit=None, token=None))]
+    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_concurrency=None, rate_limit=None, token=None, manager=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -103,7 +146,9 @@ impl NativeClient {
         max_concurrency: Option<usize>,
         rate_limit: Option<f64>,
         token: Option<String>,
+        manager: Option<Bound<'_, NativeTokenManager>>,
     ) -> PyResult<Self> {
+        let manager = manager.map(|m| m.get().inner.clone());
         let build = || -> Result<Client, Error> {
             let config = ClientConfig {
                 base_url,
@@ -121,11 +166,22 @@ impl NativeClient {
                 max_concurrency,
                 rate_limit,
             };
-            let auth: Option<Arc<dyn AuthProvider>> = match token {
-                Some(token) => Some(Arc::new(StaticToken::new(Secret::new(token))?)),
-                None => None,
+            let auth: Option<Arc<dyn AuthProvider>> = match (token, &manager) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid(
+                        "auth",
+                        "give a token or a token manager, not both",
+                    ));
+                }
+                (Some(token), None) => Some(Arc::new(StaticToken::new(Secret::new(token))?)),
+                (None, Some(manager)) => Some(manager.clone()),
+                (None, None) => None,
             };
-            Client::new(config, auth)
+            let client = Client::new(config, auth)?;
+            if let Some(manager) = &manager {
+                manager.attach(&client)?;
+            }
+            Ok(client)
         };
         build()
             .map(|client| Self {
@@ -406,5 +462,95 @@ impl NativeClient {
                 raw,
             ),
         )
+    }
+
+    fn client_credentials(
+        &self,
+        py: Python<'_>,
+        client_id: String,
+        client_secret: String,
+    ) -> PyResult<Py<PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            client_credentials_grant(client_id, client_secret),
+        );
+        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
+    }
+
+    fn client_credentials_async<'py>(
+        &self,
+        py: Python<'py>,
+        client_id: String,
+        client_secret: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            client_credentials_grant(client_id, client_secret),
+        );
+        run_async(py, request)
+    }
+
+    #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
+    fn authorization_code(
+        &self,
+        py: Python<'_>,
+        code: String,
+        client_id: String,
+        client_secret: Option<String>,
+        code_verifier: Option<String>,
+        redirect_uri: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            authorization_code_grant(code, client_id, client_secret, code_verifier, redirect_uri),
+        );
+        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
+    }
+
+    #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
+    fn authorization_code_async<'py>(
+        &self,
+        py: Python<'py>,
+        code: String,
+        client_id: String,
+        client_secret: Option<String>,
+        code_verifier: Option<String>,
+        redirect_uri: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            authorization_code_grant(code, client_id, client_secret, code_verifier, redirect_uri),
+        );
+        run_async(py, request)
+    }
+
+    #[pyo3(signature = (refresh_token, client_id, client_secret=None))]
+    fn refresh_token(
+        &self,
+        py: Python<'_>,
+        refresh_token: String,
+        client_id: String,
+        client_secret: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            refresh_token_grant(refresh_token, client_id, client_secret),
+        );
+        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
+    }
+
+    #[pyo3(signature = (refresh_token, client_id, client_secret=None))]
+    fn refresh_token_async<'py>(
+        &self,
+        py: Python<'py>,
+        refresh_token: String,
+        client_id: String,
+        client_secret: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = grant(
+            self.inner.clone(),
+            refresh_token_grant(refresh_token, client_id, client_secret),
+        );
+        run_async(py, request)
     }
 }

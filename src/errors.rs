@@ -7,7 +7,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule};
 use pythonize::pythonize;
 use wikisuggest_core::Error;
-use wikisuggest_core::http_error::{HttpError, HttpErrorKind};
+use wikisuggest_core::http_error::{HttpError, HttpErrorKind, OAuthErrorBody};
 
 pyo3::import_exception!(wikisuggest.errors, WikisuggestError);
 
@@ -54,6 +54,11 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             "DecodeError"
         }
         Error::ReauthorizationRequired(_) => "ReauthorizationRequired",
+        Error::StateMismatch => "StateMismatch",
+        Error::AuthorizationFailed(body) => {
+            fill_oauth(&kwargs, body)?;
+            oauth_class(&body.error)
+        }
         Error::Internal(_) => "WikisuggestError",
     };
     let module = ERRORS_MODULE.get_or_try_init(py, || {
@@ -74,17 +79,29 @@ fn http_class(http: &HttpError) -> &'static str {
         HttpErrorKind::UnprocessableEntity => "UnprocessableEntity",
         HttpErrorKind::RateLimited => "RateLimited",
         HttpErrorKind::ServerError => "ServerError",
-        HttpErrorKind::OAuth => match http.oauth.as_ref().map(|o| o.error.as_str()) {
-            Some("invalid_client") => "InvalidClient",
-            Some("invalid_grant") => "InvalidGrant",
-            Some("invalid_request") => "InvalidRequest",
-            Some("invalid_scope") => "InvalidScope",
-            Some("unsupported_grant_type") => "UnsupportedGrantType",
-            Some("unauthorized_client") => "UnauthorizedClient",
-            _ => "OAuthError",
-        },
+        HttpErrorKind::OAuth => oauth_class(http.oauth.as_ref().map_or("", |o| o.error.as_str())),
         HttpErrorKind::Other => "HTTPError",
     }
+}
+
+/// The exception class for an OAuth 2.0 `error` code (token endpoint or authorize redirect).
+fn oauth_class(error: &str) -> &'static str {
+    match error {
+        "invalid_client" => "InvalidClient",
+        "invalid_grant" => "InvalidGrant",
+        "invalid_request" => "InvalidRequest",
+        "invalid_scope" => "InvalidScope",
+        "unsupported_grant_type" => "UnsupportedGrantType",
+        "unauthorized_client" => "UnauthorizedClient",
+        "access_denied" => "AccessDenied",
+        _ => "OAuthError",
+    }
+}
+
+fn fill_oauth(kwargs: &Bound<'_, PyDict>, oauth: &OAuthErrorBody) -> PyResult<()> {
+    kwargs.set_item("error", &oauth.error)?;
+    kwargs.set_item("error_description", &oauth.description)?;
+    kwargs.set_item("hint", &oauth.hint)
 }
 
 fn fill_http(py: Python<'_>, kwargs: &Bound<'_, PyDict>, http: &HttpError) -> PyResult<()> {
@@ -103,9 +120,7 @@ fn fill_http(py: Python<'_>, kwargs: &Bound<'_, PyDict>, http: &HttpError) -> Py
     kwargs.set_item("detail", &http.detail)?;
     kwargs.set_item("error_key", &http.error_key)?;
     if let Some(oauth) = &http.oauth {
-        kwargs.set_item("error", &oauth.error)?;
-        kwargs.set_item("error_description", &oauth.description)?;
-        kwargs.set_item("hint", &oauth.hint)?;
+        fill_oauth(kwargs, oauth)?;
     }
     Ok(())
 }

@@ -45,6 +45,17 @@ from .models import (
     Meta,
     TranslationRecommendation,
 )
+from .oauth import (
+    AuthorizationRequest,
+    FileTokenStore,
+    LoopbackServer,
+    Token,
+    TokenManager,
+    TokenStore,
+    authorization_url,
+    authorize_with_loopback,
+    parse_redirect,
+)
 from .server import Server, serve
 
 __all__ = [
@@ -53,6 +64,7 @@ __all__ = [
     "AccessDenied",
     "AsyncBatch",
     "AsyncClient",
+    "AuthorizationRequest",
     "BatchInterrupted",
     "BatchItem",
     "BatchResults",
@@ -61,6 +73,7 @@ __all__ = [
     "ConfigurationError",
     "DatasetChecksums",
     "DecodeError",
+    "FileTokenStore",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
@@ -69,6 +82,7 @@ __all__ = [
     "InvalidScope",
     "LinkRecommendation",
     "LinkRecommendationSet",
+    "LoopbackServer",
     "Meta",
     "NotFound",
     "OAuthError",
@@ -79,6 +93,9 @@ __all__ = [
     "ServerError",
     "StateMismatch",
     "Timeout",
+    "Token",
+    "TokenManager",
+    "TokenStore",
     "TransportError",
     "TranslationRecommendation",
     "Unauthorized",
@@ -89,5 +106,8 @@ __all__ = [
     "UnsupportedMediaType",
     "WikisuggestError",
     "__version__",
+    "authorization_url",
+    "authorize_with_loopback",
+    "parse_redirect",
     "serve",
 ]

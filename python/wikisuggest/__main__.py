@@ -1,9 +1,18 @@
-"""Command line: ``python -m wikisuggest <command>``."""
+"""Command line: ``wikisuggest <command>`` (or ``python -m wikisuggest <command>``).
+
+Commands print JSON (``--format json``, the default when the output is not a terminal) or a
+table. The User-Agent comes from ``--user-agent`` or ``WIKISUGGEST_USER_AGENT``; a token from
+``WIKISUGGEST_TOKEN``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 
@@ -23,6 +32,110 @@ def _example(_: argparse.Namespace) -> int:
     except wikisuggest.InvalidParameter as err:
         print(f"Rejected before sending: {err}")
     return 0
+
+
+def _client(args: argparse.Namespace) -> Any:
+    import wikisuggest
+
+    options: dict[str, Any] = {"base_url": args.base_url}
+    if args.concurrency is not None:
+        options["max_concurrency"] = args.concurrency
+    token = os.environ.get("WIKISUGGEST_TOKEN")
+    if token:
+        options["auth"] = token
+    return wikisuggest.Client(args.user_agent, **options)
+
+
+def _table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+    cells = [[("" if row.get(c) is None else str(row.get(c))) for c in columns] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
+    return "\n".join(lines)
+
+
+def _emit(args: argparse.Namespace, items: Any, columns: Sequence[str], rows_of: Any) -> int:
+    """Print batch items as JSON or a table; the exit status is 1 when any item failed."""
+    failed = 0
+    if args.format == "json":
+        out = []
+        for item in items:
+            entry: dict[str, Any] = {"input": item.input}
+            if item.ok:
+                result = item.result
+                entry["result"] = (
+                    [r.to_dict() for r in result] if isinstance(result, list) else result.to_dict()
+                )
+            else:
+                failed += 1
+                entry["error"] = {"type": type(item.error).__name__, "message": str(item.error)}
+            out.append(entry)
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+    else:
+        rows: list[dict[str, Any]] = []
+        for item in items:
+            if item.ok:
+                rows.extend(rows_of(item))
+            else:
+                failed += 1
+                print(f"{item.input}: {type(item.error).__name__}: {item.error}", file=sys.stderr)
+        print(_table(rows, columns))
+    return 1 if failed else 0
+
+
+def _links(args: argparse.Namespace) -> int:
+    items = _client(args).link_recommendations_many(
+        [(args.domain, title) for title in args.titles],
+        project=args.project,
+        language_code=args.language_code,
+        revision=args.revision,
+        threshold=args.threshold,
+        sections_to_exclude=args.exclude_section,
+        max_recommendations=args.max,
+    )
+
+    def rows(item: Any) -> list[dict[str, Any]]:
+        return [{"page": item.result.page_title, **link.to_dict()} for link in item.result.links]
+
+    columns = ["page", "link_text", "link_target", "score", "wikitext_offset"]
+    return _emit(args, items, columns, rows)
+
+
+def _translate(args: argparse.Namespace) -> int:
+    items = _client(args).translation_recommendations_many(
+        [(args.source, args.target)],
+        count=args.count,
+        seed=args.seed,
+        topic=args.topic,
+        include_pageviews=args.pageviews,
+        rank_method=args.rank_method,
+    )
+
+    def rows(item: Any) -> list[dict[str, Any]]:
+        return [rec.to_dict() for rec in item.result]
+
+    columns = ["title", "wikidata_id", "langlinks_count", "pageviews", "rank"]
+    return _emit(args, items, columns, rows)
+
+
+def _add_client_options(parser: argparse.ArgumentParser) -> None:
+    from .client import DEFAULT_BASE_URL
+
+    parser.add_argument(
+        "--base-url", default=os.environ.get("WIKISUGGEST_BASE_URL", DEFAULT_BASE_URL)
+    )
+    parser.add_argument(
+        "--user-agent",
+        default=None,
+        help="<app>/<version> (<contact>); default: $WIKISUGGEST_USER_AGENT",
+    )
+    parser.add_argument("--concurrency", type=int, default=None, help="requests in flight")
+    parser.add_argument(
+        "--format",
+        choices=["json", "table"],
+        default="table" if sys.stdout.isatty() else "json",
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -76,14 +189,48 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.set_defaults(run=_serve)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wikisuggest", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"wikisuggest {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="wikisuggest", description=__doc__)
+    root.add_argument("--version", action="version", version=f"wikisuggest {__version__}")
+    commands = root.add_subparsers(dest="command", required=True)
+
     commands.add_parser("example", help="a small offline example").set_defaults(run=_example)
+
+    links = commands.add_parser("links", help="link recommendations for pages (GET)")
+    links.add_argument("domain", help="wiki subdomain, e.g. en")
+    links.add_argument("titles", nargs="+", help="page titles")
+    links.add_argument("--project", default="wikipedia")
+    links.add_argument("--language-code", default=None)
+    links.add_argument("--revision", type=int, default=None)
+    links.add_argument("--threshold", type=float, default=0.5)
+    links.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    links.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    _add_client_options(links)
+    links.set_defaults(run=_links)
+
+    translate = commands.add_parser("translate", help="articles to translate from SOURCE to TARGET")
+    translate.add_argument("source")
+    translate.add_argument("target")
+    translate.add_argument("--count", type=int, default=12)
+    translate.add_argument("--seed", action="append", default=None, help="repeatable")
+    translate.add_argument("--topic", action="append", default=None, help="repeatable")
+    translate.add_argument("--pageviews", action="store_true", help="include pageviews")
+    translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
+    _add_client_options(translate)
+    translate.set_defaults(run=_translate)
     _add_serve(commands)
-    args = parser.parse_args(argv)
-    return int(args.run(args))
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    import wikisuggest
+
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except wikisuggest.WikisuggestError as err:
+        print(f"wikisuggest: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

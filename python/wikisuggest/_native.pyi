@@ -1,11 +1,63 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from os import PathLike
+from typing import Any, final
 
 __version__: str
 
 def in_flight_tasks() -> int: ...
+def authorization_url(
+    auth_url: str,
+    client_id: str,
+    redirect_uri: str | None = None,
+    scope: str | None = None,
+    state: str | None = None,
+) -> tuple[str, str, str]: ...
+def parse_redirect(redirect: str, expected_state: str) -> str: ...
+def file_store_load(path: str | PathLike[str]) -> dict[str, Any] | None: ...
+def file_store_save(path: str | PathLike[str], token: dict[str, Any]) -> None: ...
+
+@final
+class NativeTokenManager:
+    @staticmethod
+    def client_credentials(
+        client_id: str,
+        client_secret: str,
+        *,
+        auth_url: str | None = None,
+        user_agent: str | None = None,
+        leeway: float = 300.0,
+        store_path: str | PathLike[str] | None = None,
+        store_load: Callable[[], Any] | None = None,
+        store_save: Callable[[Any], Any] | None = None,
+    ) -> NativeTokenManager: ...
+    @staticmethod
+    def refresh(
+        refresh_token: str | None,
+        client_id: str,
+        client_secret: str | None = None,
+        *,
+        token: dict[str, Any] | None = None,
+        auth_url: str | None = None,
+        user_agent: str | None = None,
+        leeway: float = 300.0,
+        store_path: str | PathLike[str] | None = None,
+        store_load: Callable[[], Any] | None = None,
+        store_save: Callable[[Any], Any] | None = None,
+    ) -> NativeTokenManager: ...
+    @staticmethod
+    def personal(token: str) -> NativeTokenManager: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def client_id(self) -> str | None: ...
+    @property
+    def auth_url(self) -> str | None: ...
+    @property
+    def leeway(self) -> float: ...
+    def token(self) -> dict[str, Any]: ...
+    def token_async(self) -> Awaitable[dict[str, Any]]: ...
 
 class NativeClient:
     def __new__(
@@ -23,6 +75,7 @@ class NativeClient:
         max_concurrency: int | None = None,
         rate_limit: float | None = None,
         token: str | None = None,
+        manager: NativeTokenManager | None = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...
@@ -108,6 +161,32 @@ class NativeClient:
         rank_method: str,
         raw: bool,
     ) -> Awaitable[Any]: ...
+    def client_credentials(self, client_id: str, client_secret: str) -> dict[str, Any]: ...
+    def client_credentials_async(
+        self, client_id: str, client_secret: str
+    ) -> Awaitable[dict[str, Any]]: ...
+    def authorization_code(
+        self,
+        code: str,
+        client_id: str,
+        client_secret: str | None = None,
+        code_verifier: str | None = None,
+        redirect_uri: str | None = None,
+    ) -> dict[str, Any]: ...
+    def authorization_code_async(
+        self,
+        code: str,
+        client_id: str,
+        client_secret: str | None = None,
+        code_verifier: str | None = None,
+        redirect_uri: str | None = None,
+    ) -> Awaitable[dict[str, Any]]: ...
+    def refresh_token(
+        self, refresh_token: str, client_id: str, client_secret: str | None = None
+    ) -> dict[str, Any]: ...
+    def refresh_token_async(
+        self, refresh_token: str, client_id: str, client_secret: str | None = None
+    ) -> Awaitable[dict[str, Any]]: ...
 
 class NativeBatch:
     @staticmethod

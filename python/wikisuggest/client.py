@@ -14,14 +14,46 @@ from . import _args
 from ._native import NativeBatch, NativeClient
 from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
 from .batch import translation_item as _translation_item
+from .oauth import (
+    DEFAULT_AUTH_URL,
+    AuthorizationRequest,
+    Token,
+    TokenManager,
+    authorization_url,
+)
 
 __all__ = ["AsyncClient", "Client", "DEFAULT_AUTH_URL", "DEFAULT_BASE_URL"]
 
 DEFAULT_BASE_URL = "https://api.wikimedia.org"
-DEFAULT_AUTH_URL = "https://meta.wikimedia.org"
 
 SearchAlgorithm = Literal["morelike", "mostpopular"]
 RankMethod = Literal["default", "sitelinks"]
+
+
+def _code_args(
+    code: str,
+    client_id: str,
+    client_secret: str | None,
+    code_verifier: str | None,
+    redirect_uri: str | None,
+) -> tuple[str, str, str | None, str | None, str | None]:
+    return (
+        _args.text("code", code),
+        _args.text("client_id", client_id),
+        _args.optional_text("client_secret", client_secret),
+        _args.optional_text("code_verifier", code_verifier),
+        _args.optional_text("redirect_uri", redirect_uri),
+    )
+
+
+def _refresh_args(
+    refresh_token: str, client_id: str, client_secret: str | None
+) -> tuple[str, str, str | None]:
+    return (
+        _args.text("refresh_token", refresh_token),
+        _args.text("client_id", client_id),
+        _args.optional_text("client_secret", client_secret),
+    )
 
 
 class _ClientBase:
@@ -34,7 +66,7 @@ class _ClientBase:
         user_agent: str | None = None,
         *,
         base_url: str = DEFAULT_BASE_URL,
-        auth: str | None = None,
+        auth: TokenManager | str | None = None,
         auth_url: str = DEFAULT_AUTH_URL,
         timeout: float = 60.0,
         connect_timeout: float = 10.0,
@@ -49,8 +81,12 @@ class _ClientBase:
 
         ``user_agent`` names your application and how to reach its operator, as Wikimedia's
         User-Agent policy requires, e.g. ``"LinkBot/1.0 (https://example.org; me@example.org)"``;
-        when omitted it is read from ``WIKISUGGEST_USER_AGENT``. ``auth`` is a personal API
-        token (sent as ``Authorization: Bearer``). ``timeout`` bounds one attempt; failed GETs
+        when omitted it is read from ``WIKISUGGEST_USER_AGENT``. ``auth`` is a
+        :class:`TokenManager` (OAuth 2.0; tokens are renewed as needed and a request whose token
+        the server rejects is replayed once with a new one) or a personal API token string
+        (sent as ``Authorization: Bearer``). ``auth_url`` is the OAuth 2.0 server used by the
+        grant methods and by a token manager that has no ``auth_url`` of its own.
+        ``timeout`` bounds one attempt; failed GETs
         (connection errors, 429, 502, 503, 504) are retried ``max_retries`` times with
         exponential back-off starting at ``backoff`` seconds, honouring ``Retry-After`` up to
         ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
@@ -63,8 +99,10 @@ class _ClientBase:
             raise _args.InvalidParameter(
                 f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
             )
-        token = None
-        if auth is not None:
+        token = manager = None
+        if isinstance(auth, TokenManager):
+            manager = auth._native
+        elif auth is not None:
             token = _args.text("auth", auth)
         self._native = NativeClient(
             base_url=_args.text("base_url", base_url),
@@ -81,6 +119,7 @@ class _ClientBase:
             else _args.integer("max_concurrency", max_concurrency),
             rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
             token=token,
+            manager=manager,
         )
 
     @property
@@ -103,6 +142,16 @@ class _ClientBase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, user_agent={self.user_agent!r})"
+
+    def authorization_url(
+        self,
+        client_id: str,
+        redirect_uri: str | None = None,
+        scope: str | Iterable[str] | None = None,
+        state: str | None = None,
+    ) -> AuthorizationRequest:
+        """:func:`wikisuggest.authorization_url` for this client's ``auth_url``."""
+        return authorization_url(client_id, redirect_uri, scope, state, auth_url=self.auth_url)
 
     @staticmethod
     def _link_args(
@@ -270,6 +319,41 @@ class Client(_ClientBase):
             raw,
         )
         return data
+
+    def client_credentials(self, client_id: str, client_secret: str) -> Token:
+        """Request an app token with the client-credentials grant (it has no refresh token)."""
+        return Token.from_dict(
+            self._native.client_credentials(
+                _args.text("client_id", client_id), _args.text("client_secret", client_secret)
+            )
+        )
+
+    def authorization_code(
+        self,
+        code: str,
+        client_id: str,
+        client_secret: str | None = None,
+        code_verifier: str | None = None,
+        redirect_uri: str | None = None,
+    ) -> Token:
+        """Exchange an authorization code (with its PKCE ``code_verifier``) for a token pair.
+
+        ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
+        """
+        return Token.from_dict(
+            self._native.authorization_code(
+                *_code_args(code, client_id, client_secret, code_verifier, redirect_uri)
+            )
+        )
+
+    def refresh_token(
+        self, refresh_token: str, client_id: str, client_secret: str | None = None
+    ) -> Token:
+        """Exchange a refresh token for a new token pair. The server rotates the refresh token:
+        keep the returned one (a :class:`TokenManager` does this for you)."""
+        return Token.from_dict(
+            self._native.refresh_token(*_refresh_args(refresh_token, client_id, client_secret))
+        )
 
     def link_recommendations_many(
         self,
@@ -485,6 +569,43 @@ class AsyncClient(_ClientBase):
             raw,
         )
         return data
+
+    async def client_credentials(self, client_id: str, client_secret: str) -> Token:
+        """Request an app token with the client-credentials grant (it has no refresh token)."""
+        return Token.from_dict(
+            await self._native.client_credentials_async(
+                _args.text("client_id", client_id), _args.text("client_secret", client_secret)
+            )
+        )
+
+    async def authorization_code(
+        self,
+        code: str,
+        client_id: str,
+        client_secret: str | None = None,
+        code_verifier: str | None = None,
+        redirect_uri: str | None = None,
+    ) -> Token:
+        """Exchange an authorization code (with its PKCE ``code_verifier``) for a token pair.
+
+        ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
+        """
+        return Token.from_dict(
+            await self._native.authorization_code_async(
+                *_code_args(code, client_id, client_secret, code_verifier, redirect_uri)
+            )
+        )
+
+    async def refresh_token(
+        self, refresh_token: str, client_id: str, client_secret: str | None = None
+    ) -> Token:
+        """Exchange a refresh token for a new token pair. The server rotates the refresh token:
+        keep the returned one (a :class:`TokenManager` does this for you)."""
+        return Token.from_dict(
+            await self._native.refresh_token_async(
+                *_refresh_args(refresh_token, client_id, client_secret)
+            )
+        )
 
     def link_recommendations_many(
         self,

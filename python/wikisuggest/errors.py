@@ -183,7 +183,11 @@ class ServerError(HTTPError):
 
 
 class OAuthError(HTTPError):
-    """An OAuth 2.0 error from the token endpoint: ``error``, ``error_description``, ``hint``."""
+    """An OAuth 2.0 error: ``error``, ``error_description``, ``hint``.
+
+    From the token endpoint it carries the HTTP attributes too; from an authorization redirect
+    (see :func:`wikisuggest.parse_redirect`) there was no HTTP error, and ``status`` is 0.
+    """
 
     error: str | None = None
     error_description: str | None = None

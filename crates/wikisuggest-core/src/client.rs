@@ -25,7 +25,7 @@ use crate::params::{LinkParams, RevisionBody, TranslationParams};
 use crate::secret::Secret;
 
 /// Log target of request events; Python sees it as the logger `wikisuggest.http`.
-const LOG_TARGET: &str = "wikisuggest.http";
+pub(crate) const LOG_TARGET: &str = "wikisuggest.http";
 
 /// Numbers the requests of this process, so the log lines of one request (its attempts,
 /// retries and replay) can be told apart from those of concurrent ones.
@@ -166,6 +166,35 @@ impl Client {
             user_agent,
             config,
             auth,
+            limits,
+        })
+    }
+
+    /// A client for the token endpoint that shares this one's connection pool, User-Agent,
+    /// timeouts and retry policy, but never sends a bearer token. `auth_url` overrides this
+    /// client's when given. Token managers attached to a client use it, so token requests
+    /// obey the same policy as every other request without a second connection pool.
+    ///
+    /// The request limits are not shared: they are set for the service host, and a token
+    /// renewal paced behind a queue of service requests would hold all of them up.
+    pub fn token_transport(&self, auth_url: Option<&str>) -> Result<Client> {
+        let auth_url = match auth_url {
+            Some(url) => normalise_base_url("auth_url", url)?,
+            None => self.auth_url.clone(),
+        };
+        let limits = RequestLimits::new(default_concurrency(&auth_url), None)?;
+        Ok(Self {
+            http: self.http.clone(),
+            base_url: self.base_url.clone(),
+            auth_url: auth_url.clone(),
+            user_agent: self.user_agent.clone(),
+            config: ClientConfig {
+                auth_url,
+                max_concurrency: None,
+                rate_limit: None,
+                ..self.config.clone()
+            },
+            auth: None,
             limits,
         })
     }

@@ -3,7 +3,7 @@
 //! Every variant's message is safe to show: URLs are stripped of their query, bodies are
 //! truncated, and credentials are held in [`crate::Secret`], which never formats itself.
 
-use crate::http_error::HttpError;
+use crate::http_error::{HttpError, OAuthErrorBody};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -51,6 +51,19 @@ pub enum Error {
         "the stored refresh token is no longer accepted; authorize the application again ({0})"
     )]
     ReauthorizationRequired(String),
+
+    /// The `state` of an authorization redirect is missing or is not the one that was sent:
+    /// the redirect may have been forged (cross-site request forgery).
+    #[error(
+        "the state of the authorization redirect does not match the one sent; start the \
+         authorization again"
+    )]
+    StateMismatch,
+
+    /// The authorization server redirected back with an error instead of a code. MediaWiki
+    /// reports a user's refusal as `unauthorized_client`.
+    #[error("authorization was not granted: {0}")]
+    AuthorizationFailed(OAuthErrorBody),
 
     /// Anything that is a bug or an environment problem rather than a remote failure.
     #[error("{0}")]

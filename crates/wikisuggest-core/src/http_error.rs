@@ -60,6 +60,20 @@ pub struct OAuthErrorBody {
     pub hint: Option<String>,
 }
 
+/// `error: description (hint)`, the way OAuth errors are shown everywhere.
+impl fmt::Display for OAuthErrorBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.error)?;
+        if let Some(description) = &self.description {
+            write!(f, ": {description}")?;
+        }
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
 /// An HTTP response with a status of 400 or more.
 #[derive(Debug, Clone)]
 pub struct HttpError {
@@ -231,17 +245,7 @@ fn describe_json(
     oauth: Option<&OAuthErrorBody>,
 ) -> Option<String> {
     if let Some(o) = oauth {
-        let mut text = o.error.clone();
-        if let Some(d) = &o.description {
-            text.push_str(": ");
-            text.push_str(d);
-        }
-        if let Some(h) = &o.hint {
-            text.push_str(" (");
-            text.push_str(h);
-            text.push(')');
-        }
-        return Some(text);
+        return Some(o.to_string());
     }
     if let Some(detail) = obj.get("detail") {
         return Some(match detail {

@@ -12,6 +12,7 @@ pub mod error;
 pub mod http_error;
 pub mod limits;
 pub mod models;
+pub mod oauth;
 pub mod params;
 pub mod retry;
 pub mod secret;

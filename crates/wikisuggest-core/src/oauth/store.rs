@@ -1,0 +1,215 @@
+//! Where a token manager persists its token between runs (and between processes that share
+//! one authorization).
+//!
+//! Stores are synchronous: they are called inside the manager's renewal critical section,
+//! so that a rotated refresh token is persisted before anyone else may refresh again.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::token::StoredToken;
+use crate::error::{Error, Result};
+
+/// Persistence for one token. Implementations must not call back into the token manager
+/// (the manager holds its renewal lock while calling them).
+pub trait TokenStore: Send + Sync {
+    /// The token saved last, or `None` when nothing was saved yet.
+    fn load(&self) -> Result<Option<StoredToken>>;
+    /// Replace the saved token.
+    fn save(&self, token: &StoredToken) -> Result<()>;
+}
+
+/// A JSON file readable only by its owner. Writes are atomic: a reader (another process)
+/// sees either the old token or the new one, never half a file, and a crash mid-write leaves
+/// the old file in place.
+#[derive(Debug, Clone)]
+pub struct FileTokenStore {
+    path: PathBuf,
+}
+
+impl FileTokenStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn failure(&self, doing: &str, err: impl std::fmt::Display) -> Error {
+        Error::Internal(format!(
+            "could not {doing} the token file {}: {err}",
+            self.path.display()
+        ))
+    }
+
+    fn write_new_file(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Created with mode 0600 from the start: no window in which another user could
+            // open the file before its permissions are narrowed.
+            options.mode(0o600);
+        }
+        let mut file = options.open(path)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+}
+
+impl TokenStore for FileTokenStore {
+    fn load(&self) -> Result<Option<StoredToken>> {
+        let bytes = match fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.failure("read", e)),
+        };
+        // serde_json's messages give a position, never the content, so no token leaks here.
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| self.failure("parse", e))
+    }
+
+    fn save(&self, token: &StoredToken) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(token).map_err(|e| self.failure("encode", e))?;
+        let dir = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !dir.exists() {
+            create_private_dir(&dir).map_err(|e| self.failure("create the directory of", e))?;
+        }
+        let name = self
+            .path
+            .file_name()
+            .ok_or_else(|| self.failure("write", "the path names no file"))?;
+        // The temporary file sits in the same directory, so the rename cannot cross file
+        // systems and is atomic.
+        let temp = dir.join(format!(
+            ".{}.{:016x}.tmp",
+            name.to_string_lossy(),
+            fastrand::u64(..)
+        ));
+        if let Err(e) = self.write_new_file(&temp, &bytes) {
+            let _ = fs::remove_file(&temp);
+            return Err(self.failure("write", e));
+        }
+        if let Err(e) = fs::rename(&temp, &self.path) {
+            let _ = fs::remove_file(&temp);
+            return Err(self.failure("replace", e));
+        }
+        // Make the rename itself durable; not every platform can sync a directory.
+        if let Ok(dir) = File::open(&dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Create `dir` (and its parents) readable only by its owner, like the file it will hold.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(access: &str) -> StoredToken {
+        StoredToken {
+            token_type: "Bearer".into(),
+            access_token: access.into(),
+            refresh_token: Some("rt".into()),
+            expires_in: Some(14_400),
+            obtained_at: 1_700_000_000.5,
+            expires_at: Some(1_700_014_400.5),
+        }
+    }
+
+    fn temp_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "wikisuggest-store-{}-{:x}",
+            std::process::id(),
+            fastrand::u64(..)
+        ));
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn missing_file_loads_as_none() {
+        let dir = temp_dir();
+        let store = FileTokenStore::new(dir.join("token.json"));
+        assert_eq!(store.load().unwrap(), None);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn save_replaces_atomically_with_mode_0600() {
+        let dir = temp_dir();
+        let path = dir.join("token.json");
+        // An existing file with loose permissions is replaced, not rewritten in place.
+        fs::write(&path, b"{}").unwrap();
+        let store = FileTokenStore::new(&path);
+        store.save(&sample("one")).unwrap();
+        store.save(&sample("two")).unwrap();
+        assert_eq!(store.load().unwrap(), Some(sample("two")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != "token.json")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn missing_directory_is_created_private() {
+        let dir = temp_dir();
+        let path = dir.join("a").join("b").join("token.json");
+        FileTokenStore::new(&path).save(&sample("x")).unwrap();
+        assert_eq!(
+            FileTokenStore::new(&path).load().unwrap(),
+            Some(sample("x"))
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.join("a").join("b"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn corrupt_file_is_an_error_without_content() {
+        let dir = temp_dir();
+        let path = dir.join("token.json");
+        fs::write(&path, b"{\"access_token\": \"SECRET\"").unwrap();
+        let err = FileTokenStore::new(&path).load().unwrap_err().to_string();
+        assert!(
+            err.contains("token.json") && !err.contains("SECRET"),
+            "{err}"
+        );
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,34 @@
+//! Errors of this crate.
+
+/// Errors returned by the text layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TextError {
+    /// The language is written without spaces; mwtokenizer tokenizes it with a
+    /// SentencePiece model, which this crate does not implement yet.
+    #[error("language {language:?} needs SentencePiece word tokenization, which is not supported")]
+    UnsupportedLanguage {
+        /// The language code as given.
+        language: String,
+    },
+    /// The link markup for a target is not a valid Python `re` replacement
+    /// template (a backslash escape such as `\d` in the title).
+    #[error("cannot insert a link to {target:?}: {reason}")]
+    BadReplacement {
+        /// The link target.
+        target: String,
+        /// What the template parser rejected.
+        reason: String,
+    },
+    /// Parsing hit a [`crate::wikitext::ParseLimits`] bound.
+    #[error("the page is too complex to parse within the given limits")]
+    ParseLimitExceeded,
+    /// A placed mention could not be found again in its original text node.
+    #[error("Unable to find match for {mention:?} in {text:?}")]
+    MentionNotFound {
+        /// The lowercase mention key.
+        mention: String,
+        /// The lowercased node text searched.
+        text: String,
+    },
+}

@@ -1,0 +1,141 @@
+//! Literal search, counting and replacement with Python `re` semantics.
+
+use crate::pyunicode;
+
+/// The placement rule `(?<!\[\[)(?<!-->)` + escaped `m` + `(?![\w\s]*[\]\]])`:
+/// the first occurrence of `m` in `s` that does not directly follow `[[` or
+/// `-->`, and that is not followed (after word and space characters) by `]`.
+/// There is no word boundary: `cat` matches inside `category`.
+pub(crate) fn find_mention(s: &[char], m: &[char]) -> Option<usize> {
+    if m.is_empty() || m.len() > s.len() {
+        return None;
+    }
+    (0..=s.len() - m.len()).find(|&i| {
+        s.get(i..i + m.len()) == Some(m)
+            && !(i >= 2 && s.get(i - 2..i) == Some(&['[', '['][..]))
+            && !(i >= 3 && s.get(i - 3..i) == Some(&['-', '-', '>'][..]))
+            && {
+                let mut j = i + m.len();
+                while s
+                    .get(j)
+                    .is_some_and(|&c| pyunicode::is_word(c) || pyunicode::is_space(c))
+                {
+                    j += 1;
+                }
+                s.get(j) != Some(&']')
+            }
+    })
+}
+
+/// `str.count`: non-overlapping occurrences (an empty needle counts
+/// `len + 1` positions, as Python does).
+pub(crate) fn count(s: &[char], m: &[char]) -> usize {
+    if m.is_empty() {
+        return s.len() + 1;
+    }
+    let mut n = 0;
+    let mut i = 0;
+    while i + m.len() <= s.len() {
+        if s.get(i..i + m.len()) == Some(m) {
+            n += 1;
+            i += m.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// Why a replacement template was rejected (Python raises `re.error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BadTemplate(pub String);
+
+/// Expands a Python `re` replacement template for a pattern without groups:
+/// `\\`, `\n`, `\t` … become characters, other escapes of non-letters stay
+/// as written, and group references or unknown letter escapes are errors.
+pub(crate) fn expand_template(template: &str) -> Result<String, BadTemplate> {
+    let mut out = String::with_capacity(template.len());
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            return Err(BadTemplate("bad escape (end of pattern)".into()));
+        };
+        match e {
+            '\\' => out.push('\\'),
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            '0' => {
+                // Octal escape: `\0` plus up to two more octal digits.
+                let mut value = 0u32;
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(&d @ '0'..='7') => {
+                            value = value * 8 + (d as u32 - '0' as u32);
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
+            }
+            '1'..='9' | 'g' => return Err(BadTemplate(format!("invalid group reference \\{e}"))),
+            e if e.is_ascii_alphabetic() => return Err(BadTemplate(format!("bad escape \\{e}"))),
+            e => {
+                out.push('\\');
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    #[test]
+    fn placement_rule() {
+        assert_eq!(find_mention(&v("The category of cat"), &v("cat")), Some(4));
+        assert_eq!(find_mention(&v("[[cat]] cat"), &v("cat")), Some(8));
+        assert_eq!(find_mention(&v("-->cat cat"), &v("cat")), Some(7));
+        // Followed by word/space characters and then `]`: inside a link.
+        assert_eq!(
+            find_mention(&v("[[Felis catus|x]] catus"), &v("catus")),
+            Some(8)
+        );
+        assert_eq!(find_mention(&v("a cat b]] cat"), &v("cat")), Some(10));
+        assert_eq!(find_mention(&v("xanchor1"), &v("anchor1")), Some(1));
+        assert_eq!(find_mention(&v("abc"), &v("")), None);
+    }
+
+    #[test]
+    fn python_count() {
+        assert_eq!(count(&v("female male"), &v("male")), 2);
+        assert_eq!(count(&v("aaaa"), &v("aa")), 2);
+        assert_eq!(count(&v("ab"), &v("")), 3);
+    }
+
+    #[test]
+    fn replacement_templates() {
+        assert_eq!(expand_template(r"[[A\\B|x]]").unwrap(), r"[[A\B|x]]");
+        assert_eq!(expand_template(r"a\nb").unwrap(), "a\nb");
+        assert_eq!(expand_template(r"a\&b").unwrap(), r"a\&b");
+        assert!(expand_template(r"a\db").is_err());
+        assert!(expand_template(r"a\1").is_err());
+        assert!(expand_template(r"a\g<0>").is_err());
+        assert!(expand_template("a\\").is_err());
+    }
+}

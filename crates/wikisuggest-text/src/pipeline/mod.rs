@@ -1,0 +1,486 @@
+//! The sequential link placement pass of the production engine
+//! (`process_page`), written against [`LinkModel`] so that any dataset and
+//! scorer can plug in.
+//!
+//! The pass is deliberately faithful to upstream, including behaviour that
+//! looks accidental (no word boundaries, first-occurrence node offsets,
+//! raw-substring `match_index`, discovery order, `0` meaning unlimited …);
+//! see the spec's quirk catalogue.  Scores are pure functions of
+//! `(page, mention, candidate)`, so implementations may batch or cache them.
+
+mod matching;
+mod pyfloat;
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+pub use pyfloat::format_f32;
+
+use crate::error::TextError;
+use crate::pyunicode;
+use crate::sections::{SectionExclusion, sections};
+use crate::title::{normalise_anchor, normalise_title};
+use crate::tokenize::Tokenizer;
+use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilinks};
+use matching::{count, expand_template, find_mention};
+
+/// One candidate target of an anchor, in the dataset's stored order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// Target article title.
+    pub title: String,
+    /// Number of times the anchor links to it.
+    pub count: u64,
+}
+
+/// The datasets and model of one wiki.
+pub trait LinkModel: Send + Sync {
+    /// Candidates of an anchor (the exact, Python-lowercased n-gram) in
+    /// stored order, or `None` when it is not an anchor.
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>>;
+
+    /// The target of a redirect title, if it is one (one hop).
+    fn redirect(&self, title: &str) -> Option<String>;
+
+    /// Whether `title` is an article (a key of `pageids`).
+    fn has_page(&self, title: &str) -> bool;
+
+    /// Model probabilities (float32) for `candidates` of `mention` on the
+    /// page `page_title`, one per candidate, in order.  `candidates` is the
+    /// top-10 slice; features that need the full candidate set can ask
+    /// [`LinkModel::candidates`].
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32>;
+}
+
+/// Parameters of one request.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The page source.
+    pub wikitext: &'a str,
+    /// The page title, already in `normalise_title` form.
+    pub page_title: &'a str,
+    /// Language code for tokenization (`en`, `bat_smg` …).
+    pub language_code: &'a str,
+    /// Minimum probability (a score equal to it is accepted).
+    pub threshold: f64,
+    /// Stop after exactly this many links; `0` and negative values never
+    /// match, so they mean unlimited.
+    pub max_recommendations: i64,
+    /// Section titles to skip (case-folded exact match; `%LEAD%` for the lead).
+    pub sections_to_exclude: &'a [String],
+    /// Wall-clock budget checked before each n-gram (upstream: 29 s).
+    pub time_budget: Option<Duration>,
+}
+
+/// One recommended link, in discovery order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRecommendation {
+    /// Position in the result list.
+    pub link_index: usize,
+    /// The mention as written.
+    pub link_text: String,
+    /// Target article title.
+    pub link_target: String,
+    /// Model probability.
+    pub score: f32,
+    /// Code point offset in the wikitext.
+    pub wikitext_offset: usize,
+    /// Occurrences of `link_text` before the link, counted in top-level text.
+    pub match_index: usize,
+    /// Up to 10 code points of the same text node before the mention.
+    pub context_before: String,
+    /// Up to 10 code points of the same text node after the mention.
+    pub context_after: String,
+}
+
+/// Why processing ended early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The page was processed completely.
+    Complete,
+    /// `max_recommendations` links were found.
+    MaxRecommendations,
+    /// The time budget ran out; the links found so far are returned.
+    TimeBudget,
+}
+
+impl Stop {
+    /// The message upstream logs as `info` (verbatim, including its
+    /// unformatted placeholder and missing space).
+    pub fn info(self) -> &'static str {
+        match self {
+            Stop::Complete => "",
+            Stop::MaxRecommendations => {
+                "Stopping page processing as max recommendations limit {maxrec} reached."
+            }
+            Stop::TimeBudget => {
+                "Stopping page processing as maximum processing time 30seconds reached"
+            }
+        }
+    }
+}
+
+/// The result of [`recommend`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recommendations {
+    /// Links in discovery order (not sorted by offset).
+    pub links: Vec<LinkRecommendation>,
+    /// How processing ended.
+    pub stop: Stop,
+}
+
+/// Context window size in code points.
+const CONTEXT: usize = 10;
+/// Longest n-gram.
+const MAX_GRAM: usize = 5;
+/// Candidates scored per mention.
+const TOP_CANDIDATES: usize = 10;
+
+/// Insertion-ordered map from lowercase gram to its last original spelling.
+#[derive(Default)]
+struct Mentions {
+    order: Vec<(String, String)>,
+    index: HashMap<String, usize>,
+}
+
+impl Mentions {
+    fn insert(&mut self, gram: &str) {
+        let key = pyunicode::lower(gram);
+        match self.index.get(&key) {
+            Some(&i) => {
+                if let Some(slot) = self.order.get_mut(i) {
+                    slot.1 = gram.to_owned();
+                }
+            }
+            None => {
+                self.index.insert(key.clone(), self.order.len());
+                self.order.push((key, gram.to_owned()));
+            }
+        }
+    }
+}
+
+/// Calls `emit` with every n-gram of `tokens` for one `n`: a gram starts at
+/// any token other than a single space and ends once it holds `n` tokens
+/// that are not a single space.
+fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(String) -> bool) -> bool {
+    for (start, first) in tokens.iter().enumerate() {
+        if *first == " " {
+            continue;
+        }
+        let mut gram = String::new();
+        let mut counted = 0;
+        for token in tokens.iter().skip(start) {
+            gram.push_str(token);
+            if *token != " " {
+                counted += 1;
+            }
+            if counted == n {
+                if !emit(std::mem::take(&mut gram)) {
+                    return false;
+                }
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// Runs the placement pass over one page.
+///
+/// # Errors
+/// * [`TextError::UnsupportedLanguage`] for SentencePiece languages;
+/// * [`TextError::BadReplacement`] when a target or mention contains a
+///   backslash escape that Python's `re` rejects (upstream: HTTP 500);
+/// * [`TextError::MentionNotFound`] when a placed mention cannot be found
+///   again in the original node text (upstream: HTTP 500).
+pub fn recommend(
+    model: &dyn LinkModel,
+    request: &Request<'_>,
+) -> Result<Recommendations, TextError> {
+    let started = Instant::now();
+    let tokenizer = Tokenizer::new(request.language_code)?;
+    let exclusion = SectionExclusion::new(request.sections_to_exclude);
+    // The budget also bounds parsing, whose worst case is quadratic: a page
+    // that cannot be parsed in time yields no links, like a timeout upstream.
+    let limits = ParseLimits {
+        deadline: request.time_budget.map(|b| started + b),
+        max_reads: None,
+    };
+    let doc = match Wikitext::parse_bounded(request.wikitext, limits) {
+        Ok(doc) => doc,
+        Err(TextError::ParseLimitExceeded) => {
+            return Ok(Recommendations {
+                links: Vec::new(),
+                stop: Stop::TimeBudget,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
+    let init_len = doc.nodes().last().map_or(0, |n| n.end);
+    let init: String = doc
+        .chars()
+        .get(..init_len)
+        .unwrap_or_default()
+        .iter()
+        .collect();
+    let init_chars: Vec<char> = init.chars().collect();
+    let char_at_byte: Vec<usize> = {
+        let mut v = vec![0; init.len() + 1];
+        for (ci, (bi, _)) in init.char_indices().enumerate() {
+            if let Some(slot) = v.get_mut(bi) {
+                *slot = ci;
+            }
+        }
+        if let Some(last) = v.last_mut() {
+            *last = init_chars.len();
+        }
+        v
+    };
+
+    // Existing links: anchor → target, later duplicates overwrite.
+    let mut linked_mentions: HashSet<String> = HashSet::new();
+    let mut linked_links: HashSet<String> = HashSet::new();
+    let mut link_dict: HashMap<String, String> = HashMap::new();
+    for link in wikilinks(&init) {
+        let mut target = normalise_title(&link.title);
+        let anchor = match link.text.as_deref() {
+            Some(text) if !text.is_empty() => normalise_anchor(text),
+            _ => normalise_anchor(&link.title),
+        };
+        if let Some(resolved) = model.redirect(&target) {
+            target = resolved;
+        }
+        if model.has_page(&target) {
+            link_dict.insert(anchor, target);
+        }
+    }
+    for (anchor, target) in link_dict {
+        linked_mentions.insert(anchor);
+        linked_links.insert(target);
+    }
+    linked_mentions.insert(normalise_anchor(request.page_title));
+    linked_links.insert(normalise_title(request.page_title));
+
+    // Top-level text nodes: original and current values, by page order.
+    let text_node_of: HashMap<usize, usize> = doc
+        .nodes()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.kind == NodeKind::Text)
+        .enumerate()
+        .map(|(ordinal, (index, _))| (index, ordinal))
+        .collect();
+    let originals: Vec<Vec<char>> = doc
+        .text_nodes()
+        .map(|n| doc.chars().get(n.range()).unwrap_or_default().to_vec())
+        .collect();
+    let mut current = originals.clone();
+
+    let mut tested: HashSet<String> = HashSet::new();
+    let mut links: Vec<LinkRecommendation> = Vec::new();
+    let out_of_time = || request.time_budget.is_some_and(|b| started.elapsed() > b);
+
+    for section in sections(&doc) {
+        if exclusion.excludes(&doc, &section) {
+            continue;
+        }
+        for index in section.nodes {
+            let Some(&ordinal) = text_node_of.get(&index) else {
+                continue;
+            };
+            let Some(orig) = originals.get(ordinal) else {
+                continue;
+            };
+            let orig_string: String = orig.iter().collect();
+            let node_start = init
+                .find(&orig_string)
+                .and_then(|b| char_at_byte.get(b).copied())
+                .unwrap_or(0);
+
+            let mut mentions = Mentions::default();
+            let mut timed_out = false;
+            'sentences: for sentence in tokenizer.node_sentences(&orig_string) {
+                let tokens = tokenizer.words(sentence);
+                for n in (1..=MAX_GRAM).rev() {
+                    let complete = grams_of(&tokens, n, |gram| {
+                        if out_of_time() {
+                            timed_out = true;
+                            return false;
+                        }
+                        mentions.insert(&gram);
+                        true
+                    });
+                    if !complete {
+                        break 'sentences;
+                    }
+                }
+            }
+            if timed_out {
+                return Ok(Recommendations {
+                    links,
+                    stop: Stop::TimeBudget,
+                });
+            }
+
+            for (mention, original) in &mentions.order {
+                let Some(candidates) = model.candidates(mention) else {
+                    continue;
+                };
+                if linked_mentions.iter().any(|s| s.contains(mention.as_str()))
+                    || candidates.iter().any(|c| linked_links.contains(&c.title))
+                    || tested.contains(mention)
+                {
+                    continue;
+                }
+                if let Some((target, score)) = classify(model, request, mention, candidates) {
+                    let original_chars: Vec<char> = original.chars().collect();
+                    let replacement = expand_template(&format!(
+                        "[[{target}|{original}|pr={}]]",
+                        format_f32(score)
+                    ))
+                    .map_err(|e| TextError::BadReplacement {
+                        target: target.clone(),
+                        reason: e.0,
+                    })?;
+                    let node = current.get_mut(ordinal);
+                    let found = match node {
+                        Some(node) => match find_mention(node, &original_chars) {
+                            Some(at) => {
+                                node.splice(at..at + original_chars.len(), replacement.chars());
+                                true
+                            }
+                            None => false,
+                        },
+                        None => false,
+                    };
+                    linked_mentions.insert(mention.clone());
+                    linked_links.insert(target.clone());
+                    if found {
+                        let link = place(
+                            &current,
+                            ordinal,
+                            orig,
+                            node_start,
+                            mention,
+                            &original_chars,
+                            target,
+                            score,
+                            links.len(),
+                        )?;
+                        links.push(link);
+                        if i64::try_from(links.len())
+                            .is_ok_and(|n| n == request.max_recommendations)
+                        {
+                            return Ok(Recommendations {
+                                links,
+                                stop: Stop::MaxRecommendations,
+                            });
+                        }
+                    }
+                }
+                tested.insert(mention.clone());
+            }
+        }
+    }
+    Ok(Recommendations {
+        links,
+        stop: Stop::Complete,
+    })
+}
+
+/// Scores the top candidates and keeps the best one if it reaches the
+/// threshold (ties: the first; NaN scores compare as upstream's `max`).
+fn classify(
+    model: &dyn LinkModel,
+    request: &Request<'_>,
+    mention: &str,
+    mut candidates: Vec<Candidate>,
+) -> Option<(String, f32)> {
+    if candidates.len() > TOP_CANDIDATES {
+        // Stable: ties keep the stored order.
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.count));
+        candidates.truncate(TOP_CANDIDATES);
+    }
+    let scores = model.scores(request.page_title, mention, &candidates);
+    let mut best: Option<(usize, f32)> = None;
+    for (i, &p) in scores.iter().enumerate().take(candidates.len()) {
+        // Replace only on a strictly greater score, so NaN never wins
+        // against an earlier score and never loses its first place.
+        let greater =
+            best.is_none_or(|(_, bp)| p.partial_cmp(&bp) == Some(std::cmp::Ordering::Greater));
+        if greater {
+            best = Some((i, p));
+        }
+    }
+    let (i, p) = best?;
+    if f64::from(p) < request.threshold {
+        return None;
+    }
+    candidates.get(i).map(|c| (c.title.clone(), p))
+}
+
+/// Offsets, context and `match_index` of a link just placed in node `ordinal`.
+#[allow(clippy::too_many_arguments)]
+fn place(
+    current: &[Vec<char>],
+    ordinal: usize,
+    orig: &[char],
+    node_start: usize,
+    mention: &str,
+    original: &[char],
+    target: String,
+    score: f32,
+    link_index: usize,
+) -> Result<LinkRecommendation, TextError> {
+    let i1 = match find_mention(orig, original) {
+        Some(i) => i,
+        None => {
+            // Rare fallback: match in lowercased coordinates.
+            let lower: Vec<char> = pyunicode::lower(&orig.iter().collect::<String>())
+                .chars()
+                .collect();
+            let lower_mention: Vec<char> = pyunicode::lower(&original.iter().collect::<String>())
+                .chars()
+                .collect();
+            find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
+                mention: mention.to_owned(),
+                text: lower.iter().collect(),
+            })?
+        }
+    };
+    let slice = |a: usize, b: usize| -> String {
+        let b = b.min(orig.len());
+        orig.get(a.min(b)..b).unwrap_or_default().iter().collect()
+    };
+    let context_before = slice(i1.saturating_sub(CONTEXT), i1);
+    let after_start = i1 + original.len();
+    let context_after = slice(after_start, after_start + CONTEXT);
+    // Preceding nodes: up to the first node whose current text equals ours.
+    let this = current.get(ordinal);
+    let position = current
+        .iter()
+        .position(|n| Some(n) == this)
+        .unwrap_or(ordinal);
+    let before: usize = current
+        .get(..position)
+        .unwrap_or_default()
+        .iter()
+        .map(|n| count(n, original))
+        .sum();
+    let match_index = before + count(orig.get(..i1).unwrap_or_default(), original);
+    Ok(LinkRecommendation {
+        link_index,
+        link_text: original.iter().collect(),
+        link_target: target,
+        score,
+        wikitext_offset: node_start + i1,
+        match_index,
+        context_before,
+        context_after,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,383 @@
+//! The placement pass against a small in-memory model that scores every
+//! candidate 0.9 (the production unit tests use the same mock), checking
+//! the quirks listed in the spec.
+
+use super::*;
+
+#[derive(Default)]
+struct Mock {
+    anchors: HashMap<String, Vec<Candidate>>,
+    redirects: HashMap<String, String>,
+    pages: HashSet<String>,
+    score: f32,
+}
+
+impl Mock {
+    fn new(anchors: &[(&str, &[&str])]) -> Self {
+        let mut m = Mock {
+            score: 0.9,
+            ..Mock::default()
+        };
+        for (anchor, targets) in anchors {
+            let cands = targets
+                .iter()
+                .map(|t| Candidate {
+                    title: (*t).to_owned(),
+                    count: 1,
+                })
+                .collect();
+            m.anchors.insert((*anchor).to_owned(), cands);
+            m.pages.extend(targets.iter().map(|t| (*t).to_owned()));
+        }
+        m
+    }
+}
+
+impl LinkModel for Mock {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+        self.anchors.get(anchor).cloned()
+    }
+    fn redirect(&self, title: &str) -> Option<String> {
+        self.redirects.get(title).cloned()
+    }
+    fn has_page(&self, title: &str) -> bool {
+        self.pages.contains(title)
+    }
+    fn scores(&self, _: &str, _: &str, candidates: &[Candidate]) -> Vec<f32> {
+        vec![self.score; candidates.len()]
+    }
+}
+
+fn run(model: &Mock, wikitext: &str) -> Vec<(String, String, usize, usize, String, String)> {
+    run_with(model, wikitext, "Page", 0.5, -1, &[])
+        .unwrap()
+        .links
+        .into_iter()
+        .map(|l| {
+            (
+                l.link_text,
+                l.link_target,
+                l.wikitext_offset,
+                l.match_index,
+                l.context_before,
+                l.context_after,
+            )
+        })
+        .collect()
+}
+
+fn run_with(
+    model: &Mock,
+    wikitext: &str,
+    page: &str,
+    threshold: f64,
+    max: i64,
+    exclude: &[String],
+) -> Result<Recommendations, TextError> {
+    recommend(
+        model,
+        &Request {
+            wikitext,
+            page_title: page,
+            language_code: "en",
+            threshold,
+            max_recommendations: max,
+            sections_to_exclude: exclude,
+            time_budget: None,
+        },
+    )
+}
+
+fn s(x: &str) -> String {
+    x.to_owned()
+}
+
+#[test]
+fn last_spelling_first_position() {
+    let m = Mock::new(&[("cat", &["Cat"])]);
+    let links = run(&m, "Cat and cat. CAT!");
+    assert_eq!(links.len(), 1);
+    assert_eq!((links[0].0.as_str(), links[0].2), ("CAT", 13));
+}
+
+#[test]
+fn no_word_boundaries() {
+    let m = Mock::new(&[("cat", &["Cat"])]);
+    assert_eq!(run(&m, "The category of cat")[0].2, 4);
+}
+
+#[test]
+fn node_offset_is_first_occurrence_in_page() {
+    let m = Mock::new(&[("dog", &["Dog"])]);
+    assert_eq!(run(&m, "{{t| the dog}} the dog")[0].2, 9);
+}
+
+#[test]
+fn discovery_order_not_offset_order() {
+    let m = Mock::new(&[("apple", &["Apple"]), ("red house", &["Red house"])]);
+    let links = run(&m, "Apple is near the big red house.");
+    let texts: Vec<&str> = links.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(texts, ["red house", "Apple"]);
+    assert_eq!((links[0].2, links[1].2), (22, 0));
+}
+
+#[test]
+fn existing_links_page_title_and_substrings_block() {
+    let m = Mock::new(&[
+        ("york", &["York"]),
+        ("new york city", &["New York City"]),
+        ("dog", &["Dog"]),
+    ]);
+    let out = run_with(
+        &m,
+        "new york city and york. [[Dog|doggy]] dog",
+        "New York City",
+        0.5,
+        -1,
+        &[],
+    )
+    .unwrap();
+    assert!(out.links.is_empty(), "{:?}", out.links);
+}
+
+#[test]
+fn context_is_clipped_at_node_boundaries() {
+    let m = Mock::new(&[("hunting", &["Hunting"])]);
+    let links = run(&m, "[[human]]s for hunting rodents and more");
+    assert_eq!(
+        (links[0].4.as_str(), links[0].5.as_str()),
+        ("s for ", " rodents a")
+    );
+}
+
+#[test]
+fn match_index_counts_substrings_and_inserted_markup() {
+    let m = Mock::new(&[("male", &["Male"])]);
+    let links = run(&m, "A female.\n\n== S ==\nA male cat.");
+    assert_eq!(links[0].3, 1);
+    // The inserted `[[Dog House|big house|pr=0.9]]` contains `Dog`.
+    let m = Mock::new(&[("big house", &["Dog House"]), ("dog", &["Dog"])]);
+    let links = run(&m, "a big house. ''x'' Dog");
+    assert_eq!(links.len(), 2, "{links:?}");
+    assert_eq!((links[1].0.as_str(), links[1].3), ("Dog", 1));
+}
+
+#[test]
+fn max_recommendations_and_threshold() {
+    let m = Mock::new(&[("a1", &["A1"]), ("b1", &["B1"]), ("c1", &["C1"])]);
+    let text = "a1 b1 c1";
+    let all = run_with(&m, text, "P", 0.5, 0, &[]).unwrap();
+    assert_eq!(all.links.len(), 3, "{all:?}");
+    let two = run_with(&m, text, "P", 0.5, 2, &[]).unwrap();
+    assert_eq!((two.links.len(), two.stop), (2, Stop::MaxRecommendations));
+    // Equality is accepted; the float32 score is compared widened, so the
+    // float64 threshold 0.9 is just above a float32 score of 0.9.
+    let exact = f64::from(0.9f32);
+    assert_eq!(
+        run_with(&m, text, "P", exact, -1, &[]).unwrap().links.len(),
+        3
+    );
+    assert!(
+        run_with(&m, text, "P", 0.9, -1, &[])
+            .unwrap()
+            .links
+            .is_empty()
+    );
+    assert_eq!(
+        run_with(&m, text, "P", f64::NAN, -1, &[])
+            .unwrap()
+            .links
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn excluded_sections_still_count_for_match_index() {
+    let m = Mock::new(&[("fox", &["Fox"])]);
+    let text = "Lead.\n== Notes ==\nfox\n== Body ==\nthe fox";
+    let out = run_with(&m, text, "P", 0.5, -1, &[s("NOTES")]).unwrap();
+    assert_eq!(out.links.len(), 1);
+    assert_eq!(
+        (out.links[0].wikitext_offset, out.links[0].match_index),
+        (37, 1)
+    );
+    let lead = run_with(&m, "fox", "P", 0.5, -1, &[s("%LEAD%")]).unwrap();
+    assert!(lead.links.is_empty());
+}
+
+#[test]
+fn unplaceable_links_still_block() {
+    // `cat]` cannot take a link (it looks like the inside of one), but the
+    // target is blocked afterwards, so `kitty` (same target) gets nothing.
+    let m = Mock::new(&[("cat", &["Cat"]), ("kitty", &["Cat"])]);
+    assert!(run(&m, "cat] kitty").is_empty());
+    assert_eq!(run(&m, "cat kitty").len(), 1);
+}
+
+#[test]
+fn backslash_targets_are_errors() {
+    let m = Mock::new(&[("dee", &["A\\d"])]);
+    assert!(matches!(
+        run_with(&m, "dee", "P", 0.5, -1, &[]),
+        Err(TextError::BadReplacement { .. })
+    ));
+}
+
+#[test]
+fn sentencepiece_languages_are_unsupported() {
+    let m = Mock::new(&[]);
+    let r = recommend(
+        &m,
+        &Request {
+            wikitext: "x",
+            page_title: "P",
+            language_code: "ja",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: None,
+        },
+    );
+    assert!(matches!(r, Err(TextError::UnsupportedLanguage { .. })));
+}
+
+#[test]
+fn zero_time_budget_stops() {
+    let m = Mock::new(&[("a", &["A"])]);
+    let r = recommend(
+        &m,
+        &Request {
+            wikitext: "a b c",
+            page_title: "P",
+            language_code: "en",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: Some(Duration::ZERO),
+        },
+    )
+    .unwrap();
+    assert_eq!(r.stop, Stop::TimeBudget);
+}
+
+#[test]
+fn shared_across_threads() {
+    fn check<T: Send + Sync>() {}
+    check::<Wikitext>();
+    check::<Tokenizer>();
+    check::<Recommendations>();
+    check::<Box<dyn LinkModel>>();
+}
+
+/// The section and placement cases of the production unit tests (anchor
+/// `anchor1` → `Page1`, constant score 0.9, default threshold 0.8): the
+/// number of links and, when there is one, its offset in the page.
+#[test]
+fn production_unit_cases() {
+    let m = Mock::new(&[("anchor1", &["Page1"])]);
+    let cases: &[(&str, &[&str], Option<usize>)] = &[
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo anchor1 blah\n",
+            &["References"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== reFerences ==\n foo anchor1 blah\n",
+            &["References"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo\n=== Bar ===\n baz anchor1 blah\n",
+            &["References"],
+            Some(75),
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n== References ==\n foo\n=== Bar ===\n baz anchor1 blah\n",
+            &["References", "Bar"],
+            None,
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n==Referencesd== anchor1 blah\n",
+            &["References"],
+            Some(52),
+        ),
+        (
+            "No partial match xanchor1 dolor sit amet\n==References== anchor1 blah\n",
+            &["Reference"],
+            Some(56),
+        ),
+        (
+            "Skip sub-sections xanchor1 \n==References== foo\n === Bar ===\n anchor1 \n== Something ==\n anchor1 test\n",
+            &["References"],
+            Some(87),
+        ),
+        (
+            "Lorem ipsum xanchor1 dolor sit amet\n==Foo== anchor1 blah\n",
+            &["References"],
+            Some(44),
+        ),
+        ("Lorem ipsum anchor1 dolor sit amet", &[], Some(12)),
+        (
+            "Lorem ipsum.\n== New section ==\n anchor1 blah",
+            &[],
+            Some(32),
+        ),
+        ("Skip lead anchor1 blah \n==Foo==\n Bar", &["%LEAD%"], None),
+        (
+            "Skip lead anchor1 blah\n==Foo==\n anchor1 blah",
+            &["%LEAD%"],
+            Some(32),
+        ),
+        ("==Foo==\n anchor1 blah", &[], Some(9)),
+        (
+            "Foo\n==Foo==\n anchor1 blah\n==bar==\n==baz==\n",
+            &[],
+            Some(13),
+        ),
+        ("Lorem ipsum xanchor1 dolor sit amet", &[], None),
+        ("Lorem ipsum anchor1x dolor sit amet", &[], None),
+        ("Lorem ipsum anchor1 dolor sit anchor1 amet", &[], Some(12)),
+        ("Lorem ipsum anchor1 dolor sit anchor12 amet", &[], Some(12)),
+    ];
+    for (text, exclude, offset) in cases {
+        let exclude: Vec<String> = exclude.iter().map(|x| s(x)).collect();
+        let out = run_with(&m, text, "Page", 0.8, -1, &exclude).unwrap();
+        let got: Vec<(usize, &str, &str)> = out
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.wikitext_offset,
+                    l.link_text.as_str(),
+                    l.link_target.as_str(),
+                )
+            })
+            .collect();
+        let want: Vec<(usize, &str, &str)> =
+            offset.iter().map(|&o| (o, "anchor1", "Page1")).collect();
+        assert_eq!(got, want, "{text:?} excluding {exclude:?}");
+    }
+}
+
+#[test]
+fn time_budget_bounds_pathological_parsing() {
+    let m = Mock::new(&[("a", &["A"])]);
+    let junk = "<b>".repeat(200_000);
+    let started = Instant::now();
+    let r = recommend(
+        &m,
+        &Request {
+            wikitext: &junk,
+            page_title: "P",
+            language_code: "en",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: Some(Duration::from_millis(200)),
+        },
+    )
+    .unwrap();
+    assert_eq!((r.links.len(), r.stop), (0, Stop::TimeBudget));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

@@ -1,0 +1,232 @@
+//! Character predicates and case mappings with CPython 3.11 semantics.
+//!
+//! Production runs on CPython 3.11, whose Unicode database is version 14.0.
+//! Rust's `char` methods follow a newer Unicode version and use different
+//! definitions (for instance `char::is_whitespace` lacks U+001C..U+001F and
+//! `char::is_alphabetic` includes combining marks), so every predicate the
+//! engine relies on is answered from tables generated from CPython itself by
+//! `tools/gen_pyunicode.py`.
+
+#[rustfmt::skip] // generated
+mod tables;
+
+use std::cmp::Ordering;
+
+fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
+    let cp = u32::from(c);
+    table
+        .binary_search_by(|&(lo, hi)| {
+            if hi < cp {
+                Ordering::Less
+            } else if lo > cp {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+fn lookup(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str> {
+    let cp = u32::from(c);
+    table
+        .binary_search_by_key(&cp, |&(k, _)| k)
+        .ok()
+        .and_then(|i| table.get(i))
+        .map(|&(_, s)| s)
+}
+
+/// `str.isspace()` for one character (equals `re`'s `\s` on `str` patterns).
+pub fn is_space(c: char) -> bool {
+    in_ranges(tables::SPACE, c)
+}
+
+/// `\s` of the third-party `regex` module: Unicode White_Space, which is the
+/// [`is_space`] set without the information separators U+001C..U+001F.
+pub fn is_regex_module_space(c: char) -> bool {
+    is_space(c) && !('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `str.isalnum()` for one character.
+pub fn is_alnum(c: char) -> bool {
+    in_ranges(tables::ALNUM, c)
+}
+
+/// `\w` of Python's `re` module on `str` patterns: `isalnum()` or `_`.
+///
+/// Not the `regex` crate's `\w`, which also admits marks and connectors.
+pub fn is_word(c: char) -> bool {
+    c == '_' || is_alnum(c)
+}
+
+/// `str.isalpha()` for one character (general category L*).
+pub fn is_alpha(c: char) -> bool {
+    in_ranges(tables::ALPHA, c)
+}
+
+/// `str.isdecimal()` for one character.
+pub fn is_decimal(c: char) -> bool {
+    in_ranges(tables::DECIMAL, c)
+}
+
+/// `str.isdigit()` for one character.
+pub fn is_digit(c: char) -> bool {
+    in_ranges(tables::DIGIT, c)
+}
+
+/// Unicode `Cased` as CPython 3.11 has it.
+pub fn is_cased(c: char) -> bool {
+    in_ranges(tables::CASED, c)
+}
+
+/// Unicode `Case_Ignorable` as CPython 3.11 has it.
+pub fn is_case_ignorable(c: char) -> bool {
+    in_ranges(tables::CASE_IGNORABLE, c)
+}
+
+/// General category P* in Unicode 14.0.
+pub fn is_punctuation_category(c: char) -> bool {
+    in_ranges(tables::PUNCTUATION, c)
+}
+
+fn push_mapped(out: &mut String, table: &'static [(u32, &'static str)], c: char) {
+    match lookup(table, c) {
+        Some(s) => out.push_str(s),
+        None => out.push(c),
+    }
+}
+
+const CAPITAL_SIGMA: char = '\u{3a3}';
+const FINAL_SIGMA: char = '\u{3c2}';
+const SMALL_SIGMA: char = '\u{3c3}';
+
+/// `str.lower()`: full lowercase mapping, including the Final_Sigma rule.
+pub fn lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c == CAPITAL_SIGMA {
+            out.push(if is_final_sigma(&chars, i) {
+                FINAL_SIGMA
+            } else {
+                SMALL_SIGMA
+            });
+        } else {
+            push_mapped(&mut out, tables::LOWER, c);
+        }
+    }
+    out
+}
+
+/// The Final_Sigma context of CPython: a cased letter (possibly followed by
+/// case-ignorable characters) before, and no cased letter (after skipping
+/// case-ignorable characters) after.
+fn is_final_sigma(chars: &[char], i: usize) -> bool {
+    let before = chars
+        .get(..i)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .find(|&&c| !is_case_ignorable(c));
+    if !before.is_some_and(|&c| is_cased(c)) {
+        return false;
+    }
+    let after = chars
+        .get(i + 1..)
+        .unwrap_or_default()
+        .iter()
+        .find(|&&c| !is_case_ignorable(c));
+    !after.is_some_and(|&c| is_cased(c))
+}
+
+/// `str.upper()`: full uppercase mapping (`ß` becomes `SS`).
+pub fn upper(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        push_mapped(&mut out, tables::UPPER, c);
+    }
+    out
+}
+
+/// `str.upper()` of a single character (may be several characters).
+pub fn upper_char(c: char) -> &'static str {
+    lookup(tables::UPPER, c).unwrap_or("")
+}
+
+/// Pushes `str.upper()` of one character onto `out`.
+pub fn push_upper(out: &mut String, c: char) {
+    push_mapped(out, tables::UPPER, c);
+}
+
+/// `str.casefold()`: full Unicode case folding.
+pub fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        push_mapped(&mut out, tables::CASEFOLD, c);
+    }
+    out
+}
+
+/// `str.strip()` with no argument: removes leading and trailing [`is_space`].
+pub fn strip(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// `str.rsplit(maxsplit=1)[-1]`: the last run of non-[`is_space`] characters,
+/// or `None` when `s` is blank (where Python would raise `IndexError`).
+pub fn last_word(s: &str) -> Option<&str> {
+    let trimmed = s.trim_end_matches(is_space);
+    if trimmed.is_empty() {
+        return None;
+    }
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| is_space(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    trimmed.get(start..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_sets_differ_from_rust() {
+        assert!(is_space('\u{1c}'));
+        assert!(!'\u{1c}'.is_whitespace());
+        assert!(!is_regex_module_space('\u{1c}'));
+        assert!(is_regex_module_space('\u{a0}'));
+        assert!(!is_space('\u{200b}'));
+    }
+
+    #[test]
+    fn word_excludes_marks() {
+        assert!(is_word('_'));
+        assert!(is_word('é'));
+        assert!(is_word('٣'));
+        assert!(!is_word('\u{301}'));
+        assert!(!is_word('-'));
+    }
+
+    #[test]
+    fn case_mappings() {
+        assert_eq!(lower("İ"), "i\u{307}");
+        assert_eq!(upper("ß"), "SS");
+        assert_eq!(casefold("Straße"), "strasse");
+        assert_eq!(lower("ΟΔΟΣ ΣΑ"), "οδος σα");
+        assert_eq!(upper_char('a'), "A");
+        assert_eq!(upper_char('1'), "");
+    }
+
+    #[test]
+    fn strip_and_last_word() {
+        assert_eq!(strip("\u{1f} a b\u{85}"), "a b");
+        assert_eq!(last_word("foo bar.  "), Some("bar."));
+        assert_eq!(last_word("single"), Some("single"));
+        assert_eq!(last_word(" \u{a0}"), None);
+    }
+}

@@ -1,0 +1,17 @@
+//! Wikitext as the production engine sees it.
+//!
+//! * [`Wikitext::parse`] reproduces mwparserfromhell 0.7.2's top-level node
+//!   partition (text nodes, headings and everything else as opaque nodes).
+//! * [`wikilinks`] reproduces the wikilink set that wikitextparser 0.51.1
+//!   reports at every depth.
+
+mod contexts;
+#[rustfmt::skip] // generated
+mod entities;
+mod links;
+mod partition;
+mod tag_data;
+mod tokenizer;
+
+pub use links::{WikiLink, wikilinks};
+pub use partition::{Node, NodeKind, ParseLimits, Wikitext};

@@ -1,0 +1,263 @@
+//! Wikilinks, bracketed external links and free URLs.
+
+use super::*;
+
+impl Tokenizer<'_> {
+    pub(super) fn parse_wikilink(&mut self) {
+        let start = self.head;
+        let reset = self.head + 1;
+        self.head += 2;
+        let depth = self.frames.len();
+        // `[[http://x]]` is an external link in brackets preceded by `[`.
+        match self.really_parse_external_link(true, None) {
+            Ok(_) => {
+                if self.context() & EXT_LINK_TITLE != 0 {
+                    self.head = reset;
+                    self.emit_text(start, start + 2);
+                    return;
+                }
+                self.emit_text(start, start + 1);
+                self.emit_node(NodeKind::ExternalLink, start + 1, self.head + 1, 0);
+            }
+            Err(_) => {
+                self.unwind(depth);
+                self.head = reset + 1;
+                match self.parse(WIKILINK_TITLE, true) {
+                    Ok(_) => self.emit_node(NodeKind::Wikilink, start, self.head + 1, 0),
+                    Err(_) => {
+                        self.unwind(depth);
+                        self.head = reset;
+                        self.emit_text(start, start + 2);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn parse_bracketed_uri_scheme(&mut self) -> Route<()> {
+        self.push_checked(EXT_LINK_URI)?;
+        if self.read(0) == '/' && self.read(1) == '/' {
+            self.emit_text(self.head, self.head + 2);
+            self.head += 2;
+            return Ok(());
+        }
+        let scheme_start = self.head;
+        while URI_SCHEME_CHARS.contains(self.read(0)) && self.read(0) != '\0' {
+            self.emit_char();
+            self.head += 1;
+        }
+        let scheme = self.slice(scheme_start, self.head);
+        if self.read(0) != ':' {
+            return Err(self.fail_route());
+        }
+        self.emit_char();
+        self.head += 1;
+        let slashes = self.read(0) == '/' && self.read(1) == '/';
+        if slashes {
+            self.emit_text(self.head, self.head + 2);
+            self.head += 2;
+        }
+        if !is_scheme(&scheme, slashes) {
+            return Err(self.fail_route());
+        }
+        Ok(())
+    }
+
+    /// Reads the scheme backwards from the pending text before `:`.
+    pub(super) fn parse_free_uri_scheme(&mut self) -> Route<usize> {
+        let (text_start, text_end) = self
+            .frames
+            .last()
+            .and_then(|f| f.text)
+            .unwrap_or((self.head, self.head));
+        let mut scheme_start = text_end;
+        while scheme_start > text_start {
+            let c = self.text.get(scheme_start - 1).copied().unwrap_or('\0');
+            if !(pyunicode::is_word(c)) {
+                break;
+            }
+            if !URI_SCHEME_CHARS.contains(c) {
+                return Err(BadRoute { context: 0 });
+            }
+            scheme_start -= 1;
+        }
+        let scheme = self.slice(scheme_start, text_end);
+        let slashes = self.read(0) == '/' && self.read(1) == '/';
+        if !is_scheme(&scheme, slashes) {
+            return Err(BadRoute { context: 0 });
+        }
+        let context = self.context() | EXT_LINK_URI;
+        self.push_checked(context)?;
+        self.emit_text(scheme_start, text_end);
+        if slashes {
+            self.head += 2;
+        }
+        Ok(text_end - scheme_start)
+    }
+
+    /// Parses the rest of an external link.  For free links, `tail` receives
+    /// the trailing punctuation kept out of the link; returns the scheme
+    /// length for free links.
+    fn really_parse_external_link(
+        &mut self,
+        brackets: bool,
+        mut tail: Option<&mut FreeTail>,
+    ) -> Route<usize> {
+        let scheme_len = if brackets {
+            self.parse_bracketed_uri_scheme()?;
+            0
+        } else {
+            self.parse_free_uri_scheme()?
+        };
+        let this = self.read(0);
+        if matches!(this, '\0' | '\n' | ' ' | ']') || (!brackets && this == '[') {
+            return Err(self.fail_route());
+        }
+        let mut parens = false;
+        loop {
+            let this = self.read(0);
+            let next = self.read(1);
+            if this == '&' {
+                self.push_tail(&mut tail);
+                self.parse_entity();
+            } else if this == '<' && next == '!' && self.read(2) == '-' && self.read(3) == '-' {
+                self.push_tail(&mut tail);
+                self.parse_comment();
+            } else if this == '{' && next == '{' && self.can_recurse() {
+                self.push_tail(&mut tail);
+                self.parse_template_or_argument()?;
+            } else if brackets {
+                if this == '\0' || this == '\n' {
+                    return Err(self.fail_route());
+                }
+                if this == ']' {
+                    self.pop();
+                    return Ok(scheme_len);
+                }
+                if self.is_uri_end(this, next) {
+                    self.emit_token();
+                    if this == ' ' {
+                        self.head += 1;
+                    }
+                    self.toggle_context(EXT_LINK_URI);
+                    self.add_context(EXT_LINK_TITLE);
+                    self.parse(0, false)?;
+                    return Ok(scheme_len);
+                }
+                self.emit_char();
+            } else {
+                if self.is_uri_end(this, next) {
+                    if this == ' ' {
+                        if let Some(t) = tail.as_deref_mut() {
+                            t.space = true;
+                        }
+                    } else {
+                        self.head = self.head.saturating_sub(1);
+                    }
+                    self.pop();
+                    return Ok(scheme_len);
+                }
+                self.handle_free_link_text(&mut parens, &mut tail, this);
+            }
+            self.head += 1;
+        }
+    }
+
+    fn push_tail(&mut self, tail: &mut Option<&mut FreeTail>) {
+        if let Some(t) = tail.as_deref_mut()
+            && t.len > 0
+        {
+            let len = std::mem::take(&mut t.len);
+            self.emit_text(self.head - len, self.head);
+        }
+    }
+
+    fn handle_free_link_text(
+        &mut self,
+        parens: &mut bool,
+        tail: &mut Option<&mut FreeTail>,
+        this: char,
+    ) {
+        if this == '(' && !*parens {
+            *parens = true;
+            self.push_tail(tail);
+        } else if matches!(this, ',' | ';' | '\\' | '.' | ':' | '!' | '?')
+            || (!*parens && this == ')')
+        {
+            if let Some(t) = tail.as_deref_mut() {
+                t.len += 1;
+            }
+            return;
+        } else {
+            self.push_tail(tail);
+        }
+        self.emit_char();
+    }
+
+    pub(super) fn is_uri_end(&self, this: char, next: char) -> bool {
+        let ctx = self.context();
+        matches!(this, '\0' | '\n' | '[' | ']' | '<' | '>' | '"' | ' ')
+            || (this == '\'' && next == '\'')
+            || (this == '|' && ctx & TEMPLATE != 0)
+            || (this == '=' && ctx & (TEMPLATE_PARAM_KEY | HEADING) != 0)
+            || (this == '}'
+                && next == '}'
+                && (ctx & TEMPLATE != 0 || (self.read(2) == '}' && ctx & ARGUMENT != 0)))
+    }
+
+    pub(super) fn parse_external_link(&mut self, brackets: bool) {
+        if self.context() & NO_EXT_LINKS != 0 || !self.can_recurse() {
+            self.not_a_link(brackets);
+            return;
+        }
+        let reset = self.head;
+        let depth = self.frames.len();
+        self.head += 1;
+        let mut tail = FreeTail::default();
+        match self.really_parse_external_link(brackets, Some(&mut tail)) {
+            Err(_) => {
+                self.unwind(depth);
+                self.head = reset;
+                self.not_a_link(brackets);
+            }
+            Ok(_) if brackets => {
+                self.emit_node(NodeKind::ExternalLink, reset, self.head + 1, 0);
+            }
+            Ok(scheme_len) => {
+                // The scheme was already emitted as text: take it back.
+                if let Some(frame) = self.frames.last_mut()
+                    && let Some((s, e)) = frame.text
+                {
+                    let e2 = e.saturating_sub(scheme_len);
+                    frame.text = (e2 > s).then_some((s, e2));
+                }
+                let resume = self.head + 1;
+                let extra_end = resume;
+                let link_end = if tail.space {
+                    self.head - tail.len
+                } else {
+                    resume - tail.len
+                };
+                self.emit_node(NodeKind::ExternalLink, reset - scheme_len, link_end, 0);
+                self.emit_text(link_end, extra_end);
+            }
+        }
+    }
+
+    pub(super) fn not_a_link(&mut self, brackets: bool) {
+        if !brackets && self.context() & DL_TERM != 0 {
+            self.handle_dl_term();
+        } else {
+            self.emit_char();
+        }
+    }
+}
+
+/// Trailing punctuation held back from a free external link.
+#[derive(Debug, Default)]
+struct FreeTail {
+    /// Number of held characters (they end just before the head).
+    len: usize,
+    /// The link ended at a space, which also goes after the link.
+    space: bool,
+}

@@ -1,0 +1,733 @@
+//! A tokenizer that splits wikitext exactly where mwparserfromhell 0.7.2 (its C
+//! tokenizer) does, keeping only what the link engine needs: the spans of the
+//! nodes and of the text between them.
+//!
+//! mwparserfromhell is a backtracking recursive-descent tokenizer.  Every
+//! construct is tried in a new *frame* with a context; an impossible character
+//! fails the route, the frame is discarded, the `(position, context)` pair is
+//! remembered as bad, and the opening markup becomes plain text.  Whether a
+//! `{{`, `[[`, `<ref>` or `''` becomes a node therefore depends on the whole
+//! failure/retry protocol, which is reproduced here step by step.  Nested nodes
+//! are discarded once their parent is known: callers only see the top level.
+
+mod links;
+mod lists;
+mod markup;
+mod style;
+mod tables;
+mod tags;
+mod templates;
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::time::Instant;
+
+use super::contexts::*;
+use super::entities;
+use super::partition::NodeKind;
+use super::tag_data::{self as td, TagData};
+use crate::pyunicode;
+
+/// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
+const MAX_DEPTH: usize = 100;
+/// Longest run of `{` considered for templates and arguments.
+const MAX_BRACES: usize = 255;
+/// Longest entity name or number (`MAX_ENTITY_SIZE`).
+const MAX_ENTITY_SIZE: usize = 8;
+const URI_SCHEME_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-";
+const URI_SCHEMES: [&str; 27] = [
+    "bitcoin",
+    "ftp",
+    "ftps",
+    "geo",
+    "git",
+    "gopher",
+    "http",
+    "https",
+    "irc",
+    "ircs",
+    "magnet",
+    "mailto",
+    "mms",
+    "news",
+    "nntp",
+    "redis",
+    "sftp",
+    "sip",
+    "sips",
+    "sms",
+    "ssh",
+    "svn",
+    "tel",
+    "telnet",
+    "urn",
+    "worldwind",
+    "xmpp",
+];
+/// Schemes valid without `//`.
+const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
+    "bitcoin", "geo", "magnet", "mailto", "news", "sip", "sips", "sms", "tel", "urn", "xmpp",
+];
+/// Tags whose body is not parsed (only entities are recognised inside).
+const PARSER_BLACKLIST: [&str; 17] = [
+    "categorytree",
+    "ce",
+    "chem",
+    "gallery",
+    "graph",
+    "hiero",
+    "imagemap",
+    "inputbox",
+    "math",
+    "nowiki",
+    "pre",
+    "score",
+    "section",
+    "source",
+    "syntaxhighlight",
+    "templatedata",
+    "timeline",
+];
+const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
+const SINGLE: [&str; 12] = [
+    "br", "wbr", "hr", "meta", "link", "img", "li", "dt", "dd", "th", "td", "tr",
+];
+
+/// A node: its kind and code point span; headings also carry level and title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawNode {
+    pub kind: NodeKind,
+    pub start: usize,
+    pub end: usize,
+    pub level: u8,
+}
+
+/// One element of a frame: a text span or a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Item {
+    Text(usize, usize),
+    Node(RawNode),
+}
+
+/// A failed route; carries the context of the frame that failed.
+#[derive(Debug, Clone, Copy)]
+struct BadRoute {
+    context: u64,
+}
+
+type Route<T> = Result<T, BadRoute>;
+
+#[derive(Debug)]
+struct Frame {
+    context: u64,
+    ident: (usize, u64),
+    items: Vec<Item>,
+    /// Pending text (upstream's text buffer), always a source span.
+    text: Option<(usize, usize)>,
+    /// Tag name for tag frames (`stack[1]` upstream).
+    tag_name: String,
+    /// Position after the `>` of an open tag, for implicitly closed tags.
+    open_end: usize,
+}
+
+/// What a completed frame hands back.
+#[derive(Debug, Default)]
+struct Parsed {
+    items: Vec<Item>,
+    level: u8,
+    /// Set when a tag was closed implicitly at the end of the text: the tag
+    /// node ends here and the body becomes siblings.
+    implicit_open_end: Option<usize>,
+}
+
+pub(crate) struct Tokenizer<'a> {
+    text: &'a [char],
+    head: usize,
+    frames: Vec<Frame>,
+    global: u64,
+    bad_routes: HashSet<(usize, u64)>,
+    /// Last search for `-->`: (searched from, first match at or after it).
+    comment_close: Option<(usize, Option<usize>)>,
+    /// Work limits; once exceeded every read sees the end of the text, so
+    /// all open frames finish at once.
+    limits: Limits,
+    reads: Cell<u64>,
+    exhausted: Cell<bool>,
+}
+
+/// Optional bounds on the work of one parse.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Limits {
+    pub deadline: Option<Instant>,
+    pub max_reads: Option<u64>,
+}
+
+/// How often (in reads) the deadline is checked.
+const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
+
+fn is_marker(c: char) -> bool {
+    matches!(
+        c,
+        '{' | '}'
+            | '['
+            | ']'
+            | '<'
+            | '>'
+            | '|'
+            | '='
+            | '&'
+            | '\''
+            | '#'
+            | '*'
+            | ';'
+            | ':'
+            | '/'
+            | '-'
+            | '!'
+            | '\n'
+            | '\0'
+    )
+}
+
+/// Upstream compares names by lowercasing them and requiring ASCII.
+fn in_list(name: &str, list: &[&str]) -> bool {
+    let lowered = pyunicode::lower(name);
+    lowered.is_ascii() && list.contains(&lowered.as_str())
+}
+
+fn is_scheme(scheme: &str, slashes: bool) -> bool {
+    if slashes {
+        in_list(scheme, &URI_SCHEMES)
+    } else {
+        in_list(scheme, &URI_SCHEMES_NO_SLASHES)
+    }
+}
+
+/// `rstrip().lower()` used to match closing tags with opening ones.
+fn tag_key(name: &str) -> String {
+    pyunicode::lower(name.trim_end_matches(pyunicode::is_space))
+}
+
+impl<'a> Tokenizer<'a> {
+    pub(crate) fn new(text: &'a [char], limits: Limits) -> Self {
+        Self {
+            text,
+            head: 0,
+            frames: Vec::new(),
+            global: 0,
+            bad_routes: HashSet::new(),
+            comment_close: None,
+            limits,
+            reads: Cell::new(0),
+            exhausted: Cell::new(false),
+        }
+    }
+
+    /// Whether a limit was hit (the items are then meaningless).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
+    /// Tokenizes the whole text into top-level items.
+    pub(crate) fn run(&mut self) -> Vec<Item> {
+        match self.parse(0, true) {
+            Ok(parsed) => parsed.items,
+            // The top-level context cannot fail; keep a lossless fallback.
+            Err(_) => vec![Item::Text(0, self.text.len())],
+        }
+    }
+
+    /// Counts one read against the limits.
+    fn charge(&self) -> bool {
+        if self.exhausted.get() {
+            return false;
+        }
+        let reads = self.reads.get() + 1;
+        self.reads.set(reads);
+        let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
+        let over_time = reads % DEADLINE_CHECK_INTERVAL == 0
+            && self.limits.deadline.is_some_and(|d| Instant::now() > d);
+        if over_reads || over_time {
+            self.exhausted.set(true);
+            return false;
+        }
+        true
+    }
+
+    // ----- reading -------------------------------------------------------
+
+    /// The character at `head + delta`, or NUL past the end (upstream's END).
+    fn read(&self, delta: usize) -> char {
+        if !self.charge() {
+            return '\0';
+        }
+        self.text.get(self.head + delta).copied().unwrap_or('\0')
+    }
+
+    /// The character `delta` positions back, or NUL before the start.
+    fn read_back(&self, delta: usize) -> char {
+        if delta > self.head {
+            return '\0';
+        }
+        self.text.get(self.head - delta).copied().unwrap_or('\0')
+    }
+
+    fn slice(&self, start: usize, end: usize) -> String {
+        self.text
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .collect()
+    }
+
+    fn can_recurse(&self) -> bool {
+        self.frames.len() < MAX_DEPTH
+    }
+
+    // ----- frames --------------------------------------------------------
+
+    fn context(&self) -> u64 {
+        self.frames.last().map_or(0, |f| f.context)
+    }
+
+    fn set_context(&mut self, context: u64) {
+        if let Some(f) = self.frames.last_mut() {
+            f.context = context;
+        }
+    }
+
+    fn add_context(&mut self, bits: u64) {
+        let c = self.context();
+        self.set_context(c | bits);
+    }
+
+    fn toggle_context(&mut self, bits: u64) {
+        let c = self.context();
+        self.set_context(c ^ bits);
+    }
+
+    fn push(&mut self, context: u64) {
+        self.frames.push(Frame {
+            context,
+            ident: (self.head, context),
+            items: Vec::new(),
+            text: None,
+            tag_name: String::new(),
+            open_end: 0,
+        });
+    }
+
+    fn check_route(&self, context: u64) -> Route<()> {
+        if self.bad_routes.contains(&(self.head, context)) {
+            return Err(BadRoute { context });
+        }
+        Ok(())
+    }
+
+    fn push_checked(&mut self, context: u64) -> Route<()> {
+        self.check_route(context)?;
+        self.push(context);
+        Ok(())
+    }
+
+    fn flush_text(&mut self) {
+        if let Some(frame) = self.frames.last_mut()
+            && let Some((s, e)) = frame.text.take()
+        {
+            frame.items.push(Item::Text(s, e));
+        }
+    }
+
+    fn pop(&mut self) -> Vec<Item> {
+        self.flush_text();
+        self.frames.pop().map(|f| f.items).unwrap_or_default()
+    }
+
+    fn pop_keeping_context(&mut self) -> Vec<Item> {
+        let context = self.context();
+        let items = self.pop();
+        self.set_context(context);
+        items
+    }
+
+    fn memoize_bad_route(&mut self) {
+        if let Some(f) = self.frames.last() {
+            self.bad_routes.insert(f.ident);
+        }
+    }
+
+    fn fail_route(&mut self) -> BadRoute {
+        let context = self.context();
+        self.memoize_bad_route();
+        self.pop();
+        BadRoute { context }
+    }
+
+    /// Discards frames left above `depth` by a failed attempt.
+    fn unwind(&mut self, depth: usize) {
+        self.frames.truncate(depth);
+    }
+
+    // ----- emitting ------------------------------------------------------
+
+    fn emit_text(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        let contiguous = self
+            .frames
+            .last()
+            .and_then(|f| f.text)
+            .is_some_and(|(_, e)| e == start);
+        if !contiguous {
+            self.flush_text();
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.text = Some(match frame.text {
+                Some((s, _)) if contiguous => (s, end),
+                _ => (start, end),
+            });
+        }
+    }
+
+    fn emit_char(&mut self) {
+        self.emit_text(self.head, self.head + 1);
+    }
+
+    /// A non-text token: ends the pending text.
+    fn emit_token(&mut self) {
+        self.flush_text();
+    }
+
+    fn emit_node(&mut self, kind: NodeKind, start: usize, end: usize, level: u8) {
+        self.flush_text();
+        if let Some(frame) = self.frames.last_mut() {
+            frame.items.push(Item::Node(RawNode {
+                kind,
+                start,
+                end,
+                level,
+            }));
+        }
+    }
+
+    fn emit_all(&mut self, items: Vec<Item>) {
+        let mut iter = items.into_iter().peekable();
+        if let Some(&Item::Text(s, e)) = iter.peek() {
+            self.emit_text(s, e);
+            iter.next();
+        }
+        self.flush_text();
+        if let Some(frame) = self.frames.last_mut() {
+            frame.items.extend(iter);
+        }
+    }
+
+    /// Replaces everything in the current frame with one node (upstream
+    /// inserts an opening token before the frame's tokens).
+    fn wrap_frame(&mut self, kind: NodeKind, start: usize, end: usize) {
+        self.flush_text();
+        if let Some(frame) = self.frames.last_mut() {
+            frame.items.clear();
+            frame.items.push(Item::Node(RawNode {
+                kind,
+                start,
+                end,
+                level: 0,
+            }));
+        }
+    }
+
+    fn emit_text_then_stack(&mut self, start: usize, len: usize) {
+        let items = self.pop();
+        self.emit_text(start, start + len);
+        // Upstream skips the merge (and its text flush) for an empty stack.
+        if !items.is_empty() {
+            self.emit_all(items);
+        }
+        self.head = self.head.saturating_sub(1);
+    }
+
+    // ----- the main loop -------------------------------------------------
+
+    fn parse(&mut self, context: u64, push: bool) -> Route<Parsed> {
+        if push {
+            self.push_checked(context)?;
+        }
+        loop {
+            let this = self.read(0);
+            let ctx = self.context();
+            if ctx & UNSAFE != 0 && !self.verify_safe(ctx, this) {
+                if ctx & DOUBLE != 0 {
+                    self.pop();
+                }
+                return Err(self.fail_route());
+            }
+            if !is_marker(this) {
+                self.emit_char();
+                self.head += 1;
+                continue;
+            }
+            if this == '\0' {
+                return self.handle_end(ctx);
+            }
+            let next = self.read(1);
+            let last = self.read_back(1);
+            let at_line_start = last == '\0' || last == '\n';
+            if this == '{' && next == '{' {
+                if self.can_recurse() {
+                    self.parse_template_or_argument()?;
+                } else {
+                    self.emit_char();
+                }
+            } else if this == '|' && ctx & TEMPLATE != 0 {
+                self.handle_template_param()?;
+            } else if this == '=' && ctx & TEMPLATE_PARAM_KEY != 0 {
+                if self.global & GL_HEADING == 0 && at_line_start && next == '=' {
+                    self.parse_heading();
+                } else {
+                    self.handle_template_param_value();
+                }
+            } else if this == '}' && next == '}' && ctx & TEMPLATE != 0 {
+                return self.handle_template_end();
+            } else if this == '|' && ctx & ARGUMENT_NAME != 0 {
+                self.toggle_context(ARGUMENT_NAME);
+                self.add_context(ARGUMENT_DEFAULT);
+                self.emit_token();
+            } else if this == '}' && next == '}' && ctx & ARGUMENT != 0 {
+                if self.read(2) == '}' {
+                    let items = self.pop();
+                    self.head += 2;
+                    return Ok(Parsed {
+                        items,
+                        ..Parsed::default()
+                    });
+                }
+                self.emit_char();
+            } else if this == '[' && next == '[' && self.can_recurse() {
+                if ctx & NO_WIKILINKS == 0 {
+                    self.parse_wikilink();
+                } else {
+                    self.emit_char();
+                }
+            } else if this == '|' && ctx & WIKILINK_TITLE != 0 {
+                self.toggle_context(WIKILINK_TITLE);
+                self.add_context(WIKILINK_TEXT);
+                self.emit_token();
+            } else if this == ']' && next == ']' && ctx & WIKILINK != 0 {
+                let items = self.pop();
+                self.head += 1;
+                return Ok(Parsed {
+                    items,
+                    ..Parsed::default()
+                });
+            } else if this == '[' {
+                self.parse_external_link(true);
+            } else if this == ':' && !is_marker(last) {
+                self.parse_external_link(false);
+            } else if this == ']' && ctx & EXT_LINK_TITLE != 0 {
+                return Ok(Parsed {
+                    items: self.pop(),
+                    ..Parsed::default()
+                });
+            } else if this == '=' && self.global & GL_HEADING == 0 && ctx & TEMPLATE == 0 {
+                if at_line_start {
+                    self.parse_heading();
+                } else {
+                    self.emit_char();
+                }
+            } else if this == '=' && ctx & HEADING != 0 {
+                return self.handle_heading_end();
+            } else if this == '\n' && ctx & HEADING != 0 {
+                return Err(self.fail_route());
+            } else if this == '&' {
+                self.parse_entity();
+            } else if this == '<' && next == '!' {
+                if self.read(2) == '-' && self.read(3) == '-' {
+                    self.parse_comment();
+                } else {
+                    self.emit_char();
+                }
+            } else if this == '<' && next == '/' && self.read(2) != '\0' {
+                if ctx & TAG_BODY != 0 {
+                    self.emit_token();
+                    self.push(TAG_CLOSE);
+                    self.head += 1;
+                } else {
+                    self.handle_invalid_tag_start();
+                }
+            } else if this == '<' && ctx & TAG_CLOSE == 0 {
+                if self.can_recurse() {
+                    self.parse_tag();
+                } else {
+                    self.emit_char();
+                }
+            } else if this == '>' && ctx & TAG_CLOSE != 0 {
+                return self.handle_tag_close_close();
+            } else if this == '\'' && next == '\'' {
+                if let Some(parsed) = self.parse_style() {
+                    return Ok(parsed);
+                }
+            } else if at_line_start && matches!(this, '#' | '*' | ';' | ':') {
+                self.handle_list();
+            } else if at_line_start
+                && this == '-'
+                && next == '-'
+                && self.read(2) == '-'
+                && self.read(3) == '-'
+            {
+                self.handle_hr();
+            } else if (this == '\n' || this == ':') && ctx & DL_TERM != 0 {
+                self.handle_dl_term();
+                if this == '\n' {
+                    let c = self.context();
+                    self.set_context(c & !TABLE_CELL_LINE_CONTEXTS);
+                }
+            } else if this == '{' && next == '|' && self.has_leading_whitespace() {
+                if self.can_recurse() {
+                    self.parse_table();
+                } else {
+                    self.emit_char();
+                }
+            } else if ctx & TABLE_OPEN != 0 {
+                if let Some(parsed) = self.handle_table_marker(ctx, this, next)? {
+                    return Ok(parsed);
+                }
+            } else {
+                self.emit_char();
+            }
+            self.head += 1;
+        }
+    }
+
+    fn handle_end(&mut self, context: u64) -> Route<Parsed> {
+        if context & FAIL != 0 {
+            if context & TAG_BODY != 0 {
+                let single = self
+                    .frames
+                    .last()
+                    .is_some_and(|f| in_list(&f.tag_name, &SINGLE));
+                if single {
+                    let open_end = self.frames.last().map_or(0, |f| f.open_end);
+                    return Ok(Parsed {
+                        items: self.pop(),
+                        level: 0,
+                        implicit_open_end: Some(open_end),
+                    });
+                }
+            } else {
+                let mut context = context;
+                if context & TABLE_CELL_OPEN != 0 {
+                    self.pop();
+                    context = self.context();
+                }
+                if context & DOUBLE != 0 {
+                    self.pop();
+                }
+            }
+            return Err(self.fail_route());
+        }
+        Ok(Parsed {
+            items: self.pop(),
+            ..Parsed::default()
+        })
+    }
+
+    /// Whether `this` may appear here; may also arm the `FAIL_*` flags that
+    /// decide the next character.
+    fn verify_safe(&mut self, context: u64, this: char) -> bool {
+        if context & FAIL_NEXT != 0 {
+            return false;
+        }
+        if context & WIKILINK_TITLE != 0 {
+            match this {
+                ']' | '{' => self.add_context(FAIL_NEXT),
+                '\n' | '[' | '}' | '>' => return false,
+                '<' => {
+                    if self.read(1) == '!' {
+                        self.add_context(FAIL_NEXT);
+                    } else {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            return true;
+        }
+        if context & EXT_LINK_TITLE != 0 {
+            return this != '\n';
+        }
+        if context & TAG_CLOSE != 0 {
+            return this != '<';
+        }
+        if context & TEMPLATE_NAME != 0 {
+            if this == '{' {
+                self.add_context(HAS_TEMPLATE | FAIL_NEXT);
+                return true;
+            }
+            if this == '}' || (this == '<' && self.read(1) == '!') {
+                self.add_context(FAIL_NEXT);
+                return true;
+            }
+            if matches!(this, '[' | ']' | '<' | '>') {
+                return false;
+            }
+            if this == '|' {
+                return true;
+            }
+            let space = pyunicode::is_space(this);
+            if context & HAS_TEXT != 0 {
+                if context & FAIL_ON_TEXT != 0 {
+                    if !space {
+                        return false;
+                    }
+                } else if this == '\n' {
+                    self.add_context(FAIL_ON_TEXT);
+                }
+            } else if !space {
+                self.add_context(HAS_TEXT);
+            }
+            return true;
+        }
+        if context & FAIL_ON_EQUALS != 0 {
+            if this == '=' {
+                return false;
+            }
+        } else if context & FAIL_ON_LBRACE != 0 {
+            if this == '{' || (self.read_back(1) == '{' && self.read_back(2) == '{') {
+                if context & TEMPLATE != 0 {
+                    self.add_context(FAIL_ON_EQUALS);
+                } else {
+                    self.add_context(FAIL_NEXT);
+                }
+                return true;
+            }
+            self.toggle_context(FAIL_ON_LBRACE);
+        } else if context & FAIL_ON_RBRACE != 0 {
+            if this == '}' {
+                self.add_context(FAIL_NEXT);
+                return true;
+            }
+            self.toggle_context(FAIL_ON_RBRACE);
+        } else if this == '{' {
+            self.add_context(FAIL_ON_LBRACE);
+        } else if this == '}' {
+            self.add_context(FAIL_ON_RBRACE);
+        }
+        true
+    }
+
+    fn has_leading_whitespace(&self) -> bool {
+        let mut offset = 1;
+        loop {
+            let c = self.read_back(offset);
+            if c == '\0' || c == '\n' {
+                return true;
+            }
+            if !pyunicode::is_space(c) {
+                return false;
+            }
+            offset += 1;
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! OAuth 2.0 in the extension module: `NativeTokenManager` (behind `wikisuggest.TokenManager`),
+//! the authorization helpers and the file store, as thin wrappers over the core.
+//!
+//! Tokens cross into Python as the store's dict shape (`StoredToken`); the Python layer turns
+//! that into its `Token` dataclass, and hands the same shape to user-supplied stores.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use pythonize::{depythonize, pythonize};
+use wikisuggest_core::oauth::{
+    self, FileTokenStore, ManagerOptions, StoredToken, Token, TokenManager, TokenStore,
+};
+use wikisuggest_core::{Error, Result as CoreResult, Secret};
+
+use crate::errors::core_error;
+use crate::runtime::{run_async, run_blocking};
+
+/// A store made of two Python callables, `load() -> dict | None` and `save(dict)`.
+///
+/// The manager calls a store inside its renewal critical section, which runs on a runtime
+/// thread; each call attaches to the interpreter for its duration. That cannot deadlock with
+/// the caller: blocking callers wait detached from the interpreter, and an asyncio loop
+/// releases it between bytecodes. The callables must not use the token manager themselves
+/// (its renewal lock is held while they run).
+struct CallbackStore {
+    load: Py<PyAny>,
+    save: Py<PyAny>,
+}
+
+/// An exception raised by a user's store callable, as a core error. Only its type and text
+/// are kept: the original object cannot travel through the core.
+fn callback_failure(py: Python<'_>, operation: &str, err: &PyErr) -> Error {
+    let kind = err
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".to_owned());
+    Error::Internal(format!(
+        "the token store's {operation}() raised {kind}: {}",
+        err.value(py)
+    ))
+}
+
+impl TokenStore for CallbackStore {
+    fn load(&self) -> CoreResult<Option<StoredToken>> {
+        Python::attach(|py| {
+            let value = self
+                .load
+                .call0(py)
+                .map_err(|e| callback_failure(py, "load", &e))?;
+            if value.is_none(py) {
+                return Ok(None);
+            }
+            // The conversion error is not quoted: it could repeat a value, i.e. a token.
+            depythonize::<StoredToken>(value.bind(py))
+                .map(Some)
+                .map_err(|_| {
+                    Error::Internal(
+                        "the token store's load() must return None or a dict with at least \
+                     access_token (as produced by Token.to_dict())"
+                            .to_owned(),
+                    )
+                })
+        })
+    }
+
+    fn save(&self, token: &StoredToken) -> CoreResult<()> {
+        Python::attach(|py| {
+            let value = pythonize(py, token).map_err(|e| {
+                Error::Internal(format!("could not convert the token for the store: {e}"))
+            })?;
+            self.save
+                .call1(py, (value,))
+                .map(drop)
+                .map_err(|e| callback_failure(py, "save", &e))
+        })
+    }
+}
+
+fn store_from(
+    store_path: Option<PathBuf>,
+    store_load: Option<Py<PyAny>>,
+    store_save: Option<Py<PyAny>>,
+) -> CoreResult<Option<Arc<dyn TokenStore>>> {
+    match (store_path, store_load, store_save) {
+        (None, None, None) => Ok(None),
+        (Some(path), None, None) => Ok(Some(Arc::new(FileTokenStore::new(path)))),
+        (None, Some(load), Some(save)) => Ok(Some(Arc::new(CallbackStore { load, save }))),
+        _ => Err(Error::invalid(
+            "store",
+            "give either a file path or both load and save callables",
+        )),
+    }
+}
+
+fn leeway_from(seconds: f64) -> CoreResult<Duration> {
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        Error::invalid(
+            "leeway",
+            format!("must be a non-negative number of seconds, got {seconds}"),
+        )
+    })
+}
+
+/// A token handed to Python, as the store's dict shape (the Python layer makes it a `Token`).
+pub struct TokenOut(pub StoredToken);
+
+impl<'py> IntoPyObject<'py> for TokenOut {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(pythonize(py, &self.0)?)
+    }
+}
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeTokenManager {
+    pub(crate) inner: Arc<TokenManager>,
+}
+
+fn wrap(py: Python<'_>, built: CoreResult<TokenManager>) -> PyResult<NativeTokenManager> {
+    built
+        .map(|manager| NativeTokenManager {
+            inner: Arc::new(manager),
+        })
+        .map_err(|e| core_error(py, e))
+}
+
+#[pymethods]
+impl NativeTokenManager {
+    #[staticmethod]
+    #[pyo3(signature = (client_id, client_secret, *, auth_url=None, user_agent=None, leeway=300.0, store_path=None, store_load=None, store_save=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn client_credentials(
+        py: Python<'_>,
+        client_id: String,
+        client_secret: String,
+        auth_url: Option<String>,
+        user_agent: Option<String>,
+        leeway: f64,
+        store_path: Option<PathBuf>,
+        store_load: Option<Py<PyAny>>,
+        store_save: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let built = (|| {
+            let options = ManagerOptions {
+                auth_url,
+                user_agent,
+                leeway: leeway_from(leeway)?,
+                store: store_from(store_path, store_load, store_save)?,
+            };
+            TokenManager::client_credentials(client_id, Secret::new(client_secret), options)
+        })();
+        wrap(py, built)
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (refresh_token, client_id, client_secret=None, *, token=None, auth_url=None, user_agent=None, leeway=300.0, store_path=None, store_load=None, store_save=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn refresh(
+        py: Python<'_>,
+        refresh_token: Option<String>,
+        client_id: String,
+        client_secret: Option<String>,
+        token: Option<Bound<'_, PyDict>>,
+        auth_url: Option<String>,
+        user_agent: Option<String>,
+        leeway: f64,
+        store_path: Option<PathBuf>,
+        store_load: Option<Py<PyAny>>,
+        store_save: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let initial = match token {
+            Some(dict) => Some(Token::from_stored(&depythonize::<StoredToken>(&dict)?)),
+            None => None,
+        };
+        let built = (|| {
+            let options = ManagerOptions {
+                auth_url,
+                user_agent,
+                leeway: leeway_from(leeway)?,
+                store: store_from(store_path, store_load, store_save)?,
+            };
+            TokenManager::refresh_token(
+                refresh_token.map(Secret::new),
+                initial,
+                client_id,
+                client_secret.map(Secret::new),
+                options,
+            )
+        })();
+        wrap(py, built)
+    }
+
+    #[staticmethod]
+    fn personal(py: Python<'_>, token: String) -> PyResult<Self> {
+        wrap(py, TokenManager::personal(Secret::new(token)))
+    }
+
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    #[getter]
+    fn client_id(&self) -> Option<&str> {
+        self.inner.client_id()
+    }
+
+    #[getter]
+    fn auth_url(&self) -> Option<&str> {
+        self.inner.auth_url()
+    }
+
+    #[getter]
+    fn leeway(&self) -> f64 {
+        self.inner.leeway().as_secs_f64()
+    }
+
+    /// The current token as a dict, renewed first when due.
+    fn token(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let manager = self.inner.clone();
+        let out = run_blocking(py, async move {
+            manager.token().await.map(|t| TokenOut(t.to_stored()))
+        })?;
+        Ok(out.into_pyobject(py)?.unbind())
+    }
+
+    fn token_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let manager = self.inner.clone();
+        run_async(py, async move {
+            manager.token().await.map(|t| TokenOut(t.to_stored()))
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeTokenManager(kind={:?}, client_id={:?})",
+            self.inner.kind(),
+            self.inner.client_id().unwrap_or_default()
+        )
+    }
+}
+
+/// `(url, state, code_verifier)` for the authorization-code flow with PKCE (S256).
+#[pyfunction]
+#[pyo3(signature = (auth_url, client_id, redirect_uri=None, scope=None, state=None))]
+pub fn authorization_url(
+    py: Python<'_>,
+    auth_url: &str,
+    client_id: &str,
+    redirect_uri: Option<&str>,
+    scope: Option<&str>,
+    state: Option<&str>,
+) -> PyResult<(String, String, String)> {
+    let request = oauth::authorization_url(auth_url, client_id, redirect_uri, scope, state)
+        .map_err(|e| core_error(py, e))?;
+    Ok((
+        request.url,
+        request.state,
+        request.code_verifier.expose().to_owned(),
+    ))
+}
+
+/// The authorization code from a redirect, after checking its state.
+#[pyfunction]
+pub fn parse_redirect(py: Python<'_>, redirect: &str, expected_state: &str) -> PyResult<String> {
+    oauth::parse_redirect(redirect, expected_state)
+        .map(|code| code.expose().to_owned())
+        .map_err(|e| core_error(py, e))
+}
+
+#[pyfunction]
+pub fn file_store_load(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
+    let loaded = FileTokenStore::new(path)
+        .load()
+        .map_err(|e| core_error(py, e))?;
+    loaded
+        .map(|token| Ok(pythonize(py, &token)?.unbind()))
+        .transpose()
+}
+
+#[pyfunction]
+pub fn file_store_save(py: Python<'_>, path: PathBuf, token: Bound<'_, PyDict>) -> PyResult<()> {
+    let token: StoredToken = depythonize(&token)?;
+    py.detach(|| FileTokenStore::new(path).save(&token))
+        .map_err(|e| core_error(py, e))
+}
