@@ -14,6 +14,7 @@ mod errors;
 mod logging;
 mod oauth;
 mod runtime;
+mod server;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -24,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
     m.add_class::<engine::NativeEngine>()?;
+    m.add_class::<server::NativeServer>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;

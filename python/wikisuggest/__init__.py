@@ -66,6 +66,7 @@ from .oauth import (
     authorize_with_loopback,
     parse_redirect,
 )
+from .server import Server, serve
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -102,6 +103,7 @@ __all__ = [
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
+    "Server",
     "ServerError",
     "StateMismatch",
     "Timeout",
@@ -124,4 +126,5 @@ __all__ = [
     "authorize_with_loopback",
     "parse_redirect",
     "datasets",
+    "serve",
 ]

@@ -203,6 +203,57 @@ def _add_client_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """Run the reference server until interrupted."""
+    import wikisuggest
+
+    try:
+        wikisuggest.serve(
+            host=args.host,
+            port=args.port,
+            datasets=args.datasets,
+            pages=args.pages,
+            translation=args.translation,
+            clients=args.clients,
+            seed=args.seed,
+            access_token_ttl=args.token_ttl,
+            rate_limit=args.rate_limit,
+            anonymous_rate_limit=args.anonymous_rate_limit,
+        )
+    except wikisuggest.WikisuggestError as err:
+        print(f"wikisuggest serve: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser(
+        "serve", help="run the reference server (link, translation and OAuth 2.0 routes)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=8080, help="port; 0 picks a free one and prints it"
+    )
+    serve.add_argument("--datasets", metavar="DIR", help="one sub-folder of datasets per wiki")
+    serve.add_argument(
+        "--pages", metavar="DUMP_OR_DIR", help="MediaWiki XML dump (.xml, .bz2) or folder"
+    )
+    serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
+    serve.add_argument("--clients", metavar="FILE", help="OAuth clients (TOML)")
+    serve.add_argument("--seed", type=int, help="seed of shuffled translation results")
+    serve.add_argument(
+        "--token-ttl", type=float, default=14400.0, help="access token lifetime, seconds"
+    )
+    serve.add_argument("--rate-limit", type=int, default=200, help="requests per minute per app")
+    serve.add_argument(
+        "--anonymous-rate-limit",
+        type=int,
+        default=200,
+        help="requests per minute per anonymous User-Agent",
+    )
+    serve.set_defaults(run=_serve)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="wikisuggest", description=__doc__)
     root.add_argument("--version", action="version", version=f"wikisuggest {__version__}")
@@ -279,6 +330,8 @@ def parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--seed", type=int, default=7)
     build.set_defaults(run=_build)
+
+    _add_serve(commands)
     return root
 
 

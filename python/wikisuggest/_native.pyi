@@ -287,3 +287,27 @@ def backtest_dataset(
     holdout_fraction: float,
     max_test_articles: int,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
+
+class NativeServer:
+    def __new__(
+        cls,
+        *,
+        host: str,
+        port: int,
+        datasets: str | None = None,
+        pages: str | None = None,
+        translation: str | None = None,
+        clients: str | None = None,
+        seed: int | None = None,
+        access_token_ttl: float = 14400.0,
+        rate_limit: int = 200,
+        anonymous_rate_limit: int = 200,
+        max_body_bytes: int = 4194304,
+        request_timeout: float = 30.0,
+        threads: int = 2,
+    ) -> NativeServer: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...

@@ -1,0 +1,290 @@
+//! Reference server for wikisuggest's service contract: link recommendations from local
+//! datasets and pages, translation recommendations from local catalogs, an OAuth 2.0
+//! authorization server, and the gateway's token checks and rate limits — under one base URL.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), wikisuggest_server::Error> {
+//! use wikisuggest_server::{Server, ServerConfig};
+//! let config = ServerConfig { port: 0, ..ServerConfig::default() };
+//! let server = Server::bind(config).await?;
+//! println!("listening on http://{}", server.local_addr());
+//! server.shutdown().await?;
+//! # Ok(()) }
+//! ```
+
+pub mod config;
+pub mod error;
+mod gateway;
+pub mod link;
+pub mod oauth;
+pub mod pages;
+pub mod ratelimit;
+mod reply;
+mod routes;
+mod state;
+pub mod translation;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use config::{RateLimits, ServerConfig};
+pub use error::{Error, Result};
+pub use link::{BackendError, LinkBackend, LinkRequest, LookupBackend};
+pub use routes::openapi::document as openapi_document;
+
+use oauth::tokens::Lifetimes;
+use oauth::{ClientRegistry, TokenService};
+use pages::PageStore;
+use state::AppState;
+use translation::TranslationData;
+
+/// How long a shutdown waits for requests in flight before dropping them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+pub struct Server;
+
+/// Everything read from disk at start-up.
+struct Loaded {
+    backend: Arc<dyn LinkBackend>,
+    pages: Option<PageStore>,
+    translation: TranslationData,
+    clients: ClientRegistry,
+}
+
+fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<Loaded> {
+    // Datasets, pages and catalogs are independent: read them side by side.
+    let (backend, pages, translation) = std::thread::scope(|scope| {
+        let translation = scope.spawn(|| match &config.translation {
+            Some(dir) => TranslationData::open(dir),
+            None => Ok(TranslationData::default()),
+        });
+        let pages = scope.spawn(|| config.pages.as_deref().map(PageStore::open).transpose());
+        let backend = match backend {
+            Some(backend) => Ok(backend),
+            None => match &config.datasets {
+                Some(dir) => link::open_datasets(dir),
+                None => Ok(Default::default()),
+            }
+            .map(|datasets| {
+                Arc::new(LookupBackend::new(
+                    datasets,
+                    config.application_version.clone(),
+                )) as Arc<dyn LinkBackend>
+            }),
+        };
+        let joined = |e| Error::Runtime(format!("loading failed: {e:?}"));
+        (
+            backend,
+            pages.join().map_err(joined),
+            translation.join().map_err(joined),
+        )
+    });
+    let (backend, pages, translation) = (backend?, pages??, translation??);
+    if let Some(store) = &pages {
+        log::info!("loaded {} pages", store.len());
+    }
+    let clients = match &config.clients {
+        Some(path) => ClientRegistry::open(path)?,
+        None => ClientRegistry::default(),
+    };
+    Ok(Loaded {
+        backend,
+        pages,
+        translation,
+        clients,
+    })
+}
+
+impl Server {
+    /// Loads the data named in `config` (the interim [`LookupBackend`] over
+    /// `config.datasets` answers link requests), binds and starts serving.
+    pub async fn bind(config: ServerConfig) -> Result<RunningServer> {
+        Self::bind_with_backend(config, None).await
+    }
+
+    /// As [`bind`](Self::bind), with the link requests answered by `backend` when given.
+    pub async fn bind_with_backend(
+        config: ServerConfig,
+        backend: Option<Arc<dyn LinkBackend>>,
+    ) -> Result<RunningServer> {
+        let loading = config.clone();
+        let loaded = tokio::task::spawn_blocking(move || load(&loading, backend))
+            .await
+            .map_err(|e| Error::Runtime(e.to_string()))??;
+        let addr = SocketAddr::new(config.host, config.port);
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| Error::Bind {
+                addr: addr.to_string(),
+                source,
+            })?;
+        let local = listener.local_addr().map_err(|source| Error::Bind {
+            addr: addr.to_string(),
+            source,
+        })?;
+        let tokens = TokenService::new(
+            format!("http://{local}"),
+            Lifetimes {
+                access: config.access_token_ttl,
+                refresh: config.refresh_token_ttl,
+                refresh_grace: config.refresh_grace,
+                code: config.authorization_code_ttl,
+            },
+        )
+        .map_err(Error::Runtime)?;
+        let wikis = loaded.backend.wikis();
+        let state = Arc::new(AppState {
+            config,
+            backend: loaded.backend,
+            wikis,
+            pages: loaded.pages,
+            translation: loaded.translation,
+            clients: loaded.clients,
+            tokens,
+            limiter: Default::default(),
+        });
+        let app = routes::router(state);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        log::info!("serving on http://{local}");
+        Ok(RunningServer {
+            local,
+            stop: Some(stop),
+            task,
+        })
+    }
+}
+
+/// A server accepting connections on the current tokio runtime.
+pub struct RunningServer {
+    local: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to a bound), then returns.
+    pub async fn shutdown(mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await {
+            Ok(Ok(Ok(()))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(Error::Runtime(e.to_string())),
+            Ok(Err(e)) => Err(Error::Runtime(e.to_string())),
+            Err(_) => {
+                self.task.abort();
+                log::warn!("requests still running after {SHUTDOWN_GRACE:?}: dropped");
+                Ok(())
+            }
+        }
+    }
+
+    /// Serves until `signal` completes, then shuts down gracefully.
+    pub async fn run_until(self, signal: impl std::future::Future<Output = ()>) -> Result<()> {
+        signal.await;
+        self.shutdown().await
+    }
+}
+
+/// A server on its own thread and runtime (for callers without one, e.g. Python).
+pub struct BackgroundServer {
+    local: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl BackgroundServer {
+    pub fn start(config: ServerConfig, worker_threads: usize) -> Result<Self> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("wikisuggest-server".into())
+            .spawn(move || -> Result<()> {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(worker_threads.max(1))
+                    .thread_name("wikisuggest-server-worker")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| Error::Runtime(e.to_string()))?;
+                runtime.block_on(async move {
+                    match Server::bind(config).await {
+                        Ok(server) => {
+                            let _ = ready_tx.send(Ok(server.local_addr()));
+                            server
+                                .run_until(async {
+                                    let _ = stopped.await;
+                                })
+                                .await
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            Ok(())
+                        }
+                    }
+                })
+            })
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        let local = ready_rx
+            .recv()
+            .map_err(|_| Error::Runtime("the server thread ended before binding".into()))??;
+        Ok(Self {
+            local,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// Whether the server thread has ended (it only ends after a stop or a failure).
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// Stops accepting connections, lets requests in flight finish, and waits.
+    pub fn stop(&mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| Error::Runtime("the server thread panicked".into()))?,
+            None => Ok(()),
+        }
+    }
+
+    /// Asks the server to stop without waiting for it (for callers that must not block,
+    /// such as a finaliser holding a lock the server's logging may need).
+    pub fn stop_in_background(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // Dropping the handle detaches the thread; it ends after the graceful shutdown.
+        self.thread.take();
+    }
+}
+
+impl Drop for BackgroundServer {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}

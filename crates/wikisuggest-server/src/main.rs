@@ -1,0 +1,107 @@
+//! `wikisuggest-server`: the reference server as a plain binary (`cargo run -p
+//! wikisuggest-server -- --port 0 --datasets DIR …`). The same options as `wikisuggest serve`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use wikisuggest_server::{Server, ServerConfig};
+
+const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
+[--pages DUMP_OR_DIR] [--translation DIR] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
+[--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE]";
+
+/// One JSON object per line on stderr; messages never carry secrets.
+struct JsonLogger;
+
+impl log::Log for JsonLogger {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.level() <= log::Level::Info
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            let line = serde_json::json!({
+                "level": record.level().as_str(),
+                "target": record.target(),
+                "message": record.args().to_string(),
+            });
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+fn parse(args: &[String]) -> Result<ServerConfig, String> {
+    let mut config = ServerConfig::default();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: &String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag}: not a number: {v}"))
+        };
+        match flag.as_str() {
+            "--host" => config.host = value()?.parse().map_err(|_| "--host: not an IP")?,
+            "--port" => config.port = value()?.parse().map_err(|_| "--port: not a port")?,
+            "--datasets" => config.datasets = Some(PathBuf::from(value()?)),
+            "--pages" => config.pages = Some(PathBuf::from(value()?)),
+            "--translation" => config.translation = Some(PathBuf::from(value()?)),
+            "--clients" => config.clients = Some(PathBuf::from(value()?)),
+            "--seed" => config.seed = Some(number(value()?)?),
+            "--token-ttl" => config.access_token_ttl = Duration::from_secs(number(value()?)?),
+            "--rate-limit" => {
+                config.rate_limits.authenticated_per_minute =
+                    u32::try_from(number(value()?)?).map_err(|_| "--rate-limit: too large")?;
+            }
+            "--anonymous-rate-limit" => {
+                config.rate_limits.anonymous_per_minute = u32::try_from(number(value()?)?)
+                    .map_err(|_| "--anonymous-rate-limit: too large")?;
+            }
+            other => return Err(format!("unknown option {other}\n{USAGE}")),
+        }
+    }
+    Ok(config)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let _ = log::set_logger(&JsonLogger).map(|()| log::set_max_level(log::LevelFilter::Info));
+    let config = match parse(&args) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let server = Server::bind(config).await?;
+        // Scripts read the bound address from the first line of stdout.
+        println!("http://{}", server.local_addr());
+        server
+            .run_until(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The OAuth 2.0 authorization server (oauth-and-gateway.md A.1–A.5): registered clients,
+//! access tokens, authorization codes with PKCE, rotating refresh tokens.
+
+pub mod clients;
+pub mod pkce;
+pub mod tokens;
+
+pub use clients::{Client, ClientRegistry};
+pub use tokens::{Bearer, TokenError, TokenService};

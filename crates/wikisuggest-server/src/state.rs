@@ -1,0 +1,24 @@
+//! What every request shares: opened once at start-up, read concurrently afterwards.
+
+use std::sync::Arc;
+
+use crate::config::ServerConfig;
+use crate::link::LinkBackend;
+use crate::oauth::{ClientRegistry, TokenService};
+use crate::pages::PageStore;
+use crate::ratelimit::RateLimiter;
+use crate::translation::TranslationData;
+
+pub struct AppState {
+    pub config: ServerConfig,
+    pub backend: Arc<dyn LinkBackend>,
+    /// Wiki ids the backend serves, computed once.
+    pub wikis: Vec<String>,
+    pub pages: Option<PageStore>,
+    pub translation: TranslationData,
+    pub clients: ClientRegistry,
+    pub tokens: TokenService,
+    pub limiter: RateLimiter,
+}
+
+pub type SharedState = Arc<AppState>;

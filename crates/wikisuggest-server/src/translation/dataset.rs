@@ -1,0 +1,173 @@
+//! Per-language catalogs (`<lang>.jsonl.gz` or `<lang>.jsonl`, one article per line) and the
+//! term index behind `seed` similarity.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ArticleRecord {
+    pub title: String,
+    #[serde(default)]
+    pub wikidata_id: Option<String>,
+    #[serde(default)]
+    pub langlinks: Vec<String>,
+    #[serde(default)]
+    pub pageviews: i64,
+    #[serde(default)]
+    pub topic: Option<String>,
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub disambiguation: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Article {
+    pub record: ArticleRecord,
+    /// The topic as a search term: lower case, spaces → `-`.
+    pub topic_term: Option<String>,
+    /// Distinct term ids of the text, with their counts.
+    pub terms: Vec<(u32, u32)>,
+}
+
+/// One source language.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub articles: Vec<Article>,
+    by_title: HashMap<String, usize>,
+    /// Inverse document frequency per term id.
+    pub idf: Vec<f64>,
+    /// Term id → articles containing it.
+    pub postings: Vec<Vec<u32>>,
+    /// Article indexes by pageviews, highest first (the "most viewed" list).
+    pub most_viewed: Vec<u32>,
+}
+
+impl Catalog {
+    pub fn from_records(records: Vec<ArticleRecord>) -> Self {
+        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let mut postings: Vec<Vec<u32>> = Vec::new();
+        let mut articles = Vec::with_capacity(records.len());
+        let mut by_title = HashMap::new();
+        for (index, record) in records.into_iter().enumerate() {
+            let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+            for word in tokens(&record.text) {
+                let next = vocabulary.len() as u32;
+                let id = *vocabulary.entry(word).or_insert(next);
+                if id as usize == postings.len() {
+                    postings.push(Vec::new());
+                }
+                *counts.entry(id).or_default() += 1;
+            }
+            for &id in counts.keys() {
+                postings[id as usize].push(index as u32);
+            }
+            by_title.insert(record.title.clone(), index);
+            articles.push(Article {
+                topic_term: record.topic.as_deref().map(topic_term),
+                terms: counts.into_iter().collect(),
+                record,
+            });
+        }
+        let n = articles.len() as f64;
+        let idf = postings
+            .iter()
+            .map(|docs| (1.0 + n / docs.len() as f64).ln())
+            .collect();
+        let mut most_viewed: Vec<u32> = (0..articles.len() as u32).collect();
+        most_viewed.sort_by_key(|&i| std::cmp::Reverse(articles[i as usize].record.pageviews));
+        Self {
+            articles,
+            by_title,
+            idf,
+            postings,
+            most_viewed,
+        }
+    }
+
+    /// Resolves a title as MediaWiki would: underscores are spaces, first letter upper case.
+    pub fn find(&self, title: &str) -> Option<usize> {
+        let spaced = title.trim().replace('_', " ");
+        let mut chars = spaced.chars();
+        let normal: String = match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => return None,
+        };
+        self.by_title.get(&normal).copied()
+    }
+}
+
+/// Lower-case alphanumeric words of three letters or more (shorter ones carry little).
+pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+}
+
+pub fn topic_term(topic: &str) -> String {
+    topic.trim().to_lowercase().replace(' ', "-")
+}
+
+/// All catalogs, and the language codes the server accepts.
+#[derive(Debug, Default)]
+pub struct TranslationData {
+    pub catalogs: BTreeMap<String, Catalog>,
+    /// Codes of every language seen (catalogs and interlanguage links).
+    pub languages: BTreeSet<String>,
+}
+
+impl TranslationData {
+    pub fn open(dir: &Path) -> Result<Self> {
+        let mut data = Self::default();
+        for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
+            let path = entry.map_err(|e| Error::input(dir, e))?.path();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (lang, gzipped) = if let Some(lang) = name.strip_suffix(".jsonl.gz") {
+                (lang.to_owned(), true)
+            } else if let Some(lang) = name.strip_suffix(".jsonl") {
+                (lang.to_owned(), false)
+            } else {
+                continue;
+            };
+            let file = std::fs::File::open(&path).map_err(|e| Error::input(&path, e))?;
+            let reader: Box<dyn Read> = if gzipped {
+                Box::new(flate2::read::GzDecoder::new(file))
+            } else {
+                Box::new(file)
+            };
+            let records = read_records(reader).map_err(|e| Error::input(&path, e))?;
+            log::info!("loaded {} translation articles for {lang}", records.len());
+            data.insert(lang, records);
+        }
+        Ok(data)
+    }
+
+    pub fn insert(&mut self, lang: String, records: Vec<ArticleRecord>) {
+        for record in &records {
+            self.languages.extend(record.langlinks.iter().cloned());
+        }
+        self.languages.insert(lang.clone());
+        self.catalogs.insert(lang, Catalog::from_records(records));
+    }
+}
+
+fn read_records(reader: impl Read) -> std::result::Result<Vec<ArticleRecord>, String> {
+    let mut records = Vec::new();
+    for (n, line) in BufReader::new(reader).lines().enumerate() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        records.push(record);
+    }
+    Ok(records)
+}

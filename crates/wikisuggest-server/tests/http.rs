@@ -1,0 +1,680 @@
+//! End-to-end tests over HTTP: a server bound to an ephemeral loopback port, plain
+//! HTTP/1.1 requests, assertions on status, headers and bodies.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use wikisuggest_server::{RateLimits, RunningServer, Server, ServerConfig};
+
+const LINKS: &str = "/service/linkrecommendation/v1/linkrecommendations";
+const TRANSLATION: &str = "/service/lw/recommendation/api/v1/translation";
+const TOKEN: &str = "/w/rest.php/oauth2/access_token";
+const PERSONAL: &str = "test-personal-token-0123456789";
+const CLIENTS: &str = r#"
+[[clients]]
+id = "conf"
+secret = "conf-secret"
+redirect_uris = ["http://127.0.0.1/cb"]
+[[clients]]
+id = "pub"
+redirect_uris = ["http://127.0.0.1/cb"]
+grants = ["authorization_code", "refresh_token"]
+[[personal_tokens]]
+token = "test-personal-token-0123456789"
+name = "tester"
+"#;
+const PAGE: &str = "'''Anarchism''' is a political philosophy. It is [[socialism|socialist]].\n\
+                    == History ==\nThe word anarchy comes from Greek.\n";
+
+struct Reply {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+async fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_owned()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+async fn get(addr: SocketAddr, path: &str) -> Reply {
+    send(addr, "GET", path, &[], "").await
+}
+
+async fn form(addr: SocketAddr, body: &str) -> Reply {
+    send(
+        addr,
+        "POST",
+        TOKEN,
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        body,
+    )
+    .await
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+async fn start(tweak: impl FnOnce(&mut ServerConfig)) -> (RunningServer, tempdir::Dir) {
+    let dir = tempdir::Dir::new();
+    std::fs::create_dir_all(dir.0.join("pages")).unwrap();
+    std::fs::write(dir.0.join("pages/Anarchism.wikitext"), PAGE).unwrap();
+    std::fs::write(dir.0.join("clients.toml"), CLIENTS).unwrap();
+    let translation = dir.0.join("translation");
+    std::fs::create_dir_all(&translation).unwrap();
+    let lines = [
+        json!({"title": "Cat", "wikidata_id": "Q146", "langlinks": ["fr", "de"], "pageviews": 90,
+               "topic": "Biology", "text": "domestic cat feline mammal"}),
+        json!({"title": "Lion", "wikidata_id": "Q140", "langlinks": ["de"], "pageviews": 50,
+               "topic": "Biology", "text": "large cat feline mammal"}),
+        json!({"title": "Violin", "wikidata_id": "Q8355", "langlinks": [], "pageviews": 10,
+               "topic": "Arts", "text": "string instrument"}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(translation.join("en.jsonl"), text).unwrap();
+    let mut config = ServerConfig {
+        port: 0,
+        datasets: Some(repo().join("tests/data/parity/datasets")),
+        pages: Some(dir.0.join("pages")),
+        translation: Some(translation),
+        clients: Some(dir.0.join("clients.toml")),
+        seed: Some(3),
+        ..ServerConfig::default()
+    };
+    tweak(&mut config);
+    (Server::bind(config).await.unwrap(), dir)
+}
+
+mod tempdir {
+    pub struct Dir(pub std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Self {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let n = N.fetch_add(1, Ordering::SeqCst);
+            let path = std::env::temp_dir().join(format!("ws-http-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&path).unwrap();
+            Self(path)
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+#[tokio::test]
+async fn get_links_from_the_page_store() {
+    let (server, _dir) = start(|_| {}).await;
+    let addr = server.local_addr();
+    let r = get(
+        addr,
+        &format!("{LINKS}/wikipedia/en/anarchism?threshold=0.1"),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert!(r.body.ends_with("}\n"));
+    let v = r.json();
+    assert_eq!(
+        (
+            v["page_title"].as_str(),
+            v["pageid"].as_i64(),
+            v["revid"].as_i64()
+        ),
+        (Some("Anarchism"), Some(1), Some(1))
+    );
+    assert_eq!(v["meta"]["format_version"], 1);
+    assert_eq!(
+        v["meta"]["dataset_checksums"]["anchors"]
+            .as_str()
+            .map(str::len),
+        Some(64)
+    );
+    let links = v["links"].as_array().unwrap();
+    assert_eq!(v["links_count"].as_u64(), Some(links.len() as u64));
+    assert!(
+        links
+            .iter()
+            .any(|l| l["link_text"] == "political philosophy")
+    );
+    // Already linked targets are not suggested again.
+    assert!(links.iter().all(|l| l["link_target"] != "Socialism"));
+    for link in links {
+        let offset = link["wikitext_offset"].as_u64().unwrap() as usize;
+        let text = link["link_text"].as_str().unwrap();
+        let at: String = PAGE
+            .chars()
+            .skip(offset)
+            .take(text.chars().count())
+            .collect();
+        assert_eq!(at, text);
+    }
+    let lead_out = get(
+        addr,
+        &format!("{LINKS}/wikipedia/en/Anarchism?threshold=0.1&sections_to_exclude=%25LEAD%25"),
+    )
+    .await
+    .json();
+    assert!(
+        lead_out["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["wikitext_offset"].as_u64() > Some(70))
+    );
+    let one = get(
+        addr,
+        &format!("{LINKS}/wikipedia/en/Anarchism?threshold=0&max_recommendations=1"),
+    )
+    .await
+    .json();
+    assert_eq!(one["links_count"], 1);
+    let none = get(
+        addr,
+        &format!("{LINKS}/wikipedia/en/Anarchism?threshold=1.5"),
+    )
+    .await
+    .json();
+    assert_eq!(none["links_count"], 0);
+    server.shutdown().await.unwrap();
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "still accepting after shutdown"
+    );
+}
+
+#[tokio::test]
+async fn link_errors_are_json() {
+    let (server, _dir) = start(|_| {}).await;
+    let addr = server.local_addr();
+    let r = get(addr, &format!("{LINKS}/wikipedia/xx/Cat")).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        r.json(),
+        json!({"message": "Unable to process request for wikipedia/xx", "valid_project_domain_pairs": ["wikipedia/en"]})
+    );
+    let r = get(addr, &format!("{LINKS}/wikipedia/en/No_such_page")).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (404, json!({"message": "Page not found: No_such_page"}))
+    );
+    let r = get(addr, &format!("{LINKS}/wikipedia/en/Anarchism?revision=99")).await;
+    assert_eq!(r.status, 404);
+    // A revision that is not an integer means "latest".
+    assert_eq!(
+        get(addr, &format!("{LINKS}/wikipedia/en/Anarchism?revision=x"))
+            .await
+            .status,
+        200
+    );
+    for bad in ["threshold=abc", "max_recommendations=2.0"] {
+        let r = get(addr, &format!("{LINKS}/wikipedia/en/Anarchism?{bad}")).await;
+        assert_eq!(r.status, 400, "{bad}");
+        assert!(
+            r.json()["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Invalid value")
+        );
+    }
+    let auth = [("Authorization", "Bearer test-personal-token-0123456789")];
+    let post = |body: &'static str| {
+        send(
+            addr,
+            "POST",
+            "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/X",
+            &auth,
+            body,
+        )
+    };
+    for body in [
+        "",
+        "{",
+        "{}",
+        "null",
+        "[1]",
+        r#"{"wikitext":"a","revid":1}"#,
+        r#"{"wikitext":1,"revid":1,"pageid":1}"#,
+        r#"{"wikitext":"a","revid":"x","pageid":1}"#,
+        r#"{"wikitext":"a","revid":1,"pageid":1,"sections_to_exclude":"Lead"}"#,
+        r#"{"wikitext":"a","revid":1,"pageid":1,"sections_to_exclude":[1]}"#,
+    ] {
+        let r = post(body).await;
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert!(r.json()["message"].is_string());
+    }
+    let r = get(addr, "/nowhere").await;
+    assert_eq!(
+        (r.status, r.json()),
+        (404, json!({"httpCode": 404, "httpReason": "Not Found"}))
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn post_links_needs_a_valid_token() {
+    let (server, _dir) = start(|c| c.access_token_ttl = Duration::from_secs(1)).await;
+    let addr = server.local_addr();
+    let path = format!("{LINKS}/wikipedia/en/Anarchism?threshold=0.1&sections_to_exclude=History");
+    let body = json!({"wikitext": PAGE, "revid": "12", "pageid": "p-7", "sections_to_exclude": ["%LEAD%"]}).to_string();
+    let r = send(addr, "POST", &path, &[], &body).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            401,
+            json!({"httpCode": 401, "httpReason": "Jwt is missing"})
+        )
+    );
+    assert!(r.headers["www-authenticate"].starts_with("Bearer realm="));
+    let r = send(
+        addr,
+        "POST",
+        &path,
+        &[("Authorization", &format!("Bearer {PERSONAL}"))],
+        &body,
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(
+        (v["pageid"].clone(), v["revid"].clone()),
+        (json!("p-7"), json!(12))
+    );
+    // The body's sections win over the query's: the lead is excluded, History is not.
+    let links = v["links"].as_array().unwrap();
+    assert!(
+        !links.is_empty()
+            && links
+                .iter()
+                .all(|l| l["wikitext_offset"].as_u64() > Some(70))
+    );
+
+    let token = form(
+        addr,
+        "grant_type=client_credentials&client_id=conf&client_secret=conf-secret",
+    )
+    .await
+    .json();
+    let bearer = format!("Bearer {}", token["access_token"].as_str().unwrap());
+    assert_eq!(
+        send(addr, "POST", &path, &[("Authorization", &bearer)], &body)
+            .await
+            .status,
+        200
+    );
+    let r = get(addr, &format!("{TRANSLATION}?source=en&target=fr")).await;
+    assert_eq!(r.status, 200);
+    let r = send(
+        addr,
+        "GET",
+        &format!("{TRANSLATION}?source=en&target=fr"),
+        &[("Authorization", "Bearer forged.token.x")],
+        "",
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["httpReason"].as_str()),
+        (401, Some("Jwt verification fails"))
+    );
+    assert!(r.headers["www-authenticate"].contains("error=\"invalid_token\""));
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let r = send(
+        addr,
+        "GET",
+        &format!("{TRANSLATION}?source=en&target=fr"),
+        &[("Authorization", &bearer)],
+        "",
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["httpReason"].as_str()),
+        (401, Some("Jwt is expired"))
+    );
+    assert!(r.headers["www-authenticate"].contains("error=\"invalid_token\""));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn translation_route() {
+    let (server, _dir) = start(|_| {}).await;
+    let addr = server.local_addr();
+    let r = get(addr, TRANSLATION).await;
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json()["detail"][1],
+        json!({"type": "missing", "loc": ["query", "target"], "msg": "Field required", "input": null})
+    );
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}?source=en&target=fr&rank_method=best"),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["detail"][0]["type"].as_str()),
+        (422, Some("enum"))
+    );
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}?source=en&target=de&include_pageviews=true"),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.json(),
+        json!([{"title": "Violin", "pageviews": 10, "wikidata_id": "Q8355", "rank": 3, "langlinks_count": 0}])
+    );
+    let a = get(addr, &format!("{TRANSLATION}?source=en&target=fr")).await;
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json().as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        a.body,
+        get(addr, &format!("{TRANSLATION}?source=en&target=fr"))
+            .await
+            .body,
+        "seeded order"
+    );
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}?source=en&target=fr&seed=Cat&rank_method=sitelinks"),
+    )
+    .await
+    .json();
+    assert_eq!(
+        r,
+        json!([{"title": "Lion", "pageviews": 0, "wikidata_id": "Q140", "rank": 1, "langlinks_count": 1}])
+    );
+    let r = get(addr, &format!("{TRANSLATION}?source=en&target=it")).await;
+    assert_eq!(
+        r.json()["detail"][0]["msg"],
+        "Value error, Invalid target language code"
+    );
+    server.shutdown().await.unwrap();
+}
+
+fn location_query(r: &Reply) -> HashMap<String, String> {
+    let location = &r.headers["location"];
+    let query = location.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    form_urlencoded_pairs(query)
+}
+
+fn form_urlencoded_pairs(query: &str) -> HashMap<String, String> {
+    query
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| {
+            (
+                k.to_owned(),
+                percent_encoding::percent_decode_str(&v.replace('+', " "))
+                    .decode_utf8_lossy()
+                    .into_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn oauth_flows_and_errors() {
+    let (server, _dir) = start(|_| {}).await;
+    let addr = server.local_addr();
+    let r = form(
+        addr,
+        "grant_type=client_credentials&client_id=conf&client_secret=conf-secret",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["cache-control"], "no-store");
+    let v = r.json();
+    assert_eq!(
+        (v["token_type"].as_str(), v["expires_in"].as_u64()),
+        (Some("Bearer"), Some(14400))
+    );
+    assert!(v.get("refresh_token").is_none());
+    for (body, status, error) in [
+        (
+            "grant_type=client_credentials&client_id=conf&client_secret=nope",
+            401,
+            "invalid_client",
+        ),
+        (
+            "grant_type=client_credentials&client_id=conf",
+            400,
+            "invalid_request",
+        ),
+        (
+            "grant_type=client_credentials&client_id=pub",
+            401,
+            "invalid_client",
+        ),
+        (
+            "grant_type=client_credentials&client_id=ghost&client_secret=x",
+            401,
+            "invalid_client",
+        ),
+        (
+            "grant_type=password&client_id=conf&client_secret=conf-secret",
+            400,
+            "unsupported_grant_type",
+        ),
+        ("client_id=conf", 400, "invalid_request"),
+        (
+            "grant_type=refresh_token&client_id=conf&client_secret=conf-secret&refresh_token=zz",
+            400,
+            "invalid_grant",
+        ),
+        (
+            "grant_type=authorization_code&client_id=conf&client_secret=conf-secret&code=zz",
+            400,
+            "invalid_grant",
+        ),
+    ] {
+        let r = form(addr, body).await;
+        assert_eq!(
+            (r.status, r.json()["error"].as_str()),
+            (status, Some(error)),
+            "{body}"
+        );
+    }
+    let r = send(
+        addr,
+        "POST",
+        TOKEN,
+        &[("Content-Type", "multipart/form-data; boundary=x")],
+        "--x--",
+    )
+    .await;
+    assert_eq!(r.status, 415);
+    assert_eq!(r.json()["errorKey"], "rest-unsupported-content-type");
+    // HTTP Basic client authentication.
+    let r = send(
+        addr,
+        "POST",
+        TOKEN,
+        &[
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Authorization", "Basic Y29uZjpjb25mLXNlY3JldA=="),
+        ],
+        "grant_type=client_credentials",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // Public client, PKCE S256, loopback redirect with any port.
+    let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    let redirect = "http%3A%2F%2F127.0.0.1%3A5555%2Fcb";
+    let r = get(addr, &format!("/w/rest.php/oauth2/authorize?response_type=code&client_id=pub&redirect_uri={redirect}&state=s1&code_challenge={challenge}&code_challenge_method=S256")).await;
+    assert_eq!(r.status, 302);
+    assert!(r.headers["location"].starts_with("http://127.0.0.1:5555/cb?code="));
+    let q = location_query(&r);
+    assert_eq!(q["state"], "s1");
+    let exchange = format!(
+        "grant_type=authorization_code&client_id=pub&code={}&redirect_uri={redirect}&code_verifier={verifier}",
+        q["code"]
+    );
+    let tokens = form(addr, &exchange).await;
+    assert_eq!(tokens.status, 200, "{}", tokens.body);
+    let refresh = tokens.json()["refresh_token"].as_str().unwrap().to_owned();
+    // The code is single-use.
+    assert_eq!(form(addr, &exchange).await.json()["error"], "invalid_grant");
+    let rotated = form(
+        addr,
+        &format!("grant_type=refresh_token&client_id=pub&refresh_token={refresh}"),
+    )
+    .await
+    .json();
+    let new_refresh = rotated["refresh_token"].as_str().unwrap();
+    assert_ne!(new_refresh, refresh);
+    // Grace period: the old refresh token still works for a retry.
+    assert_eq!(
+        form(
+            addr,
+            &format!("grant_type=refresh_token&client_id=pub&refresh_token={refresh}")
+        )
+        .await
+        .status,
+        200
+    );
+    let r = form(
+        addr,
+        &format!(
+            "grant_type=refresh_token&client_id=pub&refresh_token={new_refresh}&scope=editpage"
+        ),
+    )
+    .await;
+    assert_eq!(r.json()["error"], "invalid_scope");
+
+    // Authorization errors: before the redirect is trusted an HTML page, after it a redirect.
+    let r = get(
+        addr,
+        "/w/rest.php/oauth2/authorize?response_type=code&client_id=ghost",
+    )
+    .await;
+    assert_eq!(r.status, 401);
+    assert!(r.headers["content-type"].starts_with("text/html"));
+    let r = get(addr, "/w/rest.php/oauth2/authorize?response_type=code&client_id=pub&redirect_uri=http%3A%2F%2Fevil.example%2Fcb").await;
+    assert_eq!(r.status, 401);
+    let r = get(
+        addr,
+        "/w/rest.php/oauth2/authorize?response_type=code&client_id=pub&state=z",
+    )
+    .await;
+    assert_eq!(r.status, 302);
+    let q = location_query(&r);
+    assert_eq!(
+        (q["error"].as_str(), q["state"].as_str()),
+        ("invalid_request", "z")
+    );
+    // Plain PKCE, confidential client with a secret.
+    let plain = "p".repeat(50);
+    let r = get(addr, &format!("/w/rest.php/oauth2/authorize?response_type=code&client_id=conf&code_challenge={plain}&code_challenge_method=plain")).await;
+    let code = location_query(&r)["code"].clone();
+    let wrong = form(addr, &format!("grant_type=authorization_code&client_id=conf&client_secret=conf-secret&code={code}&code_verifier={}", "q".repeat(50))).await;
+    assert_eq!(wrong.json()["error"], "invalid_grant");
+    let r = get(addr, &format!("/w/rest.php/oauth2/authorize?response_type=code&client_id=conf&code_challenge={plain}&code_challenge_method=plain")).await;
+    let code = location_query(&r)["code"].clone();
+    let ok = form(addr, &format!("grant_type=authorization_code&client_id=conf&client_secret=conf-secret&code={code}&code_verifier={plain}")).await;
+    assert_eq!(ok.status, 200);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn rate_limits_health_and_openapi() {
+    let (server, _dir) = start(|c| {
+        c.rate_limits = RateLimits {
+            authenticated_per_minute: 3,
+            anonymous_per_minute: 2,
+        };
+    })
+    .await;
+    let addr = server.local_addr();
+    let path = format!("{TRANSLATION}?source=en&target=fr");
+    let ua = |agent: &'static str| [("User-Agent", agent)];
+    assert_eq!(send(addr, "GET", &path, &ua("a"), "").await.status, 200);
+    assert_eq!(send(addr, "GET", &path, &ua("a"), "").await.status, 200);
+    let r = send(addr, "GET", &path, &ua("a"), "").await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.headers["retry-after"], "30");
+    // Another User-Agent, and an app with a token, have their own buckets.
+    assert_eq!(send(addr, "GET", &path, &ua("b"), "").await.status, 200);
+    let auth = [("Authorization", "Bearer test-personal-token-0123456789")];
+    for _ in 0..3 {
+        assert_eq!(send(addr, "GET", &path, &auth, "").await.status, 200);
+    }
+    assert_eq!(send(addr, "GET", &path, &auth, "").await.status, 429);
+    // OAuth and operational routes are not limited.
+    for _ in 0..3 {
+        assert_eq!(get(addr, "/healthz").await.status, 200);
+    }
+    let doc = get(addr, "/openapi.json").await.json();
+    assert_eq!(doc["openapi"], "3.0.3");
+    let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+    assert_eq!(paths.len(), 6);
+    assert!(doc["paths"][TOKEN]["post"]["responses"]["415"].is_object());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn bodies_are_bounded() {
+    let (server, _dir) = start(|c| c.max_body_bytes = 1000).await;
+    let addr = server.local_addr();
+    let auth = [("Authorization", "Bearer test-personal-token-0123456789")];
+    let path = format!("{LINKS}/wikipedia/en/Anarchism");
+    let small = json!({"wikitext": "x", "revid": 1, "pageid": 1}).to_string();
+    assert_eq!(send(addr, "POST", &path, &auth, &small).await.status, 200);
+    let large = json!({"wikitext": "x".repeat(2000), "revid": 1, "pageid": 1}).to_string();
+    assert_eq!(send(addr, "POST", &path, &auth, &large).await.status, 413);
+    server.shutdown().await.unwrap();
+}

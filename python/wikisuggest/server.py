@@ -1,0 +1,139 @@
+"""The reference server: the whole service contract (link and translation recommendations,
+OAuth 2.0, gateway token checks and rate limits) served locally from one base URL.
+
+>>> import wikisuggest
+>>> with wikisuggest.Server(translation="data/translation") as server:  # doctest: +SKIP
+...     client = wikisuggest.Client("Me/1.0 (me@example.org)", base_url=server.url)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from types import TracebackType
+from typing import Union
+
+from ._native import NativeServer
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Server:
+    """A running server on a background thread; stops on :meth:`stop` or leaving a ``with``.
+
+    ``port=0`` picks a free port (read it from :attr:`url`). ``datasets`` holds one folder
+    per wiki (``enwiki/``) in the native or published format; ``pages`` is a MediaWiki XML
+    dump (``.xml``/``.xml.bz2``) or a folder of ``Title.wikitext`` files that GET link
+    requests read; ``translation`` a folder of ``<lang>.jsonl.gz`` catalogs; ``clients`` a
+    TOML file of OAuth clients and personal tokens. ``seed`` makes shuffled translation
+    results reproducible. ``access_token_ttl`` is in seconds; rate limits are requests per
+    minute per app and per anonymous User-Agent.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        datasets: PathLike | None = None,
+        pages: PathLike | None = None,
+        translation: PathLike | None = None,
+        clients: PathLike | None = None,
+        seed: int | None = None,
+        access_token_ttl: float = 14400.0,
+        rate_limit: int = 200,
+        anonymous_rate_limit: int = 200,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        request_timeout: float = 30.0,
+        threads: int = 2,
+    ) -> None:
+        self._native = NativeServer(
+            host=host,
+            port=port,
+            datasets=_path(datasets),
+            pages=_path(pages),
+            translation=_path(translation),
+            clients=_path(clients),
+            seed=seed,
+            access_token_ttl=float(access_token_ttl),
+            rate_limit=rate_limit,
+            anonymous_rate_limit=anonymous_rate_limit,
+            max_body_bytes=max_body_bytes,
+            request_timeout=float(request_timeout),
+            threads=threads,
+        )
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:41234``."""
+        return self._native.url
+
+    @property
+    def running(self) -> bool:
+        return self._native.running
+
+    def stop(self) -> None:
+        """Stop accepting, finish requests in flight, and wait. Safe to call twice."""
+        self._native.stop()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<wikisuggest.Server {self.url} {state}>"
+
+
+def _path(value: PathLike | None) -> str | None:
+    return None if value is None else os.fspath(value)
+
+
+def serve(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    datasets: PathLike | None = None,
+    pages: PathLike | None = None,
+    translation: PathLike | None = None,
+    clients: PathLike | None = None,
+    seed: int | None = None,
+    access_token_ttl: float = 14400.0,
+    rate_limit: int = 200,
+    anonymous_rate_limit: int = 200,
+    background: bool = False,
+) -> Server | None:
+    """Serve until interrupted (Ctrl-C), or with ``background=True`` return the running
+    :class:`Server` (use it in a ``with`` block). Arguments as for :class:`Server`."""
+    server = Server(
+        host=host,
+        port=port,
+        datasets=datasets,
+        pages=pages,
+        translation=translation,
+        clients=clients,
+        seed=seed,
+        access_token_ttl=access_token_ttl,
+        rate_limit=rate_limit,
+        anonymous_rate_limit=anonymous_rate_limit,
+    )
+    if background:
+        return server
+    print(f"Serving on {server.url}", flush=True)
+    try:
+        while server.running:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return None

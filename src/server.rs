@@ -1,0 +1,117 @@
+//! `NativeServer`: the reference server running on its own thread and tokio runtime, behind
+//! `wikisuggest.serve` and `wikisuggest.Server`. All behaviour lives in `wikisuggest-server`.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use wikisuggest_server::{BackgroundServer, RateLimits, ServerConfig};
+
+use crate::errors::wikisuggest_error;
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeServer {
+    url: String,
+    inner: Mutex<Option<BackgroundServer>>,
+}
+
+fn seconds(name: &str, value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| wikisuggest_error(&format!("{name} must be a non-negative number of seconds")))
+}
+
+#[pymethods]
+impl NativeServer {
+    #[new]
+    #[pyo3(signature = (
+        *, host, port, datasets=None, pages=None, translation=None, clients=None, seed=None,
+        access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
+        max_body_bytes=4194304, request_timeout=30.0, threads=2
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        host: &str,
+        port: u16,
+        datasets: Option<PathBuf>,
+        pages: Option<PathBuf>,
+        translation: Option<PathBuf>,
+        clients: Option<PathBuf>,
+        seed: Option<u64>,
+        access_token_ttl: f64,
+        rate_limit: u32,
+        anonymous_rate_limit: u32,
+        max_body_bytes: usize,
+        request_timeout: f64,
+        threads: usize,
+    ) -> PyResult<Self> {
+        let host = host
+            .parse()
+            .map_err(|_| wikisuggest_error(&format!("host must be an IP address, got {host:?}")))?;
+        let config = ServerConfig {
+            host,
+            port,
+            datasets,
+            pages,
+            translation,
+            clients,
+            seed,
+            access_token_ttl: seconds("access_token_ttl", access_token_ttl)?,
+            rate_limits: RateLimits {
+                authenticated_per_minute: rate_limit,
+                anonymous_per_minute: anonymous_rate_limit,
+            },
+            max_body_bytes,
+            request_timeout: seconds("request_timeout", request_timeout)?,
+            application_version: wikisuggest_core::VERSION.to_owned(),
+            ..ServerConfig::default()
+        };
+        let server = py
+            .detach(|| BackgroundServer::start(config, threads))
+            .map_err(|e| wikisuggest_error(&e.to_string()))?;
+        Ok(Self {
+            url: format!("http://{}", server.local_addr()),
+            inner: Mutex::new(Some(server)),
+        })
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:41234`.
+    #[getter]
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    #[getter]
+    fn running(&self) -> bool {
+        self.inner
+            .lock()
+            .map(|s| s.as_ref().is_some_and(|s| !s.is_finished()))
+            .unwrap_or(false)
+    }
+
+    /// Stops accepting connections, lets requests in flight finish, and waits. Idempotent.
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        let server = self
+            .inner
+            .lock()
+            .map_err(|_| wikisuggest_error("server state is poisoned"))?
+            .take();
+        match server {
+            Some(mut server) => py
+                .detach(move || server.stop())
+                .map_err(|e| wikisuggest_error(&e.to_string())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for NativeServer {
+    /// A server that was never stopped is told to stop, but not waited for: this may run
+    /// while the interpreter is held, which the server's logging could be waiting for.
+    fn drop(&mut self) {
+        if let Some(server) = self.inner.get_mut().ok().and_then(Option::take) {
+            server.stop_in_background();
+        }
+    }
+}
