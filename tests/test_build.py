@@ -228,9 +228,8 @@ def test_cli_builds_and_reports(tmp_path: Path, built) -> None:  # type: ignore[
 
 
 def _gensim_wheel() -> str | None:
-    pattern = os.environ.get(
-        "WIKISUGGEST_GENSIM_WHEEL", "target/reference-fixtures/downloads/gensim-4.4.0-*.whl"
-    )
+    fixtures = os.environ.get("WIKISUGGEST_FIXTURES", "target/reference-fixtures")
+    pattern = os.environ.get("WIKISUGGEST_GENSIM_WHEEL", f"{fixtures}/downloads/gensim-4.4.0-*.whl")
     found = sorted(glob.glob(pattern))
     return found[0] if found else None
 

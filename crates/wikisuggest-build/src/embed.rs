@@ -99,12 +99,11 @@ pub fn link_graph_vectors(
             continue;
         }
         if let (Some(bs), Some(bt)) = (base.get(s as usize), base.get(t as usize)) {
-            let (bs, bt) = (bs.clone(), bt.clone());
             if let Some(vt) = out.get_mut(t as usize) {
-                add(vt, &bs);
+                add(vt, bs);
             }
             if let Some(vs) = out.get_mut(s as usize) {
-                add(vs, &bt);
+                add(vs, bt);
             }
         }
     }

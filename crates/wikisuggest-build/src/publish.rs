@@ -35,8 +35,8 @@ pub fn escape_mysql(out: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
-/// Writes a gzip file with a fixed header (name, mtime 0), and returns the sha256 of the
-/// compressed bytes.
+/// Writes a gzip file with a fixed header (the inner file name, modification time 0), so
+/// its bytes depend on the content only.
 fn write_gzip(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let inner_name = path
         .file_stem()

@@ -170,6 +170,10 @@ impl LinkModel for Recorder<'_> {
         })
     }
 
+    fn is_anchor(&self, anchor: &str) -> bool {
+        self.lookups.anchors.contains_key(anchor)
+    }
+
     fn redirect(&self, title: &str) -> Option<String> {
         self.lookups.redirects.get(title).map(|t| (*t).to_owned())
     }
