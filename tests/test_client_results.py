@@ -117,3 +117,23 @@ def test_translation_wrong_shape_is_decode_error(
     contract_server.then(Scripted(200, {"items": []}))
     with pytest.raises(wikisuggest.DecodeError):
         client.translation_recommendations("en", "fr")
+
+
+def test_scores_read_back_exactly(
+    client: wikisuggest.Client, contract_server: ContractServer
+) -> None:
+    """Scores are float32 probabilities printed as shortest doubles: the client must read
+    back the very same double, for every score of every production output we have."""
+    import json
+    from pathlib import Path
+
+    expected_dir = Path(__file__).parent / "data" / "parity" / "expected" / "exhaustive" / "enwiki"
+    checked = 0
+    for path in sorted(expected_dir.glob("*.json"))[:20]:
+        body = path.read_text(encoding="utf-8")
+        contract_server.then(Scripted(200, body.encode("utf-8")))
+        result = client.link_recommendations("wikipedia", "en", "X")
+        expected = [link["score"] for link in json.loads(body)["links"]]
+        assert [link.score for link in result.links] == expected, path.name
+        checked += len(expected)
+    assert checked > 500

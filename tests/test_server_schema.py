@@ -34,6 +34,7 @@ def test_openapi_document_holds(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             timeout=600,
+            cwd=tmp_path,  # its cache stays out of the work tree
             env={**os.environ, "SCHEMATHESIS_HOOKS": ""},
         )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

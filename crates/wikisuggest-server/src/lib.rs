@@ -34,7 +34,7 @@ use tokio::task::JoinHandle;
 
 pub use config::{RateLimits, ServerConfig};
 pub use error::{Error, Result};
-pub use link::{BackendError, LinkBackend, LinkRequest, LookupBackend};
+pub use link::{BackendError, EngineBackend, LinkBackend, LinkRequest};
 pub use routes::openapi::document as openapi_document;
 
 use oauth::tokens::Lifetimes;
@@ -71,7 +71,7 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
                 None => Ok(Default::default()),
             }
             .map(|datasets| {
-                Arc::new(LookupBackend::new(
+                Arc::new(EngineBackend::new(
                     datasets,
                     config.application_version.clone(),
                 )) as Arc<dyn LinkBackend>
@@ -101,8 +101,8 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
 }
 
 impl Server {
-    /// Loads the data named in `config` (the interim [`LookupBackend`] over
-    /// `config.datasets` answers link requests), binds and starts serving.
+    /// Loads the data named in `config` ([`EngineBackend`] over `config.datasets` answers
+    /// link requests), binds and starts serving.
     pub async fn bind(config: ServerConfig) -> Result<RunningServer> {
         Self::bind_with_backend(config, None).await
     }

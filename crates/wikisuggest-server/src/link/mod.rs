@@ -1,7 +1,7 @@
 //! Link recommendations: the request the routes hand to a backend, the backend trait, and
 //! the per-wiki datasets (opened once at start-up, shared by all requests).
 
-mod lookup;
+mod engine;
 pub mod params;
 
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
 use wikisuggest_engine::Dataset;
 
-pub use lookup::LookupBackend;
+pub use engine::EngineBackend;
 
 use crate::error::{Error, Result};
 
@@ -42,8 +42,8 @@ pub enum BackendError {
     Failed(String),
 }
 
-/// What the link routes call. The full engine pipeline implements this trait; so does the
-/// interim [`LookupBackend`] and any stub a test needs.
+/// What the link routes call: [`EngineBackend`] by default, or any implementation (a stub in
+/// tests, another engine) given to [`crate::Server::bind_with_backend`].
 pub trait LinkBackend: Send + Sync + 'static {
     /// Wiki ids served (`enwiki`, …), sorted.
     fn wikis(&self) -> Vec<String>;
