@@ -184,6 +184,34 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _token(args: argparse.Namespace) -> int:
+    """Request an access token with client credentials (the secret comes from the
+    environment, never the command line, where other users could read it)."""
+    secret = os.environ.get("WIKISUGGEST_CLIENT_SECRET")
+    if not secret:
+        print("wikisuggest token: set WIKISUGGEST_CLIENT_SECRET", file=sys.stderr)
+        return 2
+    from .oauth import TokenManager
+
+    manager = TokenManager.client_credentials(
+        args.client_id, secret, auth_url=args.auth_url, user_agent=args.user_agent
+    )
+    token = manager.token()
+    info: dict[str, Any] = {
+        "token_type": token.token_type,
+        "expires_in": token.expires_in,
+        "expires_at": None if token.expires_at is None else token.expires_at.isoformat(),
+    }
+    if args.show_token:
+        info["access_token"] = token.access_token
+    if args.format == "json":
+        json.dump(info, sys.stdout, indent=1)
+        print()
+    else:
+        print(_table([info], list(info)))
+    return 0
+
+
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
     from .client import DEFAULT_BASE_URL
 
@@ -299,6 +327,20 @@ def parser() -> argparse.ArgumentParser:
     translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
     _add_client_options(translate)
     translate.set_defaults(run=_translate)
+
+    token = commands.add_parser(
+        "token", help="request an OAuth 2.0 access token (client credentials)"
+    )
+    token.add_argument("--client-id", default=os.environ.get("WIKISUGGEST_CLIENT_ID"))
+    token.add_argument("--auth-url", default=None, help="OAuth 2.0 server (default: Meta-Wiki)")
+    token.add_argument(
+        "--show-token", action="store_true", help="print the access token itself (a secret)"
+    )
+    token.add_argument("--user-agent", default=None)
+    token.add_argument(
+        "--format", choices=["json", "table"], default="table" if sys.stdout.isatty() else "json"
+    )
+    token.set_defaults(run=_token)
 
     build = commands.add_parser(
         "build", help="build a wiki's link-engine datasets from its XML dump (needs [train])"
