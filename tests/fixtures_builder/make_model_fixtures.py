@@ -168,12 +168,23 @@ def random_string(r: random.Random) -> str:
     return "".join(r.choice(alphabet) for _ in range(r.choice([0, 1, 2, 3, 5, 8, 13, 30])))
 
 
+def reads_past_the_end(a: str, b: str) -> bool:
+    """True when python-Levenshtein 0.12.1 would compare a NUL of the longer string with
+    the shorter string's terminator. It then also reads one word past its match array,
+    which holds whatever the allocator left there: the answer is not defined, and it
+    differs between machines. Such pairs cannot be reference values."""
+    s1, s2 = (a, b) if len(a) <= len(b) else (b, a)
+    half = (len(s1) + 1) // 2
+    return len(s1) % 2 == 1 and s2[half - 1] == "\0"
+
+
 def jaro_pairs(r: random.Random, n: int) -> list:
     out = [["hunting", "hunting"], ["brian", "jesus"], ["", ""], ["", "a"], ["ab", "ba"]]
     while len(out) < n:
         a = random_string(r)
         b = r.choice([random_string(r), a[::-1], a + random_string(r), a[1:]])
-        out.append([a, b])
+        if not reads_past_the_end(a, b):
+            out.append([a, b])
     return [[a, b, f64_bits(Levenshtein.jaro(a, b))] for a, b in out]
 
 

@@ -31,9 +31,11 @@ pub fn jaro_chars(a: &[char], b: &[char]) -> f64 {
     // Pass 1: the first `half` positions of s2, window [0, i + half]. For odd l1 the
     // window's last position is l1, one past the end: upstream reads the string's NUL
     // terminator there and the word after its `calloc(l1)` match array. With glibc on
-    // 64-bit Linux that word is zeroed padding only for l1 == 1 (the minimum chunk);
-    // for larger odd l1 it is the next chunk's non-zero size field. So exactly when
-    // l1 == 1, a NUL in s2 can match that virtual position once.
+    // 64-bit Linux that word is zeroed padding for l1 == 1 (the minimum chunk). For
+    // larger odd l1 it lies outside the allocation and its value depends on the heap's
+    // state (usually the next chunk's non-zero size field, but not on every machine), so
+    // upstream has no defined answer there; we follow the usual case, no match. So only
+    // when l1 == 1 can a NUL in s2 match that virtual position, once.
     let mut virtual_free = l1 == 1;
     for (i, &c) in s2.iter().enumerate().take(half) {
         let hi = (i + half).min(l1 - 1) + 1;

@@ -210,15 +210,18 @@ fn jaro_matches_python_levenshtein() {
             .filter(|c| !c[0].as_str().unwrap().is_ascii())
             .count();
         assert!(non_ascii > 100);
-        for c in cases {
-            let (a, b) = (c[0].as_str().unwrap(), c[1].as_str().unwrap());
-            let expected = f64::from_bits(c[2].as_u64().unwrap());
-            assert_eq!(
-                jaro(a, b).to_bits(),
-                expected.to_bits(),
-                "jaro({a:?}, {b:?})"
-            );
-        }
+        // Every disagreement is listed, not just the first.
+        let mismatches: Vec<String> = cases
+            .iter()
+            .filter_map(|c| {
+                let (a, b) = (c[0].as_str().unwrap(), c[1].as_str().unwrap());
+                let expected = f64::from_bits(c[2].as_u64().unwrap());
+                let got = jaro(a, b);
+                (got.to_bits() != expected.to_bits())
+                    .then(|| format!("jaro({a:?}, {b:?}) = {got}, expected {expected}"))
+            })
+            .collect();
+        assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
     }
 }
 
