@@ -11,7 +11,7 @@ pub(crate) fn find_mention(s: &[char], m: &[char]) -> Option<usize> {
         return None;
     }
     (0..=s.len() - m.len()).find(|&i| {
-        s.get(i..i + m.len()) == Some(m)
+        occurs_at(s, i, m)
             && !(i >= 2 && s.get(i - 2..i) == Some(&['[', '['][..]))
             && !(i >= 3 && s.get(i - 3..i) == Some(&['-', '-', '>'][..]))
             && {
@@ -27,6 +27,13 @@ pub(crate) fn find_mention(s: &[char], m: &[char]) -> Option<usize> {
     })
 }
 
+/// Whether non-empty `m` occurs in `s` at `i`. The first character is compared on its
+/// own first: it rules out almost every position without a slice comparison.
+#[inline]
+fn occurs_at(s: &[char], i: usize, m: &[char]) -> bool {
+    s.get(i) == m.first() && s.get(i..i + m.len()) == Some(m)
+}
+
 /// `str.count`: non-overlapping occurrences (an empty needle counts
 /// `len + 1` positions, as Python does).
 pub(crate) fn count(s: &[char], m: &[char]) -> usize {
@@ -36,7 +43,7 @@ pub(crate) fn count(s: &[char], m: &[char]) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i + m.len() <= s.len() {
-        if s.get(i..i + m.len()) == Some(m) {
+        if occurs_at(s, i, m) {
             n += 1;
             i += m.len();
         } else {

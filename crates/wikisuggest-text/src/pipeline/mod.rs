@@ -11,6 +11,7 @@
 mod matching;
 mod pyfloat;
 
+use std::borrow::Cow;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use memchr::memmem;
@@ -29,7 +30,7 @@ use crate::pyunicode;
 use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::Tokenizer;
-use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilinks};
+use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilinks_in};
 use matching::{count, expand_template, find_mention};
 
 /// One candidate target of an anchor, in the dataset's stored order.
@@ -160,9 +161,8 @@ struct Mentions {
 impl Mentions {
     /// Records `gram` under its lowercase key. Grams that are not anchors are left out:
     /// the pass would skip them anyway, and most grams are not anchors.
-    fn insert(&mut self, gram: &str, model: &dyn LinkModel) {
-        let key = pyunicode::lower(gram);
-        match self.index.get(&key) {
+    fn insert(&mut self, gram: &str, key: &str, model: &dyn LinkModel) {
+        match self.index.get(key) {
             Some(&i) => {
                 if let Some(slot) = self.order.get_mut(i)
                     && slot.1 != gram
@@ -171,40 +171,96 @@ impl Mentions {
                     slot.1.push_str(gram);
                 }
             }
-            None if !model.is_anchor(&key) => {}
+            None if !model.is_anchor(key) => {}
             None => {
-                self.index.insert(key.clone(), self.order.len());
-                self.order.push((key, gram.to_owned()));
+                self.index.insert(key.to_owned(), self.order.len());
+                self.order.push((key.to_owned(), gram.to_owned()));
             }
         }
     }
 }
 
-/// Calls `emit` with every n-gram of `tokens` for one `n`: a gram starts at
-/// any token other than a single space and ends once it holds `n` tokens
-/// that are not a single space.
-fn grams_of(tokens: &[&str], n: usize, mut emit: impl FnMut(&str) -> bool) -> bool {
-    let mut gram = String::new();
-    for (start, first) in tokens.iter().enumerate() {
-        if *first == " " {
-            continue;
-        }
-        gram.clear();
-        let mut counted = 0;
-        for token in tokens.iter().skip(start) {
-            gram.push_str(token);
-            if *token != " " {
-                counted += 1;
+/// The word tokens of one sentence, joined once, so that every n-gram is a slice of the
+/// joined text rather than a string built token by token.
+///
+/// The lowercase keys are slices of the joined lowercase tokens: Python's `str.lower()`
+/// maps every character on its own except the capital sigma, whose form depends on its
+/// neighbours; a sentence holding one lowercases each gram whole instead.
+struct Words<'a> {
+    tokens: Vec<&'a str>,
+    joined: String,
+    /// `joined[bounds[i]..bounds[i + 1]]` is token `i`.
+    bounds: Vec<usize>,
+    /// The lowercase tokens joined, with their bounds.
+    lowered: Option<(String, Vec<usize>)>,
+}
+
+impl<'a> Words<'a> {
+    fn new(tokens: Vec<&'a str>) -> Self {
+        let join = |push: &mut dyn FnMut(&mut String, &str)| {
+            let mut joined = String::new();
+            let mut bounds = Vec::with_capacity(tokens.len() + 1);
+            bounds.push(0);
+            for token in &tokens {
+                push(&mut joined, token);
+                bounds.push(joined.len());
             }
-            if counted == n {
-                if !emit(&gram) {
-                    return false;
-                }
-                break;
-            }
+            (joined, bounds)
+        };
+        let (joined, bounds) = join(&mut |out, t| out.push_str(t));
+        let lowered = (!joined.contains(pyunicode::CAPITAL_SIGMA))
+            .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)));
+        Self {
+            tokens,
+            joined,
+            bounds,
+            lowered,
         }
     }
-    true
+
+    /// Calls `emit(gram, key)` with every n-gram for one `n` and its lowercase key: a gram
+    /// starts at any token other than a single space and ends once it holds `n` tokens
+    /// that are not a single space.
+    fn grams(&self, n: usize, mut emit: impl FnMut(&str, &str) -> bool) -> bool {
+        for (start, first) in self.tokens.iter().enumerate() {
+            if *first == " " {
+                continue;
+            }
+            let mut counted = 0;
+            let Some(last) = self
+                .tokens
+                .iter()
+                .enumerate()
+                .skip(start)
+                .find_map(|(i, t)| {
+                    if *t != " " {
+                        counted += 1;
+                    }
+                    (counted == n).then_some(i)
+                })
+            else {
+                continue;
+            };
+            let span = |bounds: &[usize]| Some(*bounds.get(start)?..*bounds.get(last + 1)?);
+            let Some(gram) = span(&self.bounds).and_then(|r| self.joined.get(r)) else {
+                continue;
+            };
+            let whole_key;
+            let key = match &self.lowered {
+                Some((lowered, bounds)) => span(bounds).and_then(|r| lowered.get(r)),
+                None => {
+                    whole_key = pyunicode::lower(gram);
+                    Some(whole_key.as_str())
+                }
+            };
+            if let Some(key) = key
+                && !emit(gram, key)
+            {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// Runs the placement pass over one page.
@@ -240,13 +296,12 @@ pub fn recommend(
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
     let init_len = doc.nodes().last().map_or(0, |n| n.end);
-    let init: String = doc
-        .chars()
-        .get(..init_len)
-        .unwrap_or_default()
-        .iter()
-        .collect();
-    let init_chars: Vec<char> = init.chars().collect();
+    let init_chars: &[char] = doc.chars().get(..init_len).unwrap_or_default();
+    let init: Cow<'_, str> = if init_len == doc.chars().len() {
+        Cow::Borrowed(request.wikitext)
+    } else {
+        Cow::Owned(init_chars.iter().collect())
+    };
     let char_at_byte: Vec<usize> = {
         let mut v = vec![0; init.len() + 1];
         for (ci, (bi, _)) in init.char_indices().enumerate() {
@@ -269,7 +324,7 @@ pub fn recommend(
     let mut linked_mentions: HashSet<String> = HashSet::default();
     let mut linked_links: HashSet<String> = HashSet::default();
     let mut link_dict: HashMap<String, String> = HashMap::default();
-    for link in wikilinks(&init) {
+    for link in wikilinks_in(init_chars) {
         let mut target = normalise_title(&link.title);
         let anchor = match link.text.as_deref() {
             Some(text) if !text.is_empty() => normalise_anchor(text),
@@ -340,14 +395,14 @@ pub fn recommend(
             let mut mentions = Mentions::default();
             let mut timed_out = false;
             'sentences: for sentence in tokenizer.node_sentences(&orig_string) {
-                let tokens = tokenizer.words(sentence);
+                let words = Words::new(tokenizer.words(sentence));
                 for n in (1..=MAX_GRAM).rev() {
-                    let complete = grams_of(&tokens, n, |gram| {
+                    let complete = words.grams(n, |gram, key| {
                         if out_of_time() {
                             timed_out = true;
                             return false;
                         }
-                        mentions.insert(gram, model);
+                        mentions.insert(gram, key, model);
                         true
                     });
                     if !complete {

@@ -381,3 +381,30 @@ fn time_budget_bounds_pathological_parsing() {
     assert_eq!((r.links.len(), r.stop), (0, Stop::TimeBudget));
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// Gram keys built from per-token lowercase forms equal `str.lower()` of the whole gram,
+/// including around a capital sigma, whose form depends on its neighbours.
+#[test]
+fn gram_keys_equal_whole_gram_lowercase() {
+    let sentences: [&[&str]; 4] = [
+        &["The", " ", "Big", " ", "CAT", "."],
+        &["İstanbul", " ", "ΚΑΙ", " ", "Straße"],
+        // Per token, "Σ" alone would be "σ"; after "Α" in one gram it is final: "ς".
+        &["Α", "Σ", " ", "ΟΔΟΣ", "'", "Α"],
+        &["ΣΑ", " ", "Σ"],
+    ];
+    for tokens in sentences {
+        let words = Words::new(tokens.to_vec());
+        for n in 1..=MAX_GRAM {
+            let mut seen = 0;
+            words.grams(n, |gram, key| {
+                assert_eq!(key, pyunicode::lower(gram), "{gram:?}");
+                seen += 1;
+                true
+            });
+            let words_in_sentence = tokens.iter().filter(|t| **t != " ").count();
+            assert_eq!(seen > 0, n <= words_in_sentence);
+        }
+    }
+    assert_eq!(pyunicode::lower("ΑΣ"), "ας");
+}

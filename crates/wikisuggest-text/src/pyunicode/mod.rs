@@ -96,7 +96,7 @@ fn push_mapped(out: &mut String, table: &'static [(u32, &'static str)], c: char)
     }
 }
 
-const CAPITAL_SIGMA: char = '\u{3a3}';
+pub(crate) const CAPITAL_SIGMA: char = '\u{3a3}';
 const FINAL_SIGMA: char = '\u{3c2}';
 const SMALL_SIGMA: char = '\u{3c3}';
 
@@ -119,6 +119,19 @@ pub fn lower(s: &str) -> String {
         }
     }
     out
+}
+
+/// Appends `str.lower()` of `s` to `out`.
+pub fn lower_into(out: &mut String, s: &str) {
+    if s.is_ascii() {
+        let start = out.len();
+        out.push_str(s);
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
+    } else {
+        out.push_str(&lower(s));
+    }
 }
 
 /// The Final_Sigma context of CPython: a cased letter (possibly followed by

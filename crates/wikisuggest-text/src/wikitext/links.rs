@@ -158,6 +158,11 @@ const BARE_URL_SCHEMES: [&str; 27] = [
 /// Returns the wikilinks of `text` in document order (by span).
 pub fn wikilinks(text: &str) -> Vec<WikiLink> {
     let chars: Vec<char> = text.chars().collect();
+    wikilinks_in(&chars)
+}
+
+/// [`wikilinks`] of text already split into code points.
+pub fn wikilinks_in(chars: &[char]) -> Vec<WikiLink> {
     let mut shadow: Vec<u8> = chars
         .iter()
         .map(|&c| if c.is_ascii() { c as u8 } else { b'?' })
@@ -201,8 +206,13 @@ fn is_word_byte(c: u8) -> bool {
 /// Finds `needle` (ASCII, case-insensitive) in `b[from..end]`.
 fn find_ci(b: &[u8], from: usize, end: usize, needle: &[u8]) -> Option<usize> {
     let hay = b.get(from..end)?;
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
+    let (&first, _) = needle.split_first()?;
+    // Candidates are where the first byte matches in either case.
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), hay)
+        .find(|&p| {
+            hay.get(p..p + needle.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+        })
         .map(|p| p + from)
 }
 
@@ -249,7 +259,7 @@ fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) ->
     if b.get(i + 1..i + 4) == Some(b"!--") && i + 4 <= end {
         let close = b
             .get(i + 4..end)
-            .and_then(|s| s.windows(3).position(|w| w == b"-->"))
+            .and_then(|s| memchr::memmem::find(s, b"-->"))
             .map_or(end, |p| i + 4 + p + 3);
         return Some(ExtMatch::Comment(close));
     }
@@ -257,7 +267,7 @@ fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) ->
         Some(n) => (n, false),
         None => (tag_name_at(b, i + 1, end, &PARSABLE_TAGS)?, true),
     };
-    let gt = (i + 1 + name.len()..end).find(|&k| at(b, k) == b'>')?;
+    let gt = Some(next_byte(b, b'>', i + 1 + name.len(), end)).filter(|&g| g < end)?;
     if at(b, gt - 1) == b'/' {
         return Some(if parsable {
             ExtMatch::Parsable {
@@ -296,7 +306,7 @@ fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Ve
     let mut i = start;
     while i < end {
         if at(b, i) != b'<' {
-            i += 1;
+            i = next_byte(b, b'<', i, end);
             continue;
         }
         match match_extension_at(b, i, end, &mut cache) {
@@ -398,7 +408,7 @@ fn find_html_tags(b: &[u8], start: usize, end: usize) -> Vec<Range<usize>> {
         b.get(r)
             .is_some_and(|n| HTML_TAGS.iter().any(|t| t.as_bytes() == n))
     };
-    let close = |k: usize| (k..end).find(|&g| at(b, g) == b'>');
+    let close = |k: usize| Some(next_byte(b, b'>', k, end)).filter(|&g| g < end);
     let mut tags = Vec::new();
     // Start tags: `<name` then anything up to `>`.
     let mut i = start;
@@ -413,7 +423,7 @@ fn find_html_tags(b: &[u8], start: usize, end: usize) -> Vec<Range<usize>> {
                 continue;
             }
         }
-        i += 1;
+        i = next_byte(b, b'<', i + 1, end);
     }
     // End tags: `</name>` or `</name` + space + anything up to `>`.
     let mut i = start;
@@ -430,7 +440,7 @@ fn find_html_tags(b: &[u8], start: usize, end: usize) -> Vec<Range<usize>> {
                 continue;
             }
         }
-        i += 1;
+        i = next_byte(b, b'<', i + 1, end);
     }
     tags
 }
@@ -497,7 +507,13 @@ fn find_links_and_parameters(b: &[u8], start: usize, end: usize) -> Vec<(Range<u
                 out.push((s..pos, is_link));
                 pos = s;
             }
-            None => pos -= 1,
+            // Only a `]` or `}` just before `pos` can end a match: skip to the next one.
+            None => {
+                pos = b
+                    .get(start..pos - 1)
+                    .and_then(|hay| memchr::memrchr2(b']', b'}', hay))
+                    .map_or(start, |p| start + p + 1);
+            }
         }
     }
     out.reverse();
@@ -660,9 +676,17 @@ fn find_templates(b: &[u8], start: usize, end: usize) -> Vec<(Range<usize>, bool
             i = e;
             continue;
         }
-        i += 1;
+        i = next_byte(b, b'{', i + 1, end);
     }
     out
+}
+
+/// The first position of `byte` in `b[from..end]`, or `end`: a fast skip over text
+/// that a scan would pass over one byte at a time.
+fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
+    b.get(from..end.min(b.len()))
+        .and_then(|hay| memchr::memchr(byte, hay))
+        .map_or(end, |p| from + p)
 }
 
 fn skip(b: &[u8], mut k: usize, end: usize, pred: impl Fn(u8) -> bool) -> usize {

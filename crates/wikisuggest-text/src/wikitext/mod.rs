@@ -13,5 +13,5 @@ mod partition;
 mod tag_data;
 mod tokenizer;
 
-pub use links::{WikiLink, wikilinks};
+pub use links::{WikiLink, wikilinks, wikilinks_in};
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};

@@ -96,6 +96,18 @@ impl Wikitext {
         Self::from_items(chars, items)
     }
 
+    /// Like [`Wikitext::parse`], also returning how many character reads the parse
+    /// made: the measure that [`ParseLimits::max_reads`] bounds, for sizing that limit
+    /// from real pages.
+    pub fn parse_measured(text: &str) -> (Self, u64) {
+        let chars: Vec<char> = text.chars().collect();
+        let mut tokenizer = Tokenizer::new(&chars, Limits::default());
+        let items = tokenizer.run();
+        let reads = tokenizer.reads();
+        drop(tokenizer);
+        (Self::from_items(chars, items), reads)
+    }
+
     /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
     ///
     /// # Errors

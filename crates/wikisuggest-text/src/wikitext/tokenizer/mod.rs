@@ -20,6 +20,8 @@ mod templates;
 
 use std::cell::Cell;
 use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
 use std::time::Instant;
 
 use super::contexts::*;
@@ -145,7 +147,8 @@ pub(crate) struct Tokenizer<'a> {
     head: usize,
     frames: Vec<Frame>,
     global: u64,
-    bad_routes: HashSet<(usize, u64)>,
+    /// Memoized failed routes, looked up on every push: a fast hasher pays off here.
+    bad_routes: HashSet<(usize, u64), RandomState>,
     /// Last search for `-->`: (searched from, first match at or after it).
     comment_close: Option<(usize, Option<usize>)>,
     /// Work limits; once exceeded every read sees the end of the text, so
@@ -215,7 +218,7 @@ impl<'a> Tokenizer<'a> {
             head: 0,
             frames: Vec::new(),
             global: 0,
-            bad_routes: HashSet::new(),
+            bad_routes: HashSet::default(),
             comment_close: None,
             limits,
             reads: Cell::new(0),
@@ -226,6 +229,11 @@ impl<'a> Tokenizer<'a> {
     /// Whether a limit was hit (the items are then meaningless).
     pub(crate) fn exhausted(&self) -> bool {
         self.exhausted.get()
+    }
+
+    /// Character reads so far: the measure of work that `max_reads` bounds.
+    pub(crate) fn reads(&self) -> u64 {
+        self.reads.get()
     }
 
     /// Tokenizes the whole text into top-level items.
@@ -252,6 +260,23 @@ impl<'a> Tokenizer<'a> {
             return false;
         }
         true
+    }
+
+    /// Counts `n` reads at once, as `n` calls of [`Self::charge`] would; the deadline is
+    /// checked when the count crosses a multiple of the check interval.
+    fn charge_many(&self, n: u64) {
+        if n == 0 || self.exhausted.get() {
+            return;
+        }
+        let before = self.reads.get();
+        let reads = before + n;
+        self.reads.set(reads);
+        let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
+        let over_time = reads / DEADLINE_CHECK_INTERVAL != before / DEADLINE_CHECK_INTERVAL
+            && self.limits.deadline.is_some_and(|d| Instant::now() > d);
+        if over_reads || over_time {
+            self.exhausted.set(true);
+        }
     }
 
     // ----- reading -------------------------------------------------------
@@ -464,8 +489,19 @@ impl<'a> Tokenizer<'a> {
                 return Err(self.fail_route());
             }
             if !is_marker(this) {
-                self.emit_char();
-                self.head += 1;
+                // Outside unsafe contexts, plain characters change nothing but the pending
+                // text: the whole run is taken in one step, charged as the reads that one
+                // step per character would make.
+                let start = self.head;
+                let mut end = start + 1;
+                if ctx & UNSAFE == 0 {
+                    while self.text.get(end).is_some_and(|&c| !is_marker(c)) {
+                        end += 1;
+                    }
+                    self.charge_many((end - start - 1) as u64);
+                }
+                self.emit_text(start, end);
+                self.head = end;
                 continue;
             }
             if this == '\0' {
