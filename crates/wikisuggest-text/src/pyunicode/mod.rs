@@ -27,6 +27,33 @@ fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
         .is_ok()
 }
 
+/// The code points below 128 of a range table, as a bit mask (built at compile time).
+const fn ascii_mask(mut table: &[(u32, u32)]) -> u128 {
+    let mut mask = 0u128;
+    while let [(lo, hi), rest @ ..] = table {
+        let mut cp = *lo;
+        while cp <= *hi && cp < 128 {
+            mask |= 1 << cp;
+            cp += 1;
+        }
+        table = rest;
+    }
+    mask
+}
+
+/// Membership in a generated range table. Most wikitext is ASCII, so code points below
+/// 128 are answered from a mask of the same table instead of a binary search.
+macro_rules! in_table {
+    ($table:ident, $c:expr) => {{
+        const ASCII: u128 = ascii_mask(tables::$table);
+        let c: char = $c;
+        match u32::from(c) {
+            cp @ 0..128 => (ASCII >> cp) & 1 == 1,
+            _ => in_ranges(tables::$table, c),
+        }
+    }};
+}
+
 fn lookup(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str> {
     let cp = u32::from(c);
     table
@@ -38,7 +65,7 @@ fn lookup(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str
 
 /// `str.isspace()` for one character (equals `re`'s `\s` on `str` patterns).
 pub fn is_space(c: char) -> bool {
-    in_ranges(tables::SPACE, c)
+    in_table!(SPACE, c)
 }
 
 /// `\s` of the third-party `regex` module: Unicode White_Space, which is the
@@ -49,7 +76,7 @@ pub fn is_regex_module_space(c: char) -> bool {
 
 /// `str.isalnum()` for one character.
 pub fn is_alnum(c: char) -> bool {
-    in_ranges(tables::ALNUM, c)
+    in_table!(ALNUM, c)
 }
 
 /// `\w` of Python's `re` module on `str` patterns: `isalnum()` or `_`.
@@ -61,32 +88,32 @@ pub fn is_word(c: char) -> bool {
 
 /// `str.isalpha()` for one character (general category L*).
 pub fn is_alpha(c: char) -> bool {
-    in_ranges(tables::ALPHA, c)
+    in_table!(ALPHA, c)
 }
 
 /// `str.isdecimal()` for one character.
 pub fn is_decimal(c: char) -> bool {
-    in_ranges(tables::DECIMAL, c)
+    in_table!(DECIMAL, c)
 }
 
 /// `str.isdigit()` for one character.
 pub fn is_digit(c: char) -> bool {
-    in_ranges(tables::DIGIT, c)
+    in_table!(DIGIT, c)
 }
 
 /// Unicode `Cased` as CPython 3.11 has it.
 pub fn is_cased(c: char) -> bool {
-    in_ranges(tables::CASED, c)
+    in_table!(CASED, c)
 }
 
 /// Unicode `Case_Ignorable` as CPython 3.11 has it.
 pub fn is_case_ignorable(c: char) -> bool {
-    in_ranges(tables::CASE_IGNORABLE, c)
+    in_table!(CASE_IGNORABLE, c)
 }
 
 /// General category P* in Unicode 14.0.
 pub fn is_punctuation_category(c: char) -> bool {
-    in_ranges(tables::PUNCTUATION, c)
+    in_table!(PUNCTUATION, c)
 }
 
 fn push_mapped(out: &mut String, table: &'static [(u32, &'static str)], c: char) {
@@ -206,6 +233,29 @@ pub fn last_word(s: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII masks answer exactly as the tables they are built from.
+    #[test]
+    fn ascii_masks_equal_tables() {
+        type Predicate = fn(char) -> bool;
+        type Ranges = &'static [(u32, u32)];
+        let predicates: [(Predicate, Ranges); 8] = [
+            (is_space, tables::SPACE),
+            (is_alnum, tables::ALNUM),
+            (is_alpha, tables::ALPHA),
+            (is_decimal, tables::DECIMAL),
+            (is_digit, tables::DIGIT),
+            (is_cased, tables::CASED),
+            (is_case_ignorable, tables::CASE_IGNORABLE),
+            (is_punctuation_category, tables::PUNCTUATION),
+        ];
+        for (predicate, table) in predicates {
+            for c in (0..128u8).map(char::from) {
+                assert_eq!(predicate(c), in_ranges(table, c), "{c:?}");
+            }
+        }
+        assert!(is_space('\u{1c}') && is_punctuation_category('_') && !is_alnum('$'));
+    }
 
     #[test]
     fn whitespace_sets_differ_from_rust() {
