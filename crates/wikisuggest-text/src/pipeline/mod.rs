@@ -12,6 +12,7 @@ mod matching;
 mod pyfloat;
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use memchr::memmem;
@@ -302,23 +303,27 @@ pub fn recommend(
     } else {
         Cow::Owned(init_chars.iter().collect())
     };
-    let char_at_byte: Vec<usize> = {
-        let mut v = vec![0; init.len() + 1];
-        for (ci, (bi, _)) in init.char_indices().enumerate() {
-            if let Some(slot) = v.get_mut(bi) {
-                *slot = ci;
+    // Byte ↔ code point offsets of `init`, built when the first link is placed.
+    let offsets: OnceCell<(Vec<usize>, Vec<usize>)> = OnceCell::new();
+    let offsets = || {
+        offsets.get_or_init(|| {
+            let mut char_at_byte = vec![0; init.len() + 1];
+            for (ci, (bi, _)) in init.char_indices().enumerate() {
+                if let Some(slot) = char_at_byte.get_mut(bi) {
+                    *slot = ci;
+                }
             }
-        }
-        if let Some(last) = v.last_mut() {
-            *last = init_chars.len();
-        }
-        v
+            if let Some(last) = char_at_byte.last_mut() {
+                *last = init_chars.len();
+            }
+            let byte_at_char: Vec<usize> = init
+                .char_indices()
+                .map(|(b, _)| b)
+                .chain(std::iter::once(init.len()))
+                .collect();
+            (char_at_byte, byte_at_char)
+        })
     };
-    let byte_at_char: Vec<usize> = init
-        .char_indices()
-        .map(|(b, _)| b)
-        .chain(std::iter::once(init.len()))
-        .collect();
 
     // Existing links: anchor → target, later duplicates overwrite.
     let mut linked_mentions: HashSet<String> = HashSet::default();
@@ -377,20 +382,22 @@ pub fn recommend(
                 continue;
             };
             let orig_string: String = orig.iter().collect();
-            // The first occurrence of the node's text cannot start after the node itself,
-            // so only the text up to its end is searched (with a SIMD substring search:
-            // this runs once per text node over a prefix of the page).
-            let own_end = doc
-                .nodes()
-                .get(index)
-                .and_then(|n| byte_at_char.get(n.range().start))
-                .map_or(init.len(), |&b| (b + orig_string.len()).min(init.len()));
-            let node_start = init
-                .as_bytes()
-                .get(..own_end)
-                .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
-                .and_then(|b| char_at_byte.get(b).copied())
-                .unwrap_or(0);
+            // Offsets count from the first occurrence of the node's text in the page, which
+            // cannot start after the node itself, so only the text up to its end is
+            // searched. Only nodes that receive a link need it.
+            let node_start = || {
+                let (char_at_byte, byte_at_char) = offsets();
+                let own_end = doc
+                    .nodes()
+                    .get(index)
+                    .and_then(|n| byte_at_char.get(n.range().start))
+                    .map_or(init.len(), |&b| (b + orig_string.len()).min(init.len()));
+                init.as_bytes()
+                    .get(..own_end)
+                    .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
+                    .and_then(|b| char_at_byte.get(b).copied())
+                    .unwrap_or(0)
+            };
 
             let mut mentions = Mentions::default();
             let mut timed_out = false;
@@ -467,7 +474,7 @@ pub fn recommend(
                             &current,
                             ordinal,
                             orig,
-                            node_start,
+                            node_start(),
                             mention,
                             &original_chars,
                             target,
