@@ -152,6 +152,52 @@ const MAX_GRAM: usize = 5;
 /// Candidates scored per mention.
 const TOP_CANDIDATES: usize = 10;
 
+/// Byte ↔ code point offsets of a text, from the byte offset of every 64th code point:
+/// a conversion scans at most one block, and the index is small.
+struct Offsets<'a> {
+    chars: &'a [char],
+    checkpoints: Vec<usize>,
+}
+
+impl<'a> Offsets<'a> {
+    const BLOCK: usize = 64;
+
+    fn new(chars: &'a [char]) -> Self {
+        let mut checkpoints = Vec::with_capacity(chars.len() / Self::BLOCK + 1);
+        let mut byte = 0;
+        for block in chars.chunks(Self::BLOCK) {
+            checkpoints.push(byte);
+            byte += block.iter().map(|c| c.len_utf8()).sum::<usize>();
+        }
+        Self { chars, checkpoints }
+    }
+
+    /// Byte offset of code point `at` (the text's length at or past its end).
+    fn byte_of(&self, at: usize) -> usize {
+        let at = at.min(self.chars.len());
+        // `at == len` on a block boundary counts from the last block.
+        let block = (at / Self::BLOCK).min(self.checkpoints.len().saturating_sub(1));
+        let within = self.chars.get(block * Self::BLOCK..at).unwrap_or_default();
+        self.checkpoints.get(block).copied().unwrap_or(0)
+            + within.iter().map(|c| c.len_utf8()).sum::<usize>()
+    }
+
+    /// Code point offset of byte offset `byte`, which lies on a character boundary.
+    fn char_of(&self, byte: usize) -> usize {
+        let block = self.checkpoints.partition_point(|&b| b <= byte).saturating_sub(1);
+        let mut at = block * Self::BLOCK;
+        let mut b = self.checkpoints.get(block).copied().unwrap_or(0);
+        while b < byte {
+            match self.chars.get(at) {
+                Some(c) => b += c.len_utf8(),
+                None => break,
+            }
+            at += 1;
+        }
+        at
+    }
+}
+
 /// Insertion-ordered map from lowercase gram to its last original spelling.
 #[derive(Default)]
 struct Mentions {
@@ -303,27 +349,9 @@ pub fn recommend(
     } else {
         Cow::Owned(init_chars.iter().collect())
     };
-    // Byte ↔ code point offsets of `init`, built when the first link is placed.
-    let offsets: OnceCell<(Vec<usize>, Vec<usize>)> = OnceCell::new();
-    let offsets = || {
-        offsets.get_or_init(|| {
-            let mut char_at_byte = vec![0; init.len() + 1];
-            for (ci, (bi, _)) in init.char_indices().enumerate() {
-                if let Some(slot) = char_at_byte.get_mut(bi) {
-                    *slot = ci;
-                }
-            }
-            if let Some(last) = char_at_byte.last_mut() {
-                *last = init_chars.len();
-            }
-            let byte_at_char: Vec<usize> = init
-                .char_indices()
-                .map(|(b, _)| b)
-                .chain(std::iter::once(init.len()))
-                .collect();
-            (char_at_byte, byte_at_char)
-        })
-    };
+    // Byte ↔ code point offsets of `init`, indexed when the first link is placed.
+    let offsets: OnceCell<Offsets<'_>> = OnceCell::new();
+    let offsets = || offsets.get_or_init(|| Offsets::new(init_chars));
 
     // Existing links: anchor → target, later duplicates overwrite.
     let mut linked_mentions: HashSet<String> = HashSet::default();
@@ -386,17 +414,17 @@ pub fn recommend(
             // cannot start after the node itself, so only the text up to its end is
             // searched. Only nodes that receive a link need it.
             let node_start = || {
-                let (char_at_byte, byte_at_char) = offsets();
+                let offsets = offsets();
                 let own_end = doc
                     .nodes()
                     .get(index)
-                    .and_then(|n| byte_at_char.get(n.range().start))
-                    .map_or(init.len(), |&b| (b + orig_string.len()).min(init.len()));
+                    .map_or(init.len(), |n| offsets.byte_of(n.range().start))
+                    .saturating_add(orig_string.len())
+                    .min(init.len());
                 init.as_bytes()
                     .get(..own_end)
                     .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
-                    .and_then(|b| char_at_byte.get(b).copied())
-                    .unwrap_or(0)
+                    .map_or(0, |b| offsets.char_of(b))
             };
 
             let mut mentions = Mentions::default();

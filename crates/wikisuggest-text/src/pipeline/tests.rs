@@ -408,3 +408,21 @@ fn gram_keys_equal_whole_gram_lowercase() {
     }
     assert_eq!(pyunicode::lower("ΑΣ"), "ας");
 }
+
+/// Offset conversions agree with a direct count on every position, across block edges.
+#[test]
+fn offsets_convert_both_ways() {
+    for text in ["", "a", &"é日a😀".repeat(40), &"x".repeat(128), &"ab".repeat(64)] {
+        let chars: Vec<char> = text.chars().collect();
+        let offsets = Offsets::new(&chars);
+        for (at, (byte, _)) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+            .enumerate()
+        {
+            assert_eq!(offsets.byte_of(at), byte, "{text:?} at {at}");
+            assert_eq!(offsets.char_of(byte), at, "{text:?} byte {byte}");
+        }
+        assert_eq!(offsets.byte_of(chars.len() + 5), text.len());
+    }
+}
