@@ -220,6 +220,14 @@ impl Dataset {
         Ok(self.image.find_anchor(anchor)?.is_some())
     }
 
+    /// [`Dataset::has_anchor`] for every key of `chain`, appended to `out` in order.
+    /// Keys that extend the key before them (the n-grams from one position, shortest
+    /// first) are cheaper: their hash continues from the shorter key's.
+    pub fn has_anchors(&self, chain: &[&str], out: &mut Vec<bool>) -> Result<()> {
+        self.image
+            .find_anchor_chain(chain, |found| out.push(found.is_some()))
+    }
+
     /// The candidates of `anchor` in stored order (which decides ties), or `None` if it is
     /// not an anchor.
     pub fn anchor_candidates(&self, anchor: &str) -> Result<Option<Vec<Candidate<'_>>>> {

@@ -213,6 +213,26 @@ fn native_conversion_round_trips_every_row() {
                     .collect::<Vec<_>>()
             );
         }
+        // Chains of keys (each usually extending the one before) answer like single
+        // look-ups, whether or not a key extends its predecessor.
+        let mut chain: Vec<&str> = Vec::new();
+        for (anchor, _) in t.anchors.iter().step_by(97) {
+            let cut = anchor
+                .char_indices()
+                .nth(2)
+                .map_or(anchor.len(), |(i, _)| i);
+            chain.extend([
+                &anchor[..cut],
+                anchor.as_str(),
+                "no such anchor",
+                anchor.as_str(),
+            ]);
+        }
+        let mut answers = Vec::new();
+        ds.has_anchors(&chain, &mut answers).unwrap();
+        let single: Vec<bool> = chain.iter().map(|k| ds.has_anchor(k).unwrap()).collect();
+        assert_eq!(answers, single);
+        assert!(answers.iter().filter(|&&a| a).count() >= chain.len() / 2);
         // Misses.
         assert!(!ds.has_anchor("no such anchor \u{1f600}").unwrap());
         assert!(ds.anchor_candidates("").unwrap().is_none());

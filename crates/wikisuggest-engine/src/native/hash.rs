@@ -15,17 +15,39 @@ const MAX_LOAD: (u64, u64) = (7, 10);
 
 /// The format's string hash.
 pub(crate) fn hash(key: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in key {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Hasher::new();
+    h.write(key);
+    h.finish()
+}
+
+/// [`hash`] fed in pieces: the hash of a key that extends another continues from the
+/// shorter key's state instead of starting over.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hasher(u64);
+
+impl Hasher {
+    pub(crate) fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
     }
-    // Murmur3 finalizer: spreads FNV's weak high bits.
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+
+    /// FNV-1a over `bytes`.
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// The hash of everything written so far.
+    pub(crate) fn finish(self) -> u64 {
+        // Murmur3 finalizer: spreads FNV's weak high bits.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
 }
 
 /// Number of slots for `n` keys.

@@ -252,12 +252,22 @@ impl NativeImage {
         offsets: Section,
         bytes: Section,
     ) -> Result<Option<u32>> {
+        self.find_hashed(key, hash::hash(key.as_bytes()), hash_s, offsets, bytes)
+    }
+
+    fn find_hashed(
+        &self,
+        key: &str,
+        h: u64,
+        hash_s: Section,
+        offsets: Section,
+        bytes: Section,
+    ) -> Result<Option<u32>> {
         let table = self.section(hash_s);
         let slots = table.len() / 8;
         if slots == 0 {
             return Ok(None);
         }
-        let h = hash::hash(key.as_bytes());
         let tag = hash::tag(h);
         let mut s = hash::start_slot(h, slots);
         for _ in 0..slots {
@@ -311,6 +321,37 @@ impl NativeImage {
             Section::AnchorOffsets,
             Section::AnchorBytes,
         )
+    }
+
+    /// [`Self::find_anchor`] for each key of `chain`, calling `found` in order. When a key
+    /// extends the one before it (the 1- to 5-word grams from one position), its hash
+    /// continues from the shorter key's instead of starting over.
+    pub(crate) fn find_anchor_chain(
+        &self,
+        chain: &[&str],
+        mut found: impl FnMut(Option<u32>),
+    ) -> Result<()> {
+        let mut hasher = hash::Hasher::new();
+        let mut hashed: &[u8] = b"";
+        for key in chain {
+            let bytes = key.as_bytes();
+            match bytes.strip_prefix(hashed) {
+                Some(rest) => hasher.write(rest),
+                None => {
+                    hasher = hash::Hasher::new();
+                    hasher.write(bytes);
+                }
+            }
+            hashed = bytes;
+            found(self.find_hashed(
+                key,
+                hasher.finish(),
+                Section::AnchorHash,
+                Section::AnchorOffsets,
+                Section::AnchorBytes,
+            )?);
+        }
+        Ok(())
     }
 
     /// Title `i` as text.

@@ -94,6 +94,15 @@ impl LinkModel for DatasetModel<'_> {
         self.keep(self.dataset.has_anchor(anchor)).unwrap_or(false)
     }
 
+    fn are_anchors(&self, chain: &[&str], out: &mut Vec<bool>) {
+        let before = out.len();
+        if self.keep(self.dataset.has_anchors(chain, out)).is_none() {
+            // A damaged file: report it once the pass ends, and see no anchors until then.
+            out.truncate(before);
+            out.resize(before + chain.len(), false);
+        }
+    }
+
     fn redirect(&self, title: &str) -> Option<String> {
         self.keep(self.dataset.redirect(title))?.map(str::to_owned)
     }

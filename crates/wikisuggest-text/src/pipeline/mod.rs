@@ -55,6 +55,13 @@ pub trait LinkModel: Send + Sync {
         self.candidates(anchor).is_some()
     }
 
+    /// [`LinkModel::is_anchor`] for every key of `chain`, appended to `out` in order.
+    /// Each key is usually an extension of the key before it (the 1- to 5-word grams
+    /// from one position), which lets an implementation share work between them.
+    fn are_anchors(&self, chain: &[&str], out: &mut Vec<bool>) {
+        out.extend(chain.iter().map(|key| self.is_anchor(key)));
+    }
+
     /// The target of a redirect title, if it is one (one hop).
     fn redirect(&self, title: &str) -> Option<String>;
 
@@ -184,7 +191,10 @@ impl<'a> Offsets<'a> {
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
     fn char_of(&self, byte: usize) -> usize {
-        let block = self.checkpoints.partition_point(|&b| b <= byte).saturating_sub(1);
+        let block = self
+            .checkpoints
+            .partition_point(|&b| b <= byte)
+            .saturating_sub(1);
         let mut at = block * Self::BLOCK;
         let mut b = self.checkpoints.get(block).copied().unwrap_or(0);
         while b < byte {
@@ -208,7 +218,7 @@ struct Mentions {
 impl Mentions {
     /// Records `gram` under its lowercase key. Grams that are not anchors are left out:
     /// the pass would skip them anyway, and most grams are not anchors.
-    fn insert(&mut self, gram: &str, key: &str, model: &dyn LinkModel) {
+    fn insert(&mut self, gram: &str, key: &str, is_anchor: bool) {
         match self.index.get(key) {
             Some(&i) => {
                 if let Some(slot) = self.order.get_mut(i)
@@ -218,7 +228,7 @@ impl Mentions {
                     slot.1.push_str(gram);
                 }
             }
-            None if !model.is_anchor(key) => {}
+            None if !is_anchor => {}
             None => {
                 self.index.insert(key.to_owned(), self.order.len());
                 self.order.push((key.to_owned(), gram.to_owned()));
@@ -265,44 +275,78 @@ impl<'a> Words<'a> {
         }
     }
 
-    /// Calls `emit(gram, key)` with every n-gram for one `n` and its lowercase key: a gram
-    /// starts at any token other than a single space and ends once it holds `n` tokens
-    /// that are not a single space.
-    fn grams(&self, n: usize, mut emit: impl FnMut(&str, &str) -> bool) -> bool {
-        for (start, first) in self.tokens.iter().enumerate() {
-            if *first == " " {
-                continue;
-            }
-            let mut counted = 0;
-            let Some(last) = self
-                .tokens
-                .iter()
-                .enumerate()
-                .skip(start)
-                .find_map(|(i, t)| {
-                    if *t != " " {
-                        counted += 1;
+    /// The last tokens of the 1- to 5-word grams starting at token `start`, shortest
+    /// first: a gram starts at any token other than a single space and ends once it holds
+    /// `n` tokens that are not a single space.
+    fn gram_ends(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
+        let starts_a_gram = self.tokens.get(start).is_some_and(|t| *t != " ");
+        self.tokens
+            .iter()
+            .enumerate()
+            .skip(start)
+            .filter(move |(_, t)| starts_a_gram && **t != " ")
+            .map(|(i, _)| i)
+            .take(MAX_GRAM)
+    }
+
+    /// The text and lowercase key of tokens `start..=last`.
+    fn gram(&self, start: usize, last: usize) -> Option<(&str, Cow<'_, str>)> {
+        let span = |bounds: &[usize]| Some(*bounds.get(start)?..*bounds.get(last + 1)?);
+        let gram = self.joined.get(span(&self.bounds)?)?;
+        let key = match &self.lowered {
+            Some((lowered, bounds)) => Cow::Borrowed(lowered.get(span(bounds)?)?),
+            None => Cow::Owned(pyunicode::lower(gram)),
+        };
+        Some((gram, key))
+    }
+
+    /// Whether each gram is an anchor, by start token and length (`[start][n - 1]`). The
+    /// grams from one start are asked for together, shortest first: each one's key
+    /// extends the one before.
+    fn anchors(&self, model: &dyn LinkModel) -> Vec<[bool; MAX_GRAM]> {
+        let mut table = vec![[false; MAX_GRAM]; self.tokens.len()];
+        let mut chain: Vec<&str> = Vec::with_capacity(MAX_GRAM);
+        let mut answers = Vec::with_capacity(MAX_GRAM);
+        for (start, row) in table.iter_mut().enumerate() {
+            answers.clear();
+            match &self.lowered {
+                Some((lowered, bounds)) => {
+                    let from = bounds.get(start).copied().unwrap_or(0);
+                    chain.clear();
+                    chain.extend(
+                        self.gram_ends(start)
+                            .filter_map(|last| lowered.get(from..*bounds.get(last + 1)?)),
+                    );
+                    if chain.is_empty() {
+                        continue;
                     }
-                    (counted == n).then_some(i)
-                })
+                    model.are_anchors(&chain, &mut answers);
+                }
+                // A capital sigma: keys are lowercased whole, and need not extend each other.
+                None => answers.extend(
+                    self.gram_ends(start)
+                        .filter_map(|last| self.gram(start, last))
+                        .map(|(_, key)| model.is_anchor(&key)),
+                ),
+            }
+            for (slot, &answer) in row.iter_mut().zip(&answers) {
+                *slot = answer;
+            }
+        }
+        table
+    }
+
+    /// Calls `emit(start, gram, key)` with every n-gram for one `n`, by start token.
+    fn grams(&self, n: usize, mut emit: impl FnMut(usize, &str, &str) -> bool) -> bool {
+        for start in 0..self.tokens.len() {
+            let Some((gram, key)) = self
+                .gram_ends(start)
+                .nth(n - 1)
+                .and_then(|last| self.gram(start, last))
             else {
                 continue;
             };
-            let span = |bounds: &[usize]| Some(*bounds.get(start)?..*bounds.get(last + 1)?);
-            let Some(gram) = span(&self.bounds).and_then(|r| self.joined.get(r)) else {
-                continue;
-            };
-            let whole_key;
-            let key = match &self.lowered {
-                Some((lowered, bounds)) => span(bounds).and_then(|r| lowered.get(r)),
-                None => {
-                    whole_key = pyunicode::lower(gram);
-                    Some(whole_key.as_str())
-                }
-            };
-            if let Some(key) = key
-                && !emit(gram, key)
-            {
+            if !emit(start, gram, &key) {
                 return false;
             }
         }
@@ -431,13 +475,18 @@ pub fn recommend(
             let mut timed_out = false;
             'sentences: for sentence in tokenizer.node_sentences(&orig_string) {
                 let words = Words::new(tokenizer.words(sentence));
+                let anchors = words.anchors(model);
                 for n in (1..=MAX_GRAM).rev() {
-                    let complete = words.grams(n, |gram, key| {
+                    let complete = words.grams(n, |start, gram, key| {
                         if out_of_time() {
                             timed_out = true;
                             return false;
                         }
-                        mentions.insert(gram, key, model);
+                        let is_anchor = anchors
+                            .get(start)
+                            .and_then(|row| row.get(n - 1))
+                            .is_some_and(|&a| a);
+                        mentions.insert(gram, key, is_anchor);
                         true
                     });
                     if !complete {

@@ -397,7 +397,7 @@ fn gram_keys_equal_whole_gram_lowercase() {
         let words = Words::new(tokens.to_vec());
         for n in 1..=MAX_GRAM {
             let mut seen = 0;
-            words.grams(n, |gram, key| {
+            words.grams(n, |_, gram, key| {
                 assert_eq!(key, pyunicode::lower(gram), "{gram:?}");
                 seen += 1;
                 true
@@ -412,7 +412,13 @@ fn gram_keys_equal_whole_gram_lowercase() {
 /// Offset conversions agree with a direct count on every position, across block edges.
 #[test]
 fn offsets_convert_both_ways() {
-    for text in ["", "a", &"é日a😀".repeat(40), &"x".repeat(128), &"ab".repeat(64)] {
+    for text in [
+        "",
+        "a",
+        &"é日a😀".repeat(40),
+        &"x".repeat(128),
+        &"ab".repeat(64),
+    ] {
         let chars: Vec<char> = text.chars().collect();
         let offsets = Offsets::new(&chars);
         for (at, (byte, _)) in text
