@@ -220,12 +220,18 @@ impl Dataset {
         Ok(self.image.find_anchor(anchor)?.is_some())
     }
 
-    /// [`Dataset::has_anchor`] for every key of `chain`, appended to `out` in order.
-    /// Keys that extend the key before them (the n-grams from one position, shortest
-    /// first) are cheaper: their hash continues from the shorter key's.
-    pub fn has_anchors(&self, chain: &[&str], out: &mut Vec<bool>) -> Result<()> {
+    /// [`Dataset::has_anchor`] for the prefixes `text[..end]`, `end` in `ends` (ascending;
+    /// an end that is not a character boundary or goes backwards answers `false`),
+    /// appended to `out` in order. Cheaper than one look-up each: the n-grams from one
+    /// position are prefixes of the longest, and each hash continues from the shorter one's.
+    pub fn has_anchor_prefixes(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<bool>,
+    ) -> Result<()> {
         self.image
-            .find_anchor_chain(chain, |found| out.push(found.is_some()))
+            .find_anchor_prefixes(text, ends, |found| out.push(found.is_some()))
     }
 
     /// The candidates of `anchor` in stored order (which decides ties), or `None` if it is

@@ -323,26 +323,23 @@ impl NativeImage {
         )
     }
 
-    /// [`Self::find_anchor`] for each key of `chain`, calling `found` in order. When a key
-    /// extends the one before it (the 1- to 5-word grams from one position), its hash
-    /// continues from the shorter key's instead of starting over.
-    pub(crate) fn find_anchor_chain(
+    /// [`Self::find_anchor`] for the prefixes `text[..end]`, `end` in `ends` (ascending),
+    /// calling `found` in order. Each prefix's hash continues from the shorter one's.
+    pub(crate) fn find_anchor_prefixes(
         &self,
-        chain: &[&str],
+        text: &str,
+        ends: &[usize],
         mut found: impl FnMut(Option<u32>),
     ) -> Result<()> {
         let mut hasher = hash::Hasher::new();
-        let mut hashed: &[u8] = b"";
-        for key in chain {
-            let bytes = key.as_bytes();
-            match bytes.strip_prefix(hashed) {
-                Some(rest) => hasher.write(rest),
-                None => {
-                    hasher = hash::Hasher::new();
-                    hasher.write(bytes);
-                }
-            }
-            hashed = bytes;
+        let mut hashed = 0;
+        for &end in ends {
+            let Some(key) = text.get(..end).filter(|_| end >= hashed) else {
+                found(None);
+                continue;
+            };
+            hasher.write(key.as_bytes().get(hashed..).unwrap_or_default());
+            hashed = end;
             found(self.find_hashed(
                 key,
                 hasher.finish(),

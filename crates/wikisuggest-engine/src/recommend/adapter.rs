@@ -94,12 +94,15 @@ impl LinkModel for DatasetModel<'_> {
         self.keep(self.dataset.has_anchor(anchor)).unwrap_or(false)
     }
 
-    fn are_anchors(&self, chain: &[&str], out: &mut Vec<bool>) {
+    fn anchor_prefixes(&self, text: &str, ends: &[usize], out: &mut Vec<bool>) {
         let before = out.len();
-        if self.keep(self.dataset.has_anchors(chain, out)).is_none() {
-            // A damaged file: report it once the pass ends, and see no anchors until then.
+        if self
+            .keep(self.dataset.has_anchor_prefixes(text, ends, out))
+            .is_none()
+        {
+            // A damaged file: reported once the pass ends; until then, no anchors.
             out.truncate(before);
-            out.resize(before + chain.len(), false);
+            out.resize(before + ends.len(), false);
         }
     }
 

@@ -55,11 +55,14 @@ pub trait LinkModel: Send + Sync {
         self.candidates(anchor).is_some()
     }
 
-    /// [`LinkModel::is_anchor`] for every key of `chain`, appended to `out` in order.
-    /// Each key is usually an extension of the key before it (the 1- to 5-word grams
-    /// from one position), which lets an implementation share work between them.
-    fn are_anchors(&self, chain: &[&str], out: &mut Vec<bool>) {
-        out.extend(chain.iter().map(|key| self.is_anchor(key)));
+    /// [`LinkModel::is_anchor`] for the prefixes `text[..end]`, `end` in `ends`
+    /// (ascending), appended to `out` in order: the 1- to 5-word grams from one position
+    /// are prefixes of the longest, which lets an implementation share work between them.
+    fn anchor_prefixes(&self, text: &str, ends: &[usize], out: &mut Vec<bool>) {
+        out.extend(
+            ends.iter()
+                .map(|&end| text.get(..end).is_some_and(|key| self.is_anchor(key))),
+        );
     }
 
     /// The target of a redirect title, if it is one (one hop).
@@ -301,28 +304,29 @@ impl<'a> Words<'a> {
     }
 
     /// Whether each gram is an anchor, by start token and length (`[start][n - 1]`). The
-    /// grams from one start are asked for together, shortest first: each one's key
-    /// extends the one before.
+    /// grams from one start are asked for together: their keys are prefixes of the
+    /// longest one's.
     fn anchors(&self, model: &dyn LinkModel) -> Vec<[bool; MAX_GRAM]> {
         let mut table = vec![[false; MAX_GRAM]; self.tokens.len()];
-        let mut chain: Vec<&str> = Vec::with_capacity(MAX_GRAM);
+        let mut ends: Vec<usize> = Vec::with_capacity(MAX_GRAM);
         let mut answers = Vec::with_capacity(MAX_GRAM);
         for (start, row) in table.iter_mut().enumerate() {
             answers.clear();
             match &self.lowered {
                 Some((lowered, bounds)) => {
                     let from = bounds.get(start).copied().unwrap_or(0);
-                    chain.clear();
-                    chain.extend(
+                    ends.clear();
+                    ends.extend(
                         self.gram_ends(start)
-                            .filter_map(|last| lowered.get(from..*bounds.get(last + 1)?)),
+                            .filter_map(|last| Some(bounds.get(last + 1)? - from)),
                     );
-                    if chain.is_empty() {
+                    let Some(text) = ends.last().and_then(|&end| lowered.get(from..from + end))
+                    else {
                         continue;
-                    }
-                    model.are_anchors(&chain, &mut answers);
+                    };
+                    model.anchor_prefixes(text, &ends, &mut answers);
                 }
-                // A capital sigma: keys are lowercased whole, and need not extend each other.
+                // A capital sigma: keys are lowercased whole and need not be prefixes.
                 None => answers.extend(
                     self.gram_ends(start)
                         .filter_map(|last| self.gram(start, last))
