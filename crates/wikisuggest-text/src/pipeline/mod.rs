@@ -219,9 +219,9 @@ struct Mentions {
 }
 
 impl Mentions {
-    /// Records `gram` under its lowercase key. Grams that are not anchors are left out:
-    /// the pass would skip them anyway, and most grams are not anchors.
-    fn insert(&mut self, gram: &str, key: &str, is_anchor: bool) {
+    /// Records the anchor `gram` under its lowercase key. Grams that are not anchors are
+    /// never recorded: the pass would skip them anyway, and most grams are not anchors.
+    fn insert(&mut self, gram: &str, key: &str) {
         match self.index.get(key) {
             Some(&i) => {
                 if let Some(slot) = self.order.get_mut(i)
@@ -231,7 +231,6 @@ impl Mentions {
                     slot.1.push_str(gram);
                 }
             }
-            None if !is_anchor => {}
             None => {
                 self.index.insert(key.to_owned(), self.order.len());
                 self.order.push((key.to_owned(), gram.to_owned()));
@@ -340,9 +339,18 @@ impl<'a> Words<'a> {
         table
     }
 
-    /// Calls `emit(start, gram, key)` with every n-gram for one `n`, by start token.
-    fn grams(&self, n: usize, mut emit: impl FnMut(usize, &str, &str) -> bool) -> bool {
-        for start in 0..self.tokens.len() {
+    /// Calls `emit(gram, key)` with every `n`-word gram that `anchors` (the table of
+    /// [`Words::anchors`]) marks as an anchor, in order of their first token.
+    fn anchor_grams(
+        &self,
+        n: usize,
+        anchors: &[[bool; MAX_GRAM]],
+        mut emit: impl FnMut(&str, &str) -> bool,
+    ) -> bool {
+        for (start, row) in anchors.iter().enumerate() {
+            if !row.get(n - 1).is_some_and(|&a| a) {
+                continue;
+            }
             let Some((gram, key)) = self
                 .gram_ends(start)
                 .nth(n - 1)
@@ -350,7 +358,7 @@ impl<'a> Words<'a> {
             else {
                 continue;
             };
-            if !emit(start, gram, &key) {
+            if !emit(gram, &key) {
                 return false;
             }
         }
@@ -481,16 +489,12 @@ pub fn recommend(
                 let words = Words::new(tokenizer.words(sentence));
                 let anchors = words.anchors(model);
                 for n in (1..=MAX_GRAM).rev() {
-                    let complete = words.grams(n, |start, gram, key| {
+                    let complete = words.anchor_grams(n, &anchors, |gram, key| {
                         if out_of_time() {
                             timed_out = true;
                             return false;
                         }
-                        let is_anchor = anchors
-                            .get(start)
-                            .and_then(|row| row.get(n - 1))
-                            .is_some_and(|&a| a);
-                        mentions.insert(gram, key, is_anchor);
+                        mentions.insert(gram, key);
                         true
                     });
                     if !complete {
