@@ -156,15 +156,16 @@ impl Tokenizer<'_> {
         {
             return hit;
         }
-        // A NUL reads as the end of the text and so ends the search.
-        let rest = self.text.get(from..).unwrap_or_default();
-        let rest = rest
-            .get(..rest.iter().position(|&c| c == '\0').unwrap_or(rest.len()))
-            .unwrap_or_default();
-        let hit = rest
-            .windows(3)
-            .position(|w| w == ['-', '-', '>'])
-            .map(|p| p + from);
+        // One pass; a NUL reads as the end of the text and so ends the search.
+        let text = self.text;
+        let mut i = from;
+        let hit = loop {
+            match text.get(i) {
+                None | Some('\0') => break None,
+                Some('-') if text.get(i + 1..i + 3) == Some(&['-', '>'][..]) => break Some(i),
+                Some(_) => i += 1,
+            }
+        };
         self.comment_close = Some((from, hit));
         hit
     }
