@@ -3,12 +3,14 @@
 //! Records become the frozen dataclasses of `wikisuggest.models`, built here directly: a
 //! dataclass `__init__` runs Python code per field, which for a 15-link response cost more than
 //! the whole HTTP exchange. We create each instance with `object.__new__` and fill its slots
-//! with `object.__setattr__` (the route a frozen dataclass's own `__init__` takes), so the
-//! result is indistinguishable from one built by `from_dict`.
+//! with the generic attribute setter behind `object.__setattr__` (the route a frozen
+//! dataclass's own `__init__` takes), so the result is indistinguishable from one built by
+//! `from_dict`.
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyTuple, PyType};
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, intern};
 use serde_json::{Map, Number, Value};
 use wikisuggest_core::client::Fetched;
@@ -18,7 +20,6 @@ use wikisuggest_core::models::{
 
 struct Builders {
     object_new: Py<PyAny>,
-    object_setattr: Py<PyAny>,
     empty_extra: Py<PyAny>,
     link_set: Py<PyType>,
     link: Py<PyType>,
@@ -39,7 +40,6 @@ fn builders(py: Python<'_>) -> PyResult<&Builders> {
         };
         Ok(Builders {
             object_new: object.getattr("__new__")?.unbind(),
-            object_setattr: object.getattr("__setattr__")?.unbind(),
             empty_extra: models.getattr("EMPTY_EXTRA")?.unbind(),
             link_set: class("LinkRecommendationSet")?,
             link: class("LinkRecommendation")?,
@@ -55,21 +55,40 @@ fn record<'py>(
     py: Python<'py>,
     b: &Builders,
     class: &Py<PyType>,
-    fields: &[(&Bound<'py, pyo3::types::PyString>, Bound<'py, PyAny>)],
+    fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let obj = b.object_new.bind(py).call1((class.bind(py),))?;
-    let setattr = b.object_setattr.bind(py);
     for (name, value) in fields {
-        setattr.call1((&obj, name, value))?;
+        set_field(&obj, name, value)?;
     }
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
     } else {
         pythonize::pythonize(py, extra)?
     };
-    setattr.call1((&obj, intern!(py, "extra"), extra))?;
+    set_field(&obj, intern!(py, "extra"), &extra)?;
     Ok(obj)
+}
+
+/// `object.__setattr__(obj, name, value)` without a Python-level call: the generic setter
+/// stores into the slot that the class's member descriptor names, bypassing the frozen
+/// class's `__setattr__` exactly as `object.__setattr__` does. Calling `object.__setattr__`
+/// built an argument tuple per field, which dominated the conversion of a response.
+fn set_field(
+    obj: &Bound<'_, PyAny>,
+    name: &Bound<'_, PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    // SAFETY: the three pointers come from live `Bound`s, so they are valid and the GIL is
+    // held; `PyObject_GenericSetAttr` borrows its arguments and steals no reference.
+    let status =
+        unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(obj.py()))
+    }
 }
 
 fn opt<'py, T: IntoPyObjectExt<'py>>(py: Python<'py>, value: T) -> PyResult<Bound<'py, PyAny>> {
