@@ -45,12 +45,12 @@ def number(name: str, value: Any) -> float:
 
 
 def seconds(name: str, value: Any) -> float:
-    value = number(name, value)
-    if not value > 0 or value == float("inf"):
+    checked = number(name, value)
+    if not checked > 0 or checked == float("inf"):
         raise InvalidParameter(
-            f"{name} must be a positive number of seconds, got {value}", parameter=name
+            f"{name} must be a positive number of seconds, got {checked}", parameter=name
         )
-    return value
+    return checked
 
 
 def text_list(name: str, value: Any) -> list[str]:

@@ -4,6 +4,24 @@ from collections.abc import Awaitable, Callable
 from os import PathLike
 from typing import Any, final
 
+from .models import LinkRecommendationSet
+
+__all__ = [
+    "__version__",
+    "NativeClient",
+    "NativeTokenManager",
+    "NativeBatch",
+    "NativeEngine",
+    "NativeServer",
+    "in_flight_tasks",
+    "authorization_url",
+    "parse_redirect",
+    "file_store_load",
+    "file_store_save",
+    "NativeDatasetBuild",
+    "backtest_dataset",
+]
+
 __version__: str
 
 def in_flight_tasks() -> int: ...
@@ -59,6 +77,7 @@ class NativeTokenManager:
     def token(self) -> dict[str, Any]: ...
     def token_async(self) -> Awaitable[dict[str, Any]]: ...
 
+@final
 class NativeClient:
     def __new__(
         cls,
@@ -188,6 +207,7 @@ class NativeClient:
         self, refresh_token: str, client_id: str, client_secret: str | None = None
     ) -> Awaitable[dict[str, Any]]: ...
 
+@final
 class NativeBatch:
     @staticmethod
     def links(
@@ -213,6 +233,7 @@ class NativeBatch:
     def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
     def cancel(self) -> None: ...
 
+@final
 class NativeEngine:
     @staticmethod
     def open(path: str, wiki_id: str, application_version: str) -> NativeEngine: ...
@@ -235,7 +256,7 @@ class NativeEngine:
         max_recommendations: int,
         sections_to_exclude: list[str],
         time_budget: float | None,
-    ) -> Any: ...
+    ) -> LinkRecommendationSet: ...
     def recommend_async(
         self,
         wikitext: str,
@@ -259,9 +280,10 @@ class NativeEngine:
         time_budget: float | None,
     ) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
 
+@final
 class NativeDatasetBuild:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         dump: str,
         wiki_id: str,
         language_code: str,
@@ -269,7 +291,7 @@ class NativeDatasetBuild:
         min_link_count: int,
         keep_missing_targets: bool,
         exclude_held_out: float | None = None,
-    ) -> None: ...
+    ) -> NativeDatasetBuild: ...
     def stats(self) -> dict[str, int]: ...
     def set_word_vectors(self, words: list[str], dim: int, data: bytes) -> None: ...
     def set_link_graph_vectors(self, dim: int, seed: int) -> None: ...
@@ -288,6 +310,7 @@ def backtest_dataset(
     max_test_articles: int,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
 
+@final
 class NativeServer:
     def __new__(
         cls,

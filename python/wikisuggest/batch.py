@@ -143,7 +143,7 @@ class _Plan(Generic[T]):
 class _Progress:
     """A tqdm bar when asked for (terminal or notebook), otherwise nothing."""
 
-    def __init__(self, enabled: bool, total: int, desc: str) -> None:
+    def __init__(self, enabled: bool, total: int | None, desc: str) -> None:
         self.bar: Any = None
         if enabled:
             try:

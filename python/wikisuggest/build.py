@@ -131,7 +131,7 @@ def load_glove(wheel: Path) -> tuple[list[str], int, bytes]:
     """Words, dimension and little-endian float32 vectors of the GloVe wheel."""
     numpy, _ = _require_training_deps()
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError("reading GloVe's word index needs pyarrow") from err
     with zipfile.ZipFile(wheel) as z:

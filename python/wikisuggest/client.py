@@ -14,6 +14,7 @@ from . import _args, _env
 from ._native import NativeBatch, NativeClient
 from .batch import AsyncBatch, _Plan, link_item, run_sync, run_sync_iter
 from .batch import translation_item as _translation_item
+from .errors import InvalidParameter
 from .oauth import (
     DEFAULT_AUTH_URL,
     AuthorizationRequest,
@@ -101,7 +102,7 @@ class _ClientBase:
         """
         retries = _args.integer("max_retries", max_retries)
         if not 0 <= retries <= 100:
-            raise _args.InvalidParameter(
+            raise InvalidParameter(
                 f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
             )
         base_url = _env.setting("WIKISUGGEST_BASE_URL", base_url, DEFAULT_BASE_URL)

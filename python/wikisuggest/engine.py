@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -273,8 +273,8 @@ class LinkEngine:
         """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
         optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
         item read so far (finished ones with their results)."""
-        total = len(pages) if hasattr(pages, "__len__") else None
-        bar = _Progress(progress, total, "recommend")  # type: ignore[arg-type]
+        total = len(pages) if isinstance(pages, Sized) else None
+        bar = _Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
         try:
             for item in self.recommend_iter(

@@ -59,6 +59,11 @@ def _split(cls: type[Any], data: Mapping[str, Any]) -> tuple[dict[str, Any], dic
     return known, (extra or EMPTY_EXTRA)  # type: ignore[return-value]
 
 
+def _is_record(value: Any) -> bool:
+    """Whether ``value`` is a record instance (which converts itself with ``to_dict``)."""
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
 def _plain(record: Any) -> dict[str, Any]:
     """Fields of ``record`` (``extra`` merged back in), records converted recursively."""
     out: dict[str, Any] = {}
@@ -66,10 +71,10 @@ def _plain(record: Any) -> dict[str, Any]:
         if f.name == "extra":
             continue
         value = getattr(record, f.name)
-        if dataclasses.is_dataclass(value):
-            value = value.to_dict()  # type: ignore[union-attr]
+        if _is_record(value):
+            value = value.to_dict()
         elif isinstance(value, tuple):
-            value = [v.to_dict() if dataclasses.is_dataclass(v) else v for v in value]
+            value = [v.to_dict() if _is_record(v) else v for v in value]
         out[f.name] = value
     for key, value in record.extra.items():
         out.setdefault(key, value)
