@@ -539,10 +539,49 @@ fn short_reason(error: &Error) -> String {
 
 /// Decode a successful body into `T`, or a [`Error::Decode`] quoting its start.
 pub fn decode<T: DeserializeOwned>(response: &RawResponse) -> Result<T> {
-    serde_json::from_slice(&response.body).map_err(|e| Error::Decode {
+    // The body is checked as UTF-8 once, in one pass, rather than string by string.
+    let parsed = match std::str::from_utf8(&response.body) {
+        Ok(text) => serde_json::from_str(text).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("the body is not UTF-8: {e}")),
+    };
+    parsed.map_err(|message| Error::Decode {
         url: response.url.clone(),
         status: response.status,
-        message: e.to_string(),
+        message,
         snippet: truncate_chars(&String::from_utf8_lossy(&response.body), 120),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::LinkRecommendationSet;
+
+    fn response(body: &[u8]) -> RawResponse {
+        RawResponse {
+            status: 200,
+            headers: HeaderMap::new(),
+            body: body.to_vec(),
+            url: "http://127.0.0.1/x".to_owned(),
+        }
+    }
+
+    #[test]
+    fn decode_reads_a_body_and_rejects_broken_ones() {
+        let ok = b"{\"links\": [], \"links_count\": 0, \"page_title\": \"Caf\\u00e9 \xc3\xa9\", \"x\": 1}";
+        let set: LinkRecommendationSet = decode(&response(ok)).unwrap();
+        assert_eq!(set.page_title.as_deref(), Some("Caf\u{e9} \u{e9}"));
+        assert_eq!(set.extra.get("x"), Some(&serde_json::json!(1)));
+        for broken in [&b"{\"links\": [\xff]}"[..], b"{\"links\": [", b"<html>"] {
+            match decode::<LinkRecommendationSet>(&response(broken)) {
+                Err(Error::Decode {
+                    message, snippet, ..
+                }) => {
+                    assert!(!message.is_empty());
+                    assert!(!snippet.is_empty());
+                }
+                other => panic!("{broken:?}: {other:?}"),
+            }
+        }
+    }
 }
