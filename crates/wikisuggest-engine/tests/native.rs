@@ -6,7 +6,7 @@
 mod common;
 
 use wikisuggest_engine::published::read_published;
-use wikisuggest_engine::{Dataset, Error, Tables};
+use wikisuggest_engine::{Dataset, Engine, Error, RecommendOptions, Tables};
 
 fn parity_image() -> Vec<u8> {
     let out = common::temp_dir("native-image");
@@ -36,6 +36,13 @@ fn small_image() -> Vec<u8> {
 fn exercise(ds: &Dataset) {
     for a in ["!", "cat", "the", "zzz", ""] {
         let _ = ds.anchor_candidates(a);
+    }
+    let mut answers = Vec::new();
+    if ds
+        .has_anchor_prefixes("the cat sat", &[3, 7, 11], &mut answers)
+        .is_ok()
+    {
+        assert_eq!(answers.len(), 3);
     }
     for t in ["Cat", "Exclamation mark", "Aa River", "Nothing"] {
         let _ = ds.redirect(t);
@@ -96,6 +103,7 @@ fn bit_flips_never_panic_and_are_detected_by_verify() {
     );
     let mut rng = common::Rng(0x0bad_5eed_dead_beef);
     let mut detected = 0;
+    let mut failed_pages = 0;
     for round in 0..300 {
         let mut bytes = image.clone();
         // Half the flips hit the header and section table, the rest anywhere.
@@ -117,10 +125,24 @@ fn bit_flips_never_panic_and_are_detected_by_verify() {
                 if ds.verify().is_err() {
                     detected += 1;
                 }
+                // The whole pass over a damaged file: a typed error or a result.
+                let page = "The cat sat on the mat. Aa River! ''[[Cat]]'' and the cat.";
+                let options = RecommendOptions {
+                    threshold: 0.0,
+                    max_recommendations: 0,
+                    ..RecommendOptions::default()
+                };
+                match Engine::new(ds).recommend(page, "Page", None, None, &options) {
+                    Ok(_) => {}
+                    Err(Error::Corrupt { .. } | Error::Model(_)) => failed_pages += 1,
+                    Err(other) => panic!("flip at {i}: recommend gave {other:?}"),
+                }
             }
         }
     }
     assert!(detected > 250, "only {detected} of 300 flips detected");
+    // Look-up errors inside the pass (anchors, candidates, titles) surface as errors.
+    assert!(failed_pages > 0, "no damaged file made recommend fail");
 }
 
 #[test]

@@ -486,6 +486,11 @@ pub fn recommend(
             let mut mentions = Mentions::default();
             let mut timed_out = false;
             'sentences: for sentence in tokenizer.node_sentences(&orig_string) {
+                // Checked per sentence too: a sentence without anchors emits no gram.
+                if out_of_time() {
+                    timed_out = true;
+                    break;
+                }
                 let words = Words::new(tokenizer.words(sentence));
                 let anchors = words.anchors(model);
                 for n in (1..=MAX_GRAM).rev() {

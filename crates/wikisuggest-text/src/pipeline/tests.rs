@@ -259,6 +259,21 @@ fn zero_time_budget_stops() {
     )
     .unwrap();
     assert_eq!(r.stop, Stop::TimeBudget);
+    // Also when the page holds no anchor at all (no gram is ever emitted).
+    let r = recommend(
+        &m,
+        &Request {
+            wikitext: "x y z",
+            page_title: "P",
+            language_code: "en",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: Some(Duration::ZERO),
+        },
+    )
+    .unwrap();
+    assert_eq!(r.stop, Stop::TimeBudget);
 }
 
 #[test]
