@@ -267,7 +267,7 @@ fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) ->
         Some(n) => (n, false),
         None => (tag_name_at(b, i + 1, end, &PARSABLE_TAGS)?, true),
     };
-    let gt = Some(next_byte(b, b'>', i + 1 + name.len(), end)).filter(|&g| g < end)?;
+    let gt = find_byte(b, b'>', i + 1 + name.len(), end)?;
     if at(b, gt - 1) == b'/' {
         return Some(if parsable {
             ExtMatch::Parsable {
@@ -408,7 +408,7 @@ fn find_html_tags(b: &[u8], start: usize, end: usize) -> Vec<Range<usize>> {
         b.get(r)
             .is_some_and(|n| HTML_TAGS.iter().any(|t| t.as_bytes() == n))
     };
-    let close = |k: usize| Some(next_byte(b, b'>', k, end)).filter(|&g| g < end);
+    let close = |k: usize| find_byte(b, b'>', k, end);
     let mut tags = Vec::new();
     // Start tags: `<name` then anything up to `>`.
     let mut i = start;
@@ -681,12 +681,17 @@ fn find_templates(b: &[u8], start: usize, end: usize) -> Vec<(Range<usize>, bool
     out
 }
 
-/// The first position of `byte` in `b[from..end]`, or `end`: a fast skip over text
-/// that a scan would pass over one byte at a time.
-fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
+/// The first position of `byte` in `b[from..end]`: a fast skip over text that a scan
+/// would pass over one byte at a time.
+fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
     b.get(from..end.min(b.len()))
         .and_then(|hay| memchr::memchr(byte, hay))
-        .map_or(end, |p| from + p)
+        .map(|p| from + p)
+}
+
+/// [`find_byte`], or `end` when there is none.
+fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
+    find_byte(b, byte, from, end).unwrap_or(end)
 }
 
 fn skip(b: &[u8], mut k: usize, end: usize, pred: impl Fn(u8) -> bool) -> usize {
