@@ -43,7 +43,7 @@ def _gensim_wheel() -> str | None:
     return found[0] if found else None
 
 
-pytestmark = pytest.mark.skipif(_gensim_wheel() is None, reason="gensim 4.4.0 wheel not downloaded")
+needs_gensim = pytest.mark.skipif(_gensim_wheel() is None, reason="no gensim 4.4.0 wheel")
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +122,7 @@ def _written_rows(out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+@needs_gensim
 def test_rows_are_those_of_recommend_on_each_article(dumps: dict[str, Path], tmp_path: Path):
     out = tmp_path / "links.parquet"
     summary = recommend_dump(
@@ -181,6 +182,7 @@ def _interrupt_part_way(command: list[str], out: Path, sig: int) -> dict[str, An
     return state
 
 
+@needs_gensim
 def test_interrupted_runs_resume_to_the_same_rows(dumps: dict[str, Path], tmp_path: Path):
     whole = tmp_path / "whole"
     recommend_dump(dumps["xml"], DATASET, "enwiki", whole, pages_per_part=50)
@@ -198,6 +200,7 @@ def test_interrupted_runs_resume_to_the_same_rows(dumps: dict[str, Path], tmp_pa
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
 
 
+@needs_gensim
 def test_output_of_another_run_is_not_mixed_in(dumps: dict[str, Path], tmp_path: Path):
     out = tmp_path / "links.parquet"
     recommend_dump(dumps["xml"], DATASET, "enwiki", out, threshold=0.9)
@@ -211,6 +214,7 @@ def test_output_of_another_run_is_not_mixed_in(dumps: dict[str, Path], tmp_path:
         recommend_dump(dumps["xml"], DATASET, "enwiki", tmp_path / "other")
 
 
+@needs_gensim
 def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path):
     xml = dumps["xml"].read_bytes()
     cut = tmp_path / "cut.xml"
@@ -221,3 +225,26 @@ def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path
     state = json.loads((out / MANIFEST).read_text())
     assert state["parts"] and not state["complete"]
     assert pq.read_table(out).num_rows == state["links"]
+
+
+def test_written_dump_of_shipped_articles(tmp_path: Path) -> None:
+    """`write_dump` (the README's example dump) gives back each article's links."""
+    from wikisuggest.dump import write_dump
+
+    articles = sorted(wikisuggest.engine.demo_articles().items())
+    dump = write_dump(tmp_path / "demo.xml.bz2", articles)
+    summary = recommend_dump(dump, DATASET, "enwiki", tmp_path / "links.parquet")
+    engine = wikisuggest.LinkEngine.default()
+    expected = [
+        (page_id, title, link.link_text, link.link_target, link.wikitext_offset, link.score)
+        for page_id, (title, text) in enumerate(articles, start=1)
+        for link in engine.recommend(text, title).links
+    ]
+    rows = pq.read_table(tmp_path / "links.parquet").to_pylist()
+    got = [
+        (r["page_id"], r["page_title"], r["link_text"], r["link_target"], r["wikitext_offset"],
+         r["score"])
+        for r in rows
+    ]  # fmt: skip
+    assert got == expected and summary.links == len(expected) > 0
+    assert {r["revision_id"] for r in rows} == {101, 102}

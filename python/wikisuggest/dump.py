@@ -18,6 +18,7 @@ leaves only complete parts behind; running it again resumes after the last recor
 
 from __future__ import annotations
 
+import bz2
 import json
 import os
 import time
@@ -25,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 from . import _args
 from ._linkrows import LinkRows
@@ -33,11 +35,14 @@ from .batch import BatchInterrupted
 from .engine import LinkEngine
 from .errors import InvalidParameter
 
-__all__ = ["DumpSummary", "recommend_dump"]
+__all__ = ["DumpSummary", "format_summary", "recommend_dump", "write_dump"]
 
 MANIFEST = "_progress.json"
 _FORMAT = 1
 _MAIN_NAMESPACE = 0
+#: Rows held before a part is written early (with no limit on links per page, a part's pages
+#: could otherwise hold any number of rows).
+_ROWS_PER_PART = 500_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +208,10 @@ def recommend_dump(
     :class:`~wikisuggest.InvalidParameter`, unless ``overwrite``). A part is written every
     ``pages_per_part`` articles: an interruption loses at most that much work. Articles are
     read ``batch_pages`` (or about ``batch_bytes`` of wikitext) at a time.
+
+    On Ctrl-C, ``KeyboardInterrupt`` is raised once the pages already running have finished;
+    every part recorded so far stays. A malformed dump raises
+    :class:`~wikisuggest.WikisuggestError` (the parts before it stay too).
     """
     started = time.monotonic()
     for name, value in [
@@ -281,7 +290,7 @@ def _run(
                 rows.add_page(wiki, pid, rev, title, item)
             pages_in_part += len(pages)
             bar.update(len(pages), state["links"] + rows.links, state["errors"] + rows.errors)
-            if pages_in_part >= pages_per_part:
+            if pages_in_part >= pages_per_part or len(rows) >= _ROWS_PER_PART:
                 output.commit(rows, pages_in_part, position, complete=False)
                 rows, pages_in_part = LinkRows(), 0
         output.commit(rows, pages_in_part, position, complete=True)
@@ -290,6 +299,25 @@ def _run(
         raise KeyboardInterrupt from interrupted
     finally:
         bar.close()
+
+
+def write_dump(path: str | os.PathLike[str], pages: Iterable[tuple[str, str]]) -> Path:
+    """Writes ``(title, wikitext)`` pages as a MediaWiki XML export dump, bzip2-compressed when
+    the name ends in ``.bz2`` (for examples and tests); pages get ids 1, 2, … and revisions
+    101, 102, …"""
+    path = Path(path)
+    parts = ['<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n']
+    for number, (title, text) in enumerate(pages, start=1):
+        parts.append(
+            f"  <page>\n    <title>{escape(title)}</title>\n    <ns>0</ns>\n"
+            f"    <id>{number}</id>\n    <revision>\n      <id>{100 + number}</id>\n"
+            f'      <text xml:space="preserve">{escape(text)}</text>\n'
+            "    </revision>\n  </page>\n"
+        )
+    parts.append("</mediawiki>\n")
+    data = "".join(parts).encode("utf-8")
+    path.write_bytes(bz2.compress(data) if path.suffix == ".bz2" else data)
+    return path
 
 
 def format_summary(summary: DumpSummary) -> str:

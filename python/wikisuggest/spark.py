@@ -53,8 +53,9 @@ class _Job:
     chunk_bytes: int
 
 
-#: Engines opened by this Python process, by (wiki, path): opened once per worker.
-_ENGINES: dict[tuple[str, str], LinkEngine] = {}
+#: Engines opened by this Python process, by (wiki, path): opened once per worker. A dataset
+#: that failed to open is remembered too, so its pages fail without another attempt each.
+_ENGINES: dict[tuple[str, str], LinkEngine | Exception] = {}
 
 
 def _engine(job: _Job, wiki: str) -> LinkEngine:
@@ -69,7 +70,13 @@ def _engine(job: _Job, wiki: str) -> LinkEngine:
     key = (wiki, location)
     engine = _ENGINES.get(key)
     if engine is None:
-        engine = _ENGINES[key] = LinkEngine.open(location, wiki)
+        try:
+            engine = LinkEngine.open(location, wiki)
+        except Exception as err:
+            engine = err
+        _ENGINES[key] = engine
+    if isinstance(engine, Exception):
+        raise engine.with_traceback(None)
     return engine
 
 
@@ -154,7 +161,9 @@ def _map_pandas(job: _Job, frames: Iterable[Any]) -> Iterator[Any]:
     import pandas as pd
 
     for frame in frames:
-        columns = {name: frame[name].tolist() for name in _INPUT}
+        columns = {
+            name: [None if pd.isna(v) else v for v in frame[name].tolist()] for name in _INPUT
+        }
         for rows in _recommend_rows(job, columns):
             # Object columns keep ints and None exact (no float NaN) until Spark converts them.
             yield pd.DataFrame({c: pd.Series(rows.columns[c], dtype=object) for c in COLUMNS})
