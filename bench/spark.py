@@ -71,7 +71,7 @@ def measure(run: Callable[[], object], repeat: int) -> tuple[float, dict[str, fl
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--copies", type=int, default=5, help="times each article is repeated")
+    parser.add_argument("--copies", type=int, default=12, help="times each article is repeated")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
 
