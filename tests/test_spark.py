@@ -198,14 +198,15 @@ def test_many_wikis_in_one_job_with_map_in_pandas_and_shipped_datasets(
     pages = spark.createDataFrame(rows, CONTENT_CURRENT).repartition(2)
     frame = wspark.recommend_links(
         pages.where(F.col("page_namespace_id") == 0),
-        {"enwiki": ENWIKI, "testwiki": testwiki},
+        # A native file, and a folder of datasets (shipped whole).
+        {"enwiki": ENWIKI, "testwiki": testwiki.parent},
         text_col=F.col("revision_content_slots")["main"]["content_body"],
         ship=True,
         method="pandas",
     )
     assert "MapInPandas" in frame._jdf.queryExecution().executedPlan().toString()
     shipped = {Path(p).name for p in spark.sparkContext.listFiles}
-    assert {ENWIKI.name, testwiki.name} <= shipped
+    assert {ENWIKI.name, testwiki.parent.name} <= shipped
     got = _collect(frame)
     en = _expected(wikisuggest.LinkEngine.default(), "enwiki", enwiki_pages)
     test = _expected(wikisuggest.LinkEngine.open(testwiki, "testwiki"), "testwiki", testwiki_pages)
