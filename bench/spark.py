@@ -76,6 +76,7 @@ def main() -> int:
     args = parser.parse_args()
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark import __version__ as spark_version
     from pyspark.sql import SparkSession
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bz2
 import glob
 import os
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +74,8 @@ pytestmark = [
 def spark() -> Iterator[SparkSession]:
     # Everything on the loopback interface.
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    # Python workers run this interpreter (the one with wikisuggest), whatever PATH holds.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .appName("wikisuggest-tests")
