@@ -9,6 +9,7 @@ mod batch;
 mod build;
 mod client;
 mod convert;
+mod dump;
 mod engine;
 mod errors;
 mod logging;
@@ -32,5 +33,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
     build::register(m)?;
+    dump::register(m)?;
     Ok(())
 }

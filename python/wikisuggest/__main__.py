@@ -374,6 +374,9 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_build)
 
     _add_serve(commands)
+    from .dump import add_command as add_recommend_dump
+
+    add_recommend_dump(commands)
     return root
 
 

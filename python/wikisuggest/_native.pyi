@@ -20,6 +20,7 @@ __all__ = [
     "file_store_save",
     "NativeDatasetBuild",
     "backtest_dataset",
+    "NativeDumpPages",
 ]
 
 __version__: str
@@ -309,6 +310,19 @@ def backtest_dataset(
     holdout_fraction: float,
     max_test_articles: int,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
+
+@final
+class NativeDumpPages:
+    def __new__(
+        cls,
+        path: str | PathLike[str],
+        namespaces: list[int],
+        skip_redirects: bool,
+        skip_pages: int,
+        max_pages: int,
+        max_bytes: int,
+    ) -> NativeDumpPages: ...
+    def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
 
 @final
 class NativeServer:

@@ -22,6 +22,8 @@ pub struct Page {
     pub ns: i64,
     /// Page id.
     pub id: i64,
+    /// Id of the (last) revision, when the dump has one.
+    pub revision_id: Option<i64>,
     /// Title as the dump writes it (spaces, namespace prefix included).
     pub title: String,
     /// Target of `<redirect title="…"/>`, for redirect pages.
@@ -81,6 +83,7 @@ enum Field {
     None,
     Ns,
     Id,
+    RevisionId,
     Title,
     Text,
     NamespaceName(i64),
@@ -187,6 +190,8 @@ impl<R: BufRead> DumpReader<R> {
                     field = match (name.as_ref(), depth_below_page) {
                         (b"ns", 0) => Field::Ns,
                         (b"id", 0) => Field::Id,
+                        // Depth 1 is <revision> (a contributor's id sits one level deeper).
+                        (b"id", 1) => Field::RevisionId,
                         (b"title", 0) => Field::Title,
                         (b"text", _) => Field::Text,
                         _ => Field::None,
@@ -219,6 +224,10 @@ impl<R: BufRead> DumpReader<R> {
                         }
                         Field::Id => {
                             page.id = text.trim().parse().map_err(|_| self.error("bad <id>"))?;
+                        }
+                        Field::RevisionId => {
+                            let id = text.trim().parse().map_err(|_| self.error("bad <id>"))?;
+                            page.revision_id = Some(id);
                         }
                         Field::Title => page.title = std::mem::take(&mut text),
                         // Dumps with several revisions per page: the last one wins.
@@ -332,6 +341,7 @@ mod tests {
             Some(Page {
                 ns: 0,
                 id: 12,
+                revision_id: Some(999),
                 title: "Fish & Chips".into(),
                 redirect: None,
                 text: "A [[dish]] <b> é".into(),
@@ -341,6 +351,7 @@ mod tests {
             .next_page()?
             .ok_or_else(|| BuildError::InvalidArgument("no page".into()))?;
         assert_eq!(second.id, 13);
+        assert_eq!(second.revision_id, Some(1000));
         assert_eq!(second.redirect.as_deref(), Some("Fish & Chips"));
         assert_eq!(second.text, "");
         assert_eq!(r.next_page()?, None);

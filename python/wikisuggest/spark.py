@@ -1,0 +1,312 @@
+"""Link recommendations for whole wikis on Spark (the optional ``spark`` extra).
+
+>>> from wikisuggest.spark import recommend_links
+>>> pages = spark.table("wmf.mediawiki_wikitext_current")  # doctest: +SKIP
+>>> pages = pages.where("page_namespace = 0")  # doctest: +SKIP
+>>> links = recommend_links(pages, {"enwiki": "/srv/linkdata/enwiki"})  # doctest: +SKIP
+>>> links.write.parquet("links.parquet")  # doctest: +SKIP
+
+Each Python worker opens each wiki's engine once (a native file is memory-mapped, so the
+workers of a node share one copy through the page cache) and runs it on one thread: one core
+per task, as Spark schedules them. Pages reach the workers as Arrow batches of at most
+``batch_rows`` rows (``mapInArrow`` on Spark 3.3+, ``mapInPandas`` before) and are processed in
+chunks of about ``chunk_bytes`` of wikitext, so a batch of long pages cannot exhaust a worker's
+memory. A page that fails gives one row with ``error`` set; it never fails the task.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import _args
+from ._linkrows import COLUMNS, SPARK_DDL, LinkRows
+from .engine import LinkEngine
+from .errors import DatasetError, InvalidParameter
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+__all__ = ["COLUMNS", "recommend_links"]
+
+#: Spark's setting for the rows per Arrow batch handed to a Python worker.
+_MAX_RECORDS = "spark.sql.execution.arrow.maxRecordsPerBatch"
+#: Input columns, as the worker receives them.
+_INPUT = ("wiki_db", "page_id", "revision_id", "page_title", "wikitext")
+#: Stands for "the one dataset" when ``datasets`` is a single path.
+_ANY_WIKI = ""
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What a worker needs: where each dataset is and the recommendation options."""
+
+    #: wiki_db (or ``_ANY_WIKI``) → local path, or SparkFiles name when ``shipped``.
+    datasets: tuple[tuple[str, str], ...]
+    shipped: bool
+    options: tuple[tuple[str, Any], ...]
+    chunk_bytes: int
+
+
+#: Engines opened by this Python process, by (wiki, path): opened once per worker. A dataset
+#: that failed to open is remembered too, so its pages fail without another attempt each.
+_ENGINES: dict[tuple[str, str], LinkEngine | Exception] = {}
+
+
+def _engine(job: _Job, wiki: str) -> LinkEngine:
+    paths = dict(job.datasets)
+    location = paths.get(wiki, paths.get(_ANY_WIKI))
+    if location is None:
+        raise DatasetError(f"no dataset for wiki {wiki!r} (known: {', '.join(sorted(paths))})")
+    if job.shipped:
+        from pyspark import SparkFiles
+
+        location = SparkFiles.get(location)
+    key = (wiki, location)
+    engine = _ENGINES.get(key)
+    if engine is None:
+        try:
+            engine = LinkEngine.open(location, wiki)
+        except Exception as err:
+            engine = err
+        _ENGINES[key] = engine
+    if isinstance(engine, Exception):
+        raise engine.with_traceback(None)
+    return engine
+
+
+def _int_or_none(value: Any) -> int | None:
+    """Ids as Python ints; pandas hands over missing integers as NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value)
+
+
+def _str_or_none(value: Any) -> Any:
+    """Text values as they are, pandas' missing values as None (a wrong type stays, to fail
+    as that page's error)."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _chunks(texts: list[Any], limit: int) -> Iterator[range]:
+    """Consecutive row ranges holding about ``limit`` characters of wikitext each."""
+    start, size = 0, 0
+    for i, text in enumerate(texts):
+        size += len(text) if isinstance(text, str) else 0
+        if size >= limit:
+            yield range(start, i + 1)
+            start, size = i + 1, 0
+    if start < len(texts):
+        yield range(start, len(texts))
+
+
+def _recommend_rows(job: _Job, columns: dict[str, list[Any]]) -> Iterator[LinkRows]:
+    """The link rows of the pages in ``columns`` (the ``_INPUT`` columns), a chunk at a time."""
+    wikis = [_str_or_none(w) for w in columns["wiki_db"]]
+    page_ids = [_int_or_none(v) for v in columns["page_id"]]
+    revisions = [_int_or_none(v) for v in columns["revision_id"]]
+    titles = [_str_or_none(v) for v in columns["page_title"]]
+    texts = [_str_or_none(v) for v in columns["wikitext"]]
+    options = dict(job.options)
+    for rows_range in _chunks(texts, job.chunk_bytes):
+        rows = LinkRows()
+        by_wiki: dict[Any, list[int]] = {}
+        for i in rows_range:
+            by_wiki.setdefault(wikis[i], []).append(i)
+        outcomes: dict[int, Any] = {}
+        for wiki, indices in by_wiki.items():
+            try:
+                if not isinstance(wiki, str):
+                    raise InvalidParameter(f"wiki_db must be text, got {wiki!r}")
+                engine = _engine(job, wiki)
+            except Exception as err:  # a page of an unusable wiki fails alone, as its row
+                for i in indices:
+                    outcomes[i] = err
+                continue
+            pages = (
+                {
+                    "wikitext": texts[i],
+                    "page_title": titles[i],
+                    "pageid": page_ids[i],
+                    "revid": revisions[i],
+                }
+                for i in indices
+            )
+            # One thread: Spark runs one task per core already.
+            items = engine.recommend_iter(pages, workers=1, **options)
+            outcomes.update(zip(indices, items, strict=True))
+        for i in rows_range:
+            outcome = outcomes[i]
+            if isinstance(outcome, BaseException):
+                rows.add_error(wikis[i], page_ids[i], revisions[i], titles[i], outcome)
+            else:
+                rows.add_page(wikis[i], page_ids[i], revisions[i], titles[i], outcome)
+        if len(rows):
+            yield rows
+
+
+def _map_arrow(job: _Job, batches: Iterable[Any]) -> Iterator[Any]:
+    for batch in batches:
+        columns = {name: batch.column(name).to_pylist() for name in _INPUT}
+        for rows in _recommend_rows(job, columns):
+            yield rows.to_arrow()
+
+
+def _map_pandas(job: _Job, frames: Iterable[Any]) -> Iterator[Any]:
+    import pandas as pd
+
+    for frame in frames:
+        columns = {
+            name: [None if pd.isna(v) else v for v in frame[name].tolist()] for name in _INPUT
+        }
+        for rows in _recommend_rows(job, columns):
+            # Object columns keep ints and None exact (no float NaN) until Spark converts them.
+            yield pd.DataFrame({c: pd.Series(rows.columns[c], dtype=object) for c in COLUMNS})
+
+
+def _column(value: str | Column, argument: str, name: str, kind: str) -> Column:
+    """``value`` (a name or an expression) cast to ``kind`` and named ``name``."""
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+
+    if isinstance(value, str):
+        value = F.col(value)
+    if not isinstance(value, Column):
+        raise InvalidParameter(
+            f"{argument} must be a column name or a Column, got {type(value).__name__}",
+            parameter=argument,
+        )
+    return value.cast(kind).alias(name)
+
+
+def _datasets(
+    datasets: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
+) -> dict[str, Path]:
+    if isinstance(datasets, Mapping):
+        if not datasets:
+            raise InvalidParameter("datasets is empty", parameter="datasets")
+        return {_args.text("datasets", wiki): Path(path) for wiki, path in datasets.items()}
+    if isinstance(datasets, (str, os.PathLike)):
+        return {_ANY_WIKI: Path(datasets)}
+    raise InvalidParameter(
+        f"datasets must be a path or a mapping wiki_db -> path, got {type(datasets).__name__}",
+        parameter="datasets",
+    )
+
+
+def _ship(spark_context: Any, paths: dict[str, Path]) -> dict[str, str]:
+    """Adds each dataset to the job's files; workers find them by name with SparkFiles."""
+    names: dict[str, str] = {}
+    shipped: dict[str, Path] = {}
+    for wiki, path in paths.items():
+        resolved = path.resolve()
+        other = shipped.get(resolved.name)
+        if other is not None and other != resolved:
+            raise InvalidParameter(
+                f"datasets {other} and {resolved} share the file name {resolved.name!r}, "
+                "which shipped files cannot; rename one",
+                parameter="datasets",
+            )
+        if other is None:
+            spark_context.addFile(str(resolved), recursive=resolved.is_dir())
+            shipped[resolved.name] = resolved
+        names[wiki] = resolved.name
+    return names
+
+
+def recommend_links(
+    df: DataFrame,
+    datasets: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
+    *,
+    wiki_id: str | None = None,
+    text_col: str | Column = "revision_text",
+    title_col: str | Column = "page_title",
+    page_id_col: str | Column = "page_id",
+    revision_col: str | Column = "revision_id",
+    wiki_col: str | Column = "wiki_db",
+    language_code: str | None = None,
+    threshold: float = 0.5,
+    max_recommendations: int = 15,
+    sections_to_exclude: Iterable[str] | None = None,
+    ship: bool = False,
+    batch_rows: int = 64,
+    chunk_bytes: int = 16 << 20,
+    method: str = "auto",
+) -> DataFrame:
+    """Link recommendations for every page of ``df``: one row per link (``wiki_db, page_id,
+    revision_id, page_title, link_index, link_text, link_target, score, wikitext_offset,
+    match_index, context_before, context_after, error``), exactly those of
+    :meth:`LinkEngine.recommend` on each page, and one row with ``error`` set for a page that
+    failed (null text, unknown wiki, …).
+
+    The ``*_col`` arguments are column names or Column expressions (for instance
+    ``F.col("revision_content_slots")["main"]["content_body"]``). ``datasets`` is one dataset
+    path (a ``.linkdata`` file or a folder, as :meth:`LinkEngine.open`) or a mapping
+    ``wiki_db → path`` for a job over several wikis. With ``wiki_id``, every page belongs to
+    that wiki and ``wiki_col`` is not read.
+
+    Executors read the datasets at the same paths, unless ``ship`` is true: then they are
+    added to the job (``SparkContext.addFile``) and fetched once per executor.
+
+    ``batch_rows`` caps the rows of each Arrow batch handed to Python workers (Spark's
+    ``spark.sql.execution.arrow.maxRecordsPerBatch`` is lowered to it on this session when
+    higher); ``chunk_bytes`` caps the wikitext processed at once inside a batch. ``method``:
+    ``"arrow"`` (``mapInArrow``, Spark 3.3+), ``"pandas"`` (``mapInPandas``) or ``"auto"``.
+    """
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    if not isinstance(df, DataFrame):
+        raise InvalidParameter(f"df must be a Spark DataFrame, got {type(df).__name__}")
+    if method not in ("auto", "arrow", "pandas"):
+        raise InvalidParameter("method must be 'auto', 'arrow' or 'pandas'", parameter="method")
+    has_arrow = hasattr(DataFrame, "mapInArrow")
+    if method == "arrow" and not has_arrow:
+        raise InvalidParameter("mapInArrow needs Spark 3.3 or later", parameter="method")
+    for name, value in [("batch_rows", batch_rows), ("chunk_bytes", chunk_bytes)]:
+        if _args.integer(name, value) < 1:
+            raise InvalidParameter(f"{name} must be at least 1", parameter=name)
+    options = {
+        "language_code": _args.optional_text("language_code", language_code),
+        "threshold": _args.number("threshold", threshold),
+        "max_recommendations": _args.integer("max_recommendations", max_recommendations),
+        "sections_to_exclude": _args.text_list("sections_to_exclude", sections_to_exclude),
+    }
+    paths = _datasets(datasets)
+    if wiki_id is not None:
+        _args.text("wiki_id", wiki_id)
+        if _ANY_WIKI not in paths and wiki_id not in paths:
+            raise InvalidParameter(f"no dataset for wiki {wiki_id!r}", parameter="wiki_id")
+    for path in paths.values():
+        if not path.exists():
+            raise InvalidParameter(f"{path}: no such dataset", parameter="datasets")
+    spark = df.sparkSession
+    if ship:
+        locations = _ship(spark.sparkContext, paths)
+    else:
+        locations = {wiki: str(path.resolve()) for wiki, path in paths.items()}
+    job = _Job(
+        datasets=tuple(sorted(locations.items())),
+        shipped=bool(ship),
+        options=tuple(options.items()),
+        chunk_bytes=chunk_bytes,
+    )
+    current = spark.conf.get(_MAX_RECORDS, "10000")
+    if current is None or int(current) > batch_rows:
+        spark.conf.set(_MAX_RECORDS, str(batch_rows))
+    wiki = F.lit(wiki_id) if wiki_id is not None else wiki_col
+    pages = df.select(
+        _column(wiki, "wiki_col", "wiki_db", "string"),
+        _column(page_id_col, "page_id_col", "page_id", "bigint"),
+        _column(revision_col, "revision_col", "revision_id", "bigint"),
+        _column(title_col, "title_col", "page_title", "string"),
+        _column(text_col, "text_col", "wikitext", "string"),
+    )
+    if method == "pandas" or not has_arrow:
+        return pages.mapInPandas(functools.partial(_map_pandas, job), SPARK_DDL)
+    return pages.mapInArrow(functools.partial(_map_arrow, job), SPARK_DDL)
