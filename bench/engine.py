@@ -9,9 +9,10 @@ parsing alone is a floor for its cost per page. We time, on the same articles:
 * the same with the parity set's ``exhaustive`` settings (threshold 0, no maximum), which
   classifies every candidate mention of the page.
 
-Articles: the 71 parity articles, plus the other pages of the enwiki sample in gensim's wheel
-when it has been downloaded (``bash scripts/test`` puts it in
-``target/reference-fixtures/downloads``). Each measurement is the best of ``--repeat``
+Articles: the 71 parity articles plus the other pages of the enwiki sample in gensim's wheel
+(106 articles in all). The wheel is the one ``bash scripts/test`` downloads into
+``target/reference-fixtures/downloads``; when it is missing the benchmark downloads it there,
+and fails rather than measure a smaller set. Each measurement is the best of ``--repeat``
 runs; one-core runs are timed in thread CPU time, so a busy machine does not skew the ratios.
 Run ``bash bench/run engine``.
 """
@@ -22,6 +23,7 @@ import argparse
 import bz2
 import io
 import os
+import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -44,11 +46,40 @@ def parity_articles() -> dict[str, str]:
     return out
 
 
-def gensim_articles() -> dict[str, str]:
-    """Main-namespace, non-redirect pages of the dump excerpt in gensim's wheel, if present."""
-    wheels = sorted(DOWNLOADS.glob("gensim-*.whl"))
+def gensim_wheel() -> Path:
+    """gensim 4.4.0's wheel (the one the test suite pins), downloaded when missing."""
+    wheels = sorted(DOWNLOADS.glob("gensim-4.4.0-*.whl"))
     if not wheels:
-        return {}
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "--python-version",
+                "3.11",
+                "--platform",
+                "manylinux_2_28_x86_64",
+                "gensim==4.4.0",
+                "-d",
+                str(DOWNLOADS),
+            ],
+            check=True,
+        )
+        wheels = sorted(DOWNLOADS.glob("gensim-4.4.0-*.whl"))
+    if not wheels:
+        raise SystemExit(f"gensim 4.4.0's wheel is not in {DOWNLOADS}: cannot build the input")
+    return wheels[-1]
+
+
+def gensim_articles() -> dict[str, str]:
+    """Main-namespace, non-redirect pages of the dump excerpt in gensim's wheel."""
+    wheels = [gensim_wheel()]
     with zipfile.ZipFile(wheels[-1]) as wheel:
         data = bz2.decompress(wheel.read(DUMP))
     out = {}
@@ -93,7 +124,9 @@ def main() -> int:
     megabytes = sum(len(t.encode("utf-8")) for _, t in pages) / 1e6
     engine = wikisuggest.LinkEngine.default()
     cores = os.cpu_count() or 1
+    source = "71 parity articles" if args.parity_only else "parity articles + gensim 4.4.0 sample"
     print(
+        f"input: {source}, embedded enwiki sample dataset; "
         f"{len(pages)} articles, {chars:,} characters ({megabytes:.2f} MB UTF-8); "
         f"{cores} cores; best of {args.repeat}; mwparserfromhell {mwparserfromhell.__version__}"
         f" (C tokenizer: {mwparserfromhell.parser.use_c})"

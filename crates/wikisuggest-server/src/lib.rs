@@ -71,10 +71,8 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
                 None => Ok(Default::default()),
             }
             .map(|datasets| {
-                Arc::new(EngineBackend::new(
-                    datasets,
-                    config.application_version.clone(),
-                )) as Arc<dyn LinkBackend>
+                Arc::new(EngineBackend::new(datasets, &config.application_version))
+                    as Arc<dyn LinkBackend>
             }),
         };
         let joined = |e| Error::Runtime(format!("loading failed: {e:?}"));

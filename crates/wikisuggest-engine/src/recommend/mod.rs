@@ -153,12 +153,29 @@ impl Engine {
         revid: Option<i64>,
         options: &RecommendOptions,
     ) -> Result<LinkRecommendationSet> {
+        let page_title = normalise_title(page_title);
+        self.recommend_normalised(wikitext, page_title, pageid, revid, options)
+    }
+
+    /// [`recommend`](Self::recommend) for a title that is already normalised (§2.4.1), as
+    /// an HTTP front end has it after decoding the path: normalising again would decode a
+    /// `%` in the title a second time.
+    ///
+    /// # Errors
+    /// As [`recommend`](Self::recommend).
+    pub fn recommend_normalised(
+        &self,
+        wikitext: &str,
+        page_title: String,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        options: &RecommendOptions,
+    ) -> Result<LinkRecommendationSet> {
         let language = options
             .language_code
             .as_deref()
             .unwrap_or_else(|| self.default_language());
         let tokenizer = Tokenizer::new(language)?;
-        let page_title = normalise_title(page_title);
         let request = Request {
             wikitext,
             page_title: &page_title,

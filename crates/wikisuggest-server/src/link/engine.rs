@@ -1,128 +1,45 @@
-//! The link engine: the placement pass of `wikisuggest-text` (link-engine.md §2) over one
-//! wiki's dataset, scored by `wikisuggest-engine`'s model (§4).
+//! The link engine: `wikisuggest-engine`'s [`Engine`] (the placement pass of `wikisuggest-text`
+//! over one wiki's dataset, scored by its model; link-engine.md §2, §4), answering the
+//! server's requests.
+//!
+//! The server calls the engine's own entry point rather than adapting the dataset to the
+//! placement pass itself: one adapter serves the Python engine, the builder's backtest and
+//! the server, so the server takes the same fast anchor look-ups and reports a damaged
+//! dataset as an error instead of answering as if the data were missing.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use wikisuggest_core::models::{DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta};
-use wikisuggest_engine::{Dataset, Lowercase, Scorer};
-use wikisuggest_text::pipeline::{self, Candidate};
-use wikisuggest_text::tokenize::{Tokenizer, is_punctuation};
-use wikisuggest_text::{TextError, pyunicode};
+use wikisuggest_engine::{Engine, RecommendOptions, TextError};
 
 use super::{BackendError, LinkBackend, LinkRequest};
 
 /// Upstream stops placing links after 29 seconds and returns what it found.
 const TIME_BUDGET: Duration = Duration::from_secs(29);
 
-/// Python's `str.lower()`, as the model's `jaro` feature needs.
-struct PythonLower;
-
-impl Lowercase for PythonLower {
-    fn lower(&self, s: &str) -> String {
-        pyunicode::lower(s)
-    }
-}
-
 pub struct EngineBackend {
-    datasets: BTreeMap<String, Arc<Dataset>>,
-    scorer: Scorer,
-    application_version: String,
+    engines: BTreeMap<String, Arc<Engine>>,
 }
 
 impl EngineBackend {
-    pub fn new(datasets: BTreeMap<String, Arc<Dataset>>, application_version: String) -> Self {
-        Self {
-            datasets,
-            scorer: Scorer::new(Arc::new(PythonLower)),
-            application_version,
-        }
-    }
-}
-
-/// One request's view of a wiki for the placement pass.
-struct WikiModel<'a> {
-    dataset: &'a Dataset,
-    scorer: &'a Scorer,
-    tokenizer: &'a Tokenizer,
-}
-
-/// The `ngram` feature (§4.1): word tokens of the mention, without tokens starting with a
-/// space and single punctuation characters.
-fn ngram(tokenizer: &Tokenizer, mention: &str) -> u32 {
-    let count = tokenizer
-        .words(mention)
-        .into_iter()
-        .filter(|token| {
-            let mut chars = token.chars();
-            let single_punct =
-                matches!((chars.next(), chars.next()), (Some(c), None) if is_punctuation(c));
-            !token.starts_with(' ') && !single_punct
-        })
-        .count();
-    u32::try_from(count).unwrap_or(u32::MAX)
-}
-
-impl pipeline::LinkModel for WikiModel<'_> {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
-        match self.dataset.anchor_candidates(anchor) {
-            Ok(found) => found.map(|all| {
-                all.iter()
-                    .map(|c| Candidate {
-                        title: c.title.to_owned(),
-                        count: u64::from(c.count),
-                    })
-                    .collect()
-            }),
-            Err(err) => {
-                log::error!("anchor lookup failed: {err}");
-                None
-            }
-        }
-    }
-
-    fn redirect(&self, title: &str) -> Option<String> {
-        self.dataset
-            .redirect(title)
-            .ok()
-            .flatten()
-            .map(str::to_owned)
-    }
-
-    fn has_page(&self, title: &str) -> bool {
-        self.dataset.has_page(title).unwrap_or(false)
-    }
-
-    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
-        let scored = self.dataset.anchor_candidates(mention).and_then(|all| {
-            let all = all.unwrap_or_default();
-            let n = ngram(self.tokenizer, mention);
-            self.scorer
-                .score_candidates(self.dataset, page_title, mention, n, &all)
-        });
-        match scored {
-            Ok(scores) => candidates
-                .iter()
-                .map(|c| {
-                    scores
-                        .candidates
-                        .iter()
-                        .find(|s| s.title == c.title)
-                        .map_or(0.0, |s| s.probability)
-                })
-                .collect(),
-            Err(err) => {
-                log::error!("scoring {mention:?} failed: {err}");
-                vec![0.0; candidates.len()]
-            }
-        }
+    /// One engine per wiki id, each reporting `application_version` in `meta`.
+    pub fn new(engines: BTreeMap<String, Engine>, application_version: &str) -> Self {
+        let engines = engines
+            .into_iter()
+            .map(|(wiki, engine)| {
+                let engine = engine.with_application_version(application_version);
+                (wiki, Arc::new(engine))
+            })
+            .collect();
+        Self { engines }
     }
 }
 
 impl LinkBackend for EngineBackend {
     fn wikis(&self) -> Vec<String> {
-        self.datasets.keys().cloned().collect()
+        self.engines.keys().cloned().collect()
     }
 
     fn recommend(
@@ -130,29 +47,26 @@ impl LinkBackend for EngineBackend {
         wiki_id: &str,
         request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError> {
-        let dataset = self
-            .datasets
+        let engine = self
+            .engines
             .get(wiki_id)
             .ok_or_else(|| BackendError::Failed(format!("no dataset for {wiki_id}")))?;
-        let tokenizer = Tokenizer::new(&request.language_code).map_err(text_error)?;
-        let model = WikiModel {
-            dataset,
-            scorer: &self.scorer,
-            tokenizer: &tokenizer,
+        let options = RecommendOptions {
+            language_code: Some(request.language_code.clone()),
+            threshold: request.threshold,
+            max_recommendations: request.max_recommendations,
+            sections_to_exclude: request.sections_to_exclude.clone(),
+            time_budget: Some(TIME_BUDGET),
         };
-        let found = pipeline::recommend(
-            &model,
-            &pipeline::Request {
-                wikitext: &request.wikitext,
-                page_title: &request.page_title,
-                language_code: &request.language_code,
-                threshold: request.threshold,
-                max_recommendations: request.max_recommendations,
-                sections_to_exclude: &request.sections_to_exclude,
-                time_budget: Some(TIME_BUDGET),
-            },
-        )
-        .map_err(text_error)?;
+        let found = engine
+            .recommend_normalised(
+                &request.wikitext,
+                request.page_title.clone(),
+                None,
+                Some(request.revid),
+                &options,
+            )
+            .map_err(engine_error)?;
         let links: Vec<LinkRecommendation> = found
             .links
             .into_iter()
@@ -168,36 +82,38 @@ impl LinkBackend for EngineBackend {
                 extra: Default::default(),
             })
             .collect();
-        let checksums = dataset.checksums();
+        let checksums = found.meta.dataset_checksums;
         Ok(LinkRecommendationSet {
             links_count: Some(links.len() as i64),
             links,
             meta: Some(Meta {
-                application_version: Some(self.application_version.clone()),
+                application_version: Some(found.meta.application_version),
                 dataset_checksums: Some(DatasetChecksums {
-                    anchors: checksums.anchors.clone(),
-                    model: checksums.model.clone(),
-                    pageids: checksums.pageids.clone(),
-                    redirects: checksums.redirects.clone(),
-                    w2vfiltered: checksums.w2vfiltered.clone(),
+                    anchors: checksums.anchors,
+                    model: checksums.model,
+                    pageids: checksums.pageids,
+                    redirects: checksums.redirects,
+                    w2vfiltered: checksums.w2vfiltered,
                     extra: Default::default(),
                 }),
-                format_version: Some(1),
+                format_version: Some(found.meta.format_version),
                 extra: Default::default(),
             }),
-            page_title: Some(request.page_title.clone()),
+            page_title: Some(found.page_title),
             pageid: None,
-            revid: Some(request.revid),
+            revid: found.revid,
             extra: Default::default(),
         })
     }
 }
 
-/// Languages the tokenizer cannot handle are the request's problem (400); the rest are the
-/// engine's (500, as upstream).
-fn text_error(err: TextError) -> BackendError {
+/// Languages the tokenizer cannot handle are the request's problem (400); the rest, a
+/// damaged dataset included, are the engine's (500, as upstream).
+fn engine_error(err: wikisuggest_engine::Error) -> BackendError {
     match err {
-        TextError::UnsupportedLanguage { .. } => BackendError::BadInput(err.to_string()),
+        wikisuggest_engine::Error::Text(TextError::UnsupportedLanguage { .. }) => {
+            BackendError::BadInput(err.to_string())
+        }
         other => BackendError::Failed(other.to_string()),
     }
 }

@@ -6,11 +6,10 @@ pub mod params;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_engine::Dataset;
+use wikisuggest_engine::{Dataset, Engine};
 
 pub use engine::EngineBackend;
 
@@ -56,8 +55,8 @@ pub trait LinkBackend: Send + Sync + 'static {
 }
 
 /// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
-/// published `.sql.gz` / `.sqlite` files).
-pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Arc<Dataset>>> {
+/// published `.sql.gz` / `.sqlite` files) as an engine.
+pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
     let mut datasets = BTreeMap::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
         let path = entry.map_err(|e| Error::input(dir, e))?.path();
@@ -72,7 +71,7 @@ pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Arc<Dataset>>> {
             source,
         })?;
         log::info!("opened dataset {wiki_id} from {}", path.display());
-        datasets.insert(wiki_id, Arc::new(dataset));
+        datasets.insert(wiki_id, Engine::new(dataset));
     }
     Ok(datasets)
 }
