@@ -77,6 +77,8 @@ class _ClientBase:
         max_retry_after: float = 120.0,
         max_concurrency: int | None = None,
         rate_limit: float | None = None,
+        max_body_size: int | None = None,
+        allow_insecure_http: bool = False,
     ) -> None:
         """Create a client.
 
@@ -93,7 +95,10 @@ class _ClientBase:
         ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
         ``rate_limit`` is set, at most that many start per second — across all threads, tasks
-        and batches using this client.
+        and batches using this client. A response body larger than ``max_body_size`` bytes
+        (default 64 MiB, counted after decompression) raises :class:`ResponseTooLarge`.
+        Credentials are never sent over plain ``http://`` to a host other than this machine
+        unless ``allow_insecure_http=True``.
 
         Arguments left out are read from the environment where it names them
         (``WIKISUGGEST_USER_AGENT``, ``WIKISUGGEST_BASE_URL``, ``WIKISUGGEST_AUTH_URL``, and
@@ -129,6 +134,10 @@ class _ClientBase:
             rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
+            max_body_size=None
+            if max_body_size is None
+            else _args.integer("max_body_size", max_body_size),
+            allow_insecure_http=bool(allow_insecure_http),
         )
 
     @property
