@@ -335,6 +335,27 @@ def test_token_error_echoing_the_client_secret_is_redacted(
         assert CLIENT_SECRET not in text
 
 
+@pytest.mark.parametrize("padding", [1980, 180])
+def test_secret_straddling_the_quoted_length_is_not_left_half(
+    hostile: HostileServer, padding: int
+) -> None:
+    # A text body is kept to its first 2000 characters and quoted to 200: a secret cut in
+    # two by either limit must not leave its first half behind.
+    def reply(sock: socket.socket, request: bytes) -> None:
+        data = ("x" * padding + BEARER + " end").encode()
+        sock.sendall(
+            f"HTTP/1.1 400 X\r\nContent-Type: text/plain\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode()
+            + data
+        )
+
+    hostile.routes[LINKS + "Cut"] = reply
+    with pytest.raises(wikisuggest.HTTPError) as info:
+        client(hostile, auth=BEARER).link_recommendations("wikipedia", "en", "Cut")
+    for text in texts_of(info.value):
+        assert BEARER[:12] not in text
+
+
 def test_success_body_echoing_the_bearer_is_redacted(hostile: HostileServer) -> None:
     hostile.routes[LINKS + "EchoOk"] = _echo_success
     with pytest.raises(wikisuggest.DecodeError) as info:

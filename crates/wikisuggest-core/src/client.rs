@@ -531,6 +531,14 @@ impl Client {
                 redactor: redactor.clone(),
             });
         }
+        // Redacted before it is parsed and cut to size: a secret straddling the cut would
+        // otherwise survive as a prefix. (The fields are redacted again after parsing, for
+        // secrets that only appear once JSON escapes are decoded.)
+        let body = if redactor.is_empty() {
+            body
+        } else {
+            redactor.text(&String::from_utf8_lossy(&body)).into_bytes()
+        };
         let mut error = HttpError::from_response(
             request.endpoint,
             request.method.as_str(),
