@@ -182,7 +182,9 @@ class TokenStore(Protocol):
 class FileTokenStore:
     """A JSON file readable only by its owner (mode 0600), replaced atomically on save.
 
-    ``~`` is expanded; a missing directory is created (mode 0700) on the first save.
+    ``~`` is expanded; a missing directory is created (mode 0700) on the first save. Token
+    managers in several processes may share one file: a renewal holds an exclusive lock on
+    ``<path>.lock`` and re-reads the file first, so a refresh token is never spent twice.
     """
 
     path: str
