@@ -51,8 +51,9 @@ pub struct ServerConfig {
     /// How long a connection may take to send a request's headers (and how long it may sit
     /// idle between requests); a half-sent request is dropped after that.
     pub header_read_timeout: Duration,
-    /// Most connections open at once. Further clients wait in the listen queue until a
-    /// slot frees up, rather than the process running out of file descriptors.
+    /// Most connections open at once, so the process never runs out of file descriptors.
+    /// When all are taken, a new client takes the slot of the connection that has waited
+    /// longest without completing a request head.
     pub max_connections: usize,
     /// Reported in `meta.application_version`.
     pub application_version: String,
