@@ -128,9 +128,26 @@ impl TokenStore for FileTokenStore {
             }
             // The lock file is never removed: removing it would let two processes lock two
             // different files of the same name.
-            let file = options
-                .open(&lock_path)
-                .map_err(|e| self.failure("open the lock of", e))?;
+            let file = match options.open(&lock_path) {
+                Ok(file) => file,
+                // A token file provisioned read-only (its directory not writable by us) still
+                // works as before, only without the lock.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::PermissionDenied
+                            | std::io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+                {
+                    log::warn!(
+                        target: crate::client::LOG_TARGET,
+                        "cannot create the lock file {}; renewing without it",
+                        lock_path.display()
+                    );
+                    return Ok(LockAttempt::Unsupported);
+                }
+                Err(e) => return Err(self.failure("open the lock of", e)),
+            };
             match flock_exclusive(&file) {
                 Ok(true) => Ok(LockAttempt::Held(StoreLock { _file: file })),
                 Ok(false) => Ok(LockAttempt::Busy),
