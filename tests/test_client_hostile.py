@@ -283,9 +283,10 @@ def test_declared_length_over_the_limit_fails_before_reading(hostile: HostileSer
         client(hostile).link_recommendations("wikipedia", "en", "Declared")
 
 
-def test_max_body_size_is_validated() -> None:
-    with pytest.raises(wikisuggest.ConfigurationError):
-        wikisuggest.Client(USER_AGENT, base_url="http://127.0.0.1:9", max_body_size=0)
+@pytest.mark.parametrize("bad", [0, -1, 2**70, 1.5])
+def test_max_body_size_is_validated(bad: Any) -> None:
+    with pytest.raises(wikisuggest.InvalidParameter):
+        wikisuggest.Client(USER_AGENT, base_url="http://127.0.0.1:9", max_body_size=bad)
 
 
 # -- connections that break or trickle -----------------------------------------------------

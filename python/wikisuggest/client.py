@@ -57,6 +57,16 @@ def _refresh_args(
     )
 
 
+def _body_limit(value: int | None) -> int | None:
+    limit = _args.optional_integer("max_body_size", value)
+    if limit is not None and limit < 1:
+        raise InvalidParameter(
+            f"max_body_size must be a positive number of bytes, got {limit}",
+            parameter="max_body_size",
+        )
+    return limit
+
+
 class _ClientBase:
     """Construction and argument handling shared by both clients."""
 
@@ -134,9 +144,7 @@ class _ClientBase:
             rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
-            max_body_size=None
-            if max_body_size is None
-            else _args.integer("max_body_size", max_body_size),
+            max_body_size=_body_limit(max_body_size),
             allow_insecure_http=bool(allow_insecure_http),
         )
 
