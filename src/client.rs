@@ -130,7 +130,7 @@ pub(crate) fn translation_params(
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_concurrency=None, rate_limit=None, token=None, manager=None))]
+    #[pyo3(signature = (*, base_url, auth_url, user_agent, timeout, connect_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_concurrency=None, rate_limit=None, token=None, manager=None, max_body_size=None, allow_insecure_http=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -147,6 +147,8 @@ impl NativeClient {
         rate_limit: Option<f64>,
         token: Option<String>,
         manager: Option<Bound<'_, NativeTokenManager>>,
+        max_body_size: Option<usize>,
+        allow_insecure_http: bool,
     ) -> PyResult<Self> {
         let manager = manager.map(|m| m.get().inner.clone());
         let build = || -> Result<Client, Error> {
@@ -165,6 +167,9 @@ impl NativeClient {
                 },
                 max_concurrency,
                 rate_limit,
+                max_body_size: max_body_size
+                    .unwrap_or(wikisuggest_core::config::DEFAULT_MAX_BODY_SIZE),
+                allow_insecure_http,
             };
             let auth: Option<Arc<dyn AuthProvider>> = match (token, &manager) {
                 (Some(_), Some(_)) => {

@@ -77,6 +77,11 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             kwargs.set_item("url", url)?;
             "TransportError"
         }
+        Error::ResponseTooLarge { url, limit } => {
+            kwargs.set_item("url", url)?;
+            kwargs.set_item("limit", limit)?;
+            "ResponseTooLarge"
+        }
         Error::Decode {
             url,
             status,

@@ -73,10 +73,16 @@ impl TokenStore for CallbackStore {
             let value = pythonize(py, token).map_err(|e| {
                 Error::Internal(format!("could not convert the token for the store: {e}"))
             })?;
+            // The store's exception may quote what it was given; the tokens are cut out.
+            let secrets: Vec<Secret> = std::iter::once(token.access_token.clone())
+                .chain(token.refresh_token.clone())
+                .map(Secret::new)
+                .collect();
+            let redactor = wikisuggest_core::redact::Redactor::new(&secrets);
             self.save
                 .call1(py, (value,))
                 .map(drop)
-                .map_err(|e| callback_failure(py, "save", &e))
+                .map_err(|e| redactor.error(callback_failure(py, "save", &e)))
         })
     }
 }

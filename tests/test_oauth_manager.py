@@ -299,10 +299,12 @@ def test_invalid_grant_rereads_the_store(oauth_server: OAuthTestServer, tmp_path
     first = TokenManager.from_refresh_token(
         token.refresh_token, "webapp", WEBAPP_SECRET, store=store, **options
     )
+    rotated = first.token()
+    # Started after the rotation with the original (explicit) refresh token: the stored token
+    # predates this manager, so it is not adopted until the server refuses the original.
     second = TokenManager.from_refresh_token(
         token.refresh_token, "webapp", WEBAPP_SECRET, store=store, **options
     )
-    rotated = first.token()
     oauth_server.advance(601)  # the original refresh token is now dead
     recovered = second.token()
     assert recovered.access_token in oauth_server.access_tokens
@@ -310,6 +312,25 @@ def test_invalid_grant_rereads_the_store(oauth_server: OAuthTestServer, tmp_path
     assert used == [token.refresh_token, token.refresh_token, rotated.refresh_token]
     saved = store.load()
     assert saved is not None and saved["refresh_token"] == recovered.refresh_token
+
+
+def test_a_token_saved_by_another_process_after_start_is_adopted(
+    oauth_server: OAuthTestServer, tmp_path: Path
+) -> None:
+    # Both started with the same explicit refresh token; the first rotates it. The second sees
+    # a token saved after it was made and uses it instead of spending the rotated one.
+    token = user_token(oauth_server)
+    store = FileTokenStore(tmp_path / "shared.json")
+    options: dict[str, Any] = {"auth_url": oauth_server.url, "user_agent": USER_AGENT}
+    first = TokenManager.from_refresh_token(
+        token.refresh_token, "webapp", WEBAPP_SECRET, store=store, **options
+    )
+    second = TokenManager.from_refresh_token(
+        token.refresh_token, "webapp", WEBAPP_SECRET, store=store, **options
+    )
+    rotated = first.token()
+    assert second.token().access_token == rotated.access_token
+    assert oauth_server.grant_counts["refresh_token"] == 1
 
 
 async def test_cancelled_refresh_leaves_the_manager_usable(oauth_server: OAuthTestServer) -> None:

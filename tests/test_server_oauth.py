@@ -125,3 +125,62 @@ def test_multipart_token_request_is_415(server: wikisuggest.Server) -> None:
     body = reply.json()
     assert body["errorKey"] == "rest-unsupported-content-type"
     assert (body["httpCode"], body["httpReason"]) == (415, "Unsupported Media Type")
+
+
+@pytest.mark.parametrize(
+    "redirect",
+    [
+        "http://127.0.0.1:80@evil.example/callback",
+        "http://127.0.0.1@evil.example/callback",
+        "http://127.0.0.1.evil.example/callback",
+        "http://user@127.0.0.1:5000/callback",
+    ],
+)
+def test_code_is_never_redirected_to_a_host_that_only_looks_loopback(
+    server: wikisuggest.Server, redirect: str
+) -> None:
+    verifier = secrets.token_urlsafe(48)
+    session = OAuth2Session(
+        ref.PUBLIC_ID,
+        redirect_uri=redirect,
+        code_challenge_method="S256",
+        token_endpoint_auth_method="none",
+    )
+    url, _ = session.create_authorization_url(server.url + AUTHORIZE, code_verifier=verifier)
+    reply = requests.get(url, allow_redirects=False, timeout=10)
+    assert reply.status_code == 401, reply.headers.get("Location")
+    assert "Location" not in reply.headers
+    # The loopback rule itself still holds: any port of the registered loopback URI.
+    session.redirect_uri = "http://127.0.0.1:5000/callback"
+    url, _ = session.create_authorization_url(server.url + AUTHORIZE, code_verifier=verifier)
+    reply = requests.get(url, allow_redirects=False, timeout=10)
+    assert reply.status_code == 302
+    assert reply.headers["Location"].startswith("http://127.0.0.1:5000/callback?code=")
+
+
+def test_refresh_replays_within_grace_get_one_successor(server: wikisuggest.Server) -> None:
+    verifier = secrets.token_urlsafe(48)
+    session = OAuth2Session(
+        ref.PUBLIC_ID,
+        redirect_uri=ref.REDIRECT_URI,
+        code_challenge_method="S256",
+        token_endpoint_auth_method="none",
+    )
+    callback = authorize(session, server, code_verifier=verifier)
+    token = session.fetch_token(
+        server.url + TOKEN, authorization_response=callback, code_verifier=verifier
+    )
+    form = {
+        "grant_type": "refresh_token",
+        "refresh_token": token["refresh_token"],
+        "client_id": ref.PUBLIC_ID,
+    }
+    successors = set()
+    for _ in range(5):
+        reply = requests.post(server.url + TOKEN, data=form, timeout=10)
+        assert reply.status_code == 200
+        successors.add(reply.json()["refresh_token"])
+        assert post_links(server, reply.json()["access_token"]).status_code == 200
+    # Five replays of one refresh token: one chain, not five.
+    assert len(successors) == 1
+    assert token["refresh_token"] not in successors

@@ -96,6 +96,8 @@ class NativeClient:
         rate_limit: float | None = None,
         token: str | None = None,
         manager: NativeTokenManager | None = None,
+        max_body_size: int | None = None,
+        allow_insecure_http: bool = False,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...

@@ -57,6 +57,16 @@ def _refresh_args(
     )
 
 
+def _body_limit(value: int | None) -> int | None:
+    limit = _args.optional_integer("max_body_size", value)
+    if limit is not None and limit < 1:
+        raise InvalidParameter(
+            f"max_body_size must be a positive number of bytes, got {limit}",
+            parameter="max_body_size",
+        )
+    return limit
+
+
 class _ClientBase:
     """Construction and argument handling shared by both clients."""
 
@@ -77,6 +87,8 @@ class _ClientBase:
         max_retry_after: float = 120.0,
         max_concurrency: int | None = None,
         rate_limit: float | None = None,
+        max_body_size: int | None = None,
+        allow_insecure_http: bool = False,
     ) -> None:
         """Create a client.
 
@@ -93,7 +105,10 @@ class _ClientBase:
         ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
         ``rate_limit`` is set, at most that many start per second — across all threads, tasks
-        and batches using this client.
+        and batches using this client. A response body larger than ``max_body_size`` bytes
+        (default 64 MiB, counted after decompression) raises :class:`ResponseTooLarge`.
+        Credentials are never sent over plain ``http://`` to a host other than this machine
+        unless ``allow_insecure_http=True``.
 
         Arguments left out are read from the environment where it names them
         (``WIKISUGGEST_USER_AGENT``, ``WIKISUGGEST_BASE_URL``, ``WIKISUGGEST_AUTH_URL``, and
@@ -129,6 +144,8 @@ class _ClientBase:
             rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
+            max_body_size=_body_limit(max_body_size),
+            allow_insecure_http=bool(allow_insecure_http),
         )
 
     @property

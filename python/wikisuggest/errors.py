@@ -4,8 +4,10 @@ Every error the package raises derives from :class:`WikisuggestError`. Errors al
 the built-in class a generic handler would expect (``ValueError`` for bad arguments,
 ``TimeoutError`` for timeouts), so ``except ValueError`` keeps working.
 
-Messages and attributes never contain credentials: URLs are shown without their query string
-and tokens are never part of a request URL or an error body we keep.
+Messages and attributes never contain credentials: URLs are shown without their query string,
+tokens are never part of a request URL, and every credential a request carried (bearer token,
+client secret, refresh token, code, verifier) is replaced by ``***`` in whatever the server
+sent back, before it becomes a message, a ``body``, a ``detail`` or a log line.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
+    "ResponseTooLarge",
     "ServerError",
     "StateMismatch",
     "Timeout",
@@ -76,6 +79,14 @@ class TransportError(WikisuggestError):
 
 class Timeout(TransportError, TimeoutError):
     """No complete answer within the configured timeout."""
+
+
+class ResponseTooLarge(TransportError):
+    """The response body grew past the client's ``max_body_size`` (counted after
+    decompression, so a small gzip that inflates without end stops here too). ``limit`` is
+    the limit in bytes; reading stopped there and the rest was not received."""
+
+    limit: int | None = None
 
 
 class DecodeError(WikisuggestError, ValueError):

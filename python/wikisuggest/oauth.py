@@ -48,12 +48,50 @@ DEFAULT_AUTH_URL = "https://meta.wikimedia.org"
 _REDACTED = "***"
 
 
-def _timestamp(value: Any) -> _dt.datetime | None:
+# Stored times are clamped to what `datetime` can hold (1970 to the end of year 9999), as
+# the native side does: a token store is input, and 1e19 must not become an OverflowError.
+_EPOCH = _dt.datetime.fromtimestamp(0, tz=_dt.timezone.utc)
+_LATEST = _dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=_dt.timezone.utc)
+# Ten years, the longest lifetime the native side believes a server states.
+_MAX_LIFETIME = 10 * 365 * 24 * 3600
+
+
+def _timestamp(value: Any, name: str) -> _dt.datetime | None:
     if value is None:
         return None
     if isinstance(value, _dt.datetime):
         return value
-    return _dt.datetime.fromtimestamp(float(value), tz=_dt.timezone.utc)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        # The value is not quoted: a damaged store may hold a token in any field.
+        raise InvalidParameter(f"{name} is not a number of seconds", parameter="token") from None
+    if seconds != seconds:  # NaN
+        return _EPOCH
+    if seconds >= _LATEST.timestamp():
+        return _LATEST
+    if seconds <= 0:
+        return _EPOCH
+    return _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc)
+
+
+def _lifetime(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter("expires_in is not a number of seconds", parameter="token") from None
+    if seconds != seconds:
+        raise InvalidParameter("expires_in is not a number of seconds", parameter="token")
+    return int(min(max(seconds, 0.0), _MAX_LIFETIME))
+
+
+def _later(start: _dt.datetime, seconds: float) -> _dt.datetime:
+    try:
+        return start + _dt.timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
+        return _LATEST
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +124,7 @@ class Token:
         if self.expires_at is None:
             return False
         now = _dt.datetime.now(tz=_dt.timezone.utc)
-        return now + _dt.timedelta(seconds=leeway) >= self.expires_at
+        return _later(now, leeway) >= self.expires_at
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (times as seconds since the epoch): what stores receive."""
@@ -101,19 +139,26 @@ class Token:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Token:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`.
+
+        Out-of-range times and lifetimes are clamped (to the end of year 9999, and ten years);
+        an error about a malformed field names the field, never its value.
+        """
         if not isinstance(data, Mapping) or not data.get("access_token"):
             raise InvalidParameter("a token needs an access_token", parameter="token")
-        obtained = _timestamp(data.get("obtained_at")) or _dt.datetime.now(tz=_dt.timezone.utc)
-        expires_in = data.get("expires_in")
-        expires_at = _timestamp(data.get("expires_at"))
+        obtained = _timestamp(data.get("obtained_at"), "obtained_at") or _dt.datetime.now(
+            tz=_dt.timezone.utc
+        )
+        expires_in = _lifetime(data.get("expires_in"))
+        expires_at = _timestamp(data.get("expires_at"), "expires_at")
         if expires_at is None and expires_in is not None:
-            expires_at = obtained + _dt.timedelta(seconds=expires_in)
+            expires_at = _later(obtained, expires_in)
+        refresh = data.get("refresh_token")
         return cls(
             token_type=str(data.get("token_type") or "Bearer"),
             access_token=str(data["access_token"]),
-            refresh_token=data.get("refresh_token"),
-            expires_in=None if expires_in is None else int(expires_in),
+            refresh_token=None if refresh is None else str(refresh),
+            expires_in=expires_in,
             obtained_at=obtained,
             expires_at=expires_at,
         )
@@ -137,7 +182,9 @@ class TokenStore(Protocol):
 class FileTokenStore:
     """A JSON file readable only by its owner (mode 0600), replaced atomically on save.
 
-    ``~`` is expanded; a missing directory is created (mode 0700) on the first save.
+    ``~`` is expanded; a missing directory is created (mode 0700) on the first save. Token
+    managers in several processes may share one file: a renewal holds an exclusive lock on
+    ``<path>.lock`` and re-reads the file first, so a refresh token is never spent twice.
     """
 
     path: str

@@ -15,13 +15,14 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValu
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 
-use crate::config::{ClientConfig, check_timeout, normalise_base_url};
+use crate::config::{ClientConfig, check_credentials_transport, check_timeout, normalise_base_url};
 use crate::encode::{Query, plain_segment, title_segment};
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError, truncate_chars};
 use crate::limits::{RequestLimits, default_concurrency};
 use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
 use crate::params::{LinkParams, RevisionBody, TranslationParams};
+use crate::redact::Redactor;
 use crate::secret::Secret;
 
 /// Log target of request events; Python sees it as the logger `wikisuggest.http`.
@@ -92,7 +93,13 @@ pub struct RawResponse {
     pub headers: HeaderMap,
     pub body: Vec<u8>,
     pub url: String,
+    /// The credentials the request carried, to cut out of any text quoting this body.
+    pub redactor: Redactor,
 }
+
+/// How much of an error response's body is read: enough for any error document; the rest
+/// is not waited for, so an endless error body costs nothing.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 pub struct Client {
     http: reqwest::Client,
@@ -151,6 +158,12 @@ impl Client {
             .max_concurrency
             .unwrap_or_else(|| default_concurrency(&base_url));
         let limits = RequestLimits::new(concurrency, config.rate_limit)?;
+        if config.max_body_size == 0 {
+            return Err(Error::Config("max_body_size must be positive".to_owned()));
+        }
+        if auth.is_some() {
+            check_credentials_transport("base_url", &base_url, config.allow_insecure_http)?;
+        }
         ensure_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
@@ -314,8 +327,11 @@ impl Client {
         })
     }
 
-    /// A form POST to the OAuth 2.0 token endpoint (never authenticated with a bearer).
+    /// A form POST to the OAuth 2.0 token endpoint (never authenticated with a bearer). The
+    /// form always holds a credential, so a clear-text `auth_url` is refused unless it is
+    /// loopback or the client allows insecure http.
     pub fn prepare_token_request(&self, form: &Query) -> Result<PreparedRequest> {
+        check_credentials_transport("auth_url", &self.auth_url, self.config.allow_insecure_http)?;
         Ok(PreparedRequest {
             method: Method::POST,
             url: self.url(
@@ -400,7 +416,15 @@ impl Client {
         loop {
             let permit = self.limits.acquire().await?;
             let started = Instant::now();
-            let outcome = self.send_once(request, token.as_ref(), &shown_url).await;
+            let form = match &request.body {
+                Body::Form(bytes) => Some(bytes.as_slice()),
+                _ => None,
+            };
+            let redactor = Redactor::for_request(token.as_ref(), form);
+            let outcome = self
+                .send_once(request, token.as_ref(), &shown_url, &redactor)
+                .await
+                .map_err(|e| redactor.error(e));
             drop(permit);
             let elapsed_ms = started.elapsed().as_millis();
             let error = match outcome {
@@ -463,6 +487,7 @@ impl Client {
         request: &PreparedRequest,
         token: Option<&Secret>,
         shown_url: &str,
+        redactor: &Redactor,
     ) -> Result<RawResponse> {
         let mut builder = self
             .http
@@ -492,19 +517,28 @@ impl Client {
             .map_err(|e| from_reqwest(e, &request.url))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| from_reqwest(e, &request.url))?
-            .to_vec();
+        let body = if status.is_success() {
+            read_body(response, self.config.max_body_size, &request.url).await?
+        } else {
+            read_error_body(response, &request.url).await?
+        };
         if status.is_success() {
             return Ok(RawResponse {
                 status: status.as_u16(),
                 headers,
                 body,
                 url: shown_url.to_owned(),
+                redactor: redactor.clone(),
             });
         }
+        // Redacted before it is parsed and cut to size: a secret straddling the cut would
+        // otherwise survive as a prefix. (The fields are redacted again after parsing, for
+        // secrets that only appear once JSON escapes are decoded.)
+        let body = if redactor.is_empty() {
+            body
+        } else {
+            redactor.text(&String::from_utf8_lossy(&body)).into_bytes()
+        };
         let mut error = HttpError::from_response(
             request.endpoint,
             request.method.as_str(),
@@ -527,6 +561,57 @@ impl Client {
     }
 }
 
+/// A successful response's body, refusing to hold more than `limit` bytes. reqwest hands
+/// out decompressed chunks, so the count is of inflated bytes: a small gzip that inflates to
+/// gigabytes stops at the limit like an endless chunked body does. A declared
+/// `Content-Length` above the limit fails before anything is read.
+async fn read_body(
+    mut response: reqwest::Response,
+    limit: usize,
+    url: &reqwest::Url,
+) -> Result<Vec<u8>> {
+    let too_large = || Error::ResponseTooLarge {
+        url: display_url(url),
+        limit,
+    };
+    // The length is only trusted as an early refusal; the count below is what enforces it.
+    let declared = response
+        .content_length()
+        .and_then(|n| usize::try_from(n).ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(limit).min(1 << 20));
+    while let Some(chunk) = response.chunk().await.map_err(|e| from_reqwest(e, url))? {
+        if chunk.len() > limit - body.len() {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// The start of an error response's body (at most [`ERROR_BODY_LIMIT`] bytes). A body cut
+/// short, or one that breaks off, still leaves the status to report.
+async fn read_error_body(mut response: reqwest::Response, url: &reqwest::Url) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = ERROR_BODY_LIMIT - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if body.len() >= ERROR_BODY_LIMIT {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) if e.is_timeout() => return Err(from_reqwest(e, url)),
+            Err(_) => break,
+        }
+    }
+    Ok(body)
+}
+
 /// The failure in a few words, for a retry log line.
 fn short_reason(error: &Error) -> String {
     match error {
@@ -544,11 +629,17 @@ pub fn decode<T: DeserializeOwned>(response: &RawResponse) -> Result<T> {
         Ok(text) => serde_json::from_str(text).map_err(|e| e.to_string()),
         Err(e) => Err(format!("the body is not UTF-8: {e}")),
     };
-    parsed.map_err(|message| Error::Decode {
-        url: response.url.clone(),
-        status: response.status,
-        message,
-        snippet: truncate_chars(&String::from_utf8_lossy(&response.body), 120),
+    parsed.map_err(|message| {
+        // Redacted before truncation, so a secret cut in half by the snippet's end is gone too.
+        let text = response
+            .redactor
+            .text(&String::from_utf8_lossy(&response.body));
+        Error::Decode {
+            url: response.url.clone(),
+            status: response.status,
+            message: response.redactor.text(&message),
+            snippet: truncate_chars(&text, 120),
+        }
     })
 }
 
@@ -563,6 +654,7 @@ mod tests {
             headers: HeaderMap::new(),
             body: body.to_vec(),
             url: "http://127.0.0.1/x".to_owned(),
+            redactor: Redactor::default(),
         }
     }
 

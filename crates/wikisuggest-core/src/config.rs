@@ -25,7 +25,16 @@ pub struct ClientConfig {
     pub max_concurrency: Option<usize>,
     /// Most request starts per second, if set.
     pub rate_limit: Option<f64>,
+    /// Largest response body accepted, in bytes, counted after decompression.
+    pub max_body_size: usize,
+    /// Send credentials over plain `http://` to a host that is not loopback. Off by default:
+    /// anyone on the path could read the token or the client secret.
+    pub allow_insecure_http: bool,
 }
+
+/// Default of [`ClientConfig::max_body_size`]: 64 MiB, far above any answer of the services
+/// (a link recommendation set for a long article is well under 1 MiB).
+pub const DEFAULT_MAX_BODY_SIZE: usize = 64 * 1024 * 1024;
 
 impl ClientConfig {
     pub fn new(user_agent: impl Into<String>) -> Self {
@@ -38,8 +47,37 @@ impl ClientConfig {
             retry: RetryPolicy::default(),
             max_concurrency: None,
             rate_limit: None,
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            allow_insecure_http: false,
         }
     }
+}
+
+/// Whether `url`'s host is this machine: `localhost`, `127.0.0.0/8` or `::1`, as parsed
+/// (never by string prefix: `127.0.0.1.example.org` is a remote host).
+pub fn is_loopback(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// Refuse to send credentials to `url` in clear text, unless it is loopback or the user
+/// opted in with `allow_insecure_http`.
+pub fn check_credentials_transport(name: &str, url: &str, allow_insecure_http: bool) -> Result<()> {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return Ok(());
+    };
+    if parsed.scheme() == "http" && !is_loopback(&parsed) && !allow_insecure_http {
+        return Err(Error::Config(format!(
+            "{name} {url} uses plain http:// to a host that is not this machine, and credentials \
+             would travel unencrypted; use https://, or pass allow_insecure_http=True if the \
+             network is trusted"
+        )));
+    }
+    Ok(())
 }
 
 /// A base URL without its trailing slash, after checking it is an absolute http(s) URL
@@ -76,6 +114,34 @@ pub(crate) fn check_timeout(name: &str, value: Duration) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clear_text_credentials_only_to_loopback_or_by_choice() {
+        for ok in [
+            "https://example.org",
+            "http://127.0.0.1:8080",
+            "http://127.8.9.1",
+            "http://[::1]:9",
+            "http://localhost:1",
+            "http://LOCALHOST",
+        ] {
+            assert!(
+                check_credentials_transport("base_url", ok, false).is_ok(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "http://example.org",
+            "http://127.0.0.1.example.org",
+            "http://localhost.example.org",
+            "http://10.0.0.1",
+            "http://[::2]",
+        ] {
+            let err = check_credentials_transport("base_url", bad, false).unwrap_err();
+            assert!(err.to_string().contains("allow_insecure_http"), "{err}");
+            assert!(check_credentials_transport("base_url", bad, true).is_ok());
+        }
+    }
 
     #[test]
     fn base_urls() {

@@ -35,6 +35,15 @@ pub enum Error {
         before_send: bool,
     },
 
+    /// The response body grew past the client's limit (`max_body_size`), counted after
+    /// decompression; reading stopped there, so an endless or inflating body cannot exhaust
+    /// memory.
+    #[error(
+        "the response of {url} is larger than the limit of {limit} bytes (after \
+         decompression); raise max_body_size if this server legitimately sends more"
+    )]
+    ResponseTooLarge { url: String, limit: usize },
+
     /// The server answered 2xx but the body is not what the contract describes.
     #[error(
         "could not decode the response of {url} (HTTP {status}): {message}; body starts with {snippet:?}"

@@ -14,6 +14,7 @@ pub mod limits;
 pub mod models;
 pub mod oauth;
 pub mod params;
+pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod user_agent;

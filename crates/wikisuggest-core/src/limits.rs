@@ -73,13 +73,18 @@ impl RequestLimits {
         if concurrency == 0 {
             return Err(Error::invalid("max_concurrency", "must be at least 1"));
         }
-        let pacer = match rate_limit {
-            None => None,
-            Some(rate) if rate.is_finite() && rate > 0.0 => Some(Pacer {
-                interval: Duration::from_secs_f64(1.0 / rate),
+        // A rate so small that its interval is not a representable duration (1e-300) is
+        // refused like a negative one, instead of overflowing.
+        let interval = rate_limit
+            .filter(|rate| rate.is_finite() && *rate > 0.0)
+            .and_then(|rate| Duration::try_from_secs_f64(1.0 / rate).ok());
+        let pacer = match (rate_limit, interval) {
+            (None, _) => None,
+            (Some(_), Some(interval)) => Some(Pacer {
+                interval,
                 next_slot: Mutex::new(None),
             }),
-            Some(rate) => {
+            (Some(rate), None) => {
                 return Err(Error::invalid(
                     "rate_limit",
                     format!("must be a positive number of requests per second, got {rate}"),
@@ -131,6 +136,8 @@ mod tests {
         assert!(RequestLimits::new(0, None).is_err());
         assert!(RequestLimits::new(1, Some(0.0)).is_err());
         assert!(RequestLimits::new(1, Some(f64::NAN)).is_err());
+        // An interval of 1e300 s is no duration at all: refused, not a panic.
+        assert!(RequestLimits::new(1, Some(1e-300)).is_err());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

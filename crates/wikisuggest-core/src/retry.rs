@@ -51,7 +51,9 @@ impl RetryPolicy {
         match retry_after {
             Some(after) if after > self.max_retry_after => None,
             // A small jitter on top keeps a fleet of clients from returning in lockstep.
-            Some(after) => Some(after + self.backoff_base.mul_f64(fastrand::f64() * 0.1)),
+            Some(after) => {
+                Some(after.saturating_add(self.backoff_base.mul_f64(fastrand::f64() * 0.1)))
+            }
             None => Some(self.backoff(attempt)),
         }
     }

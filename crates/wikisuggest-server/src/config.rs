@@ -48,6 +48,13 @@ pub struct ServerConfig {
     pub rate_limits: RateLimits,
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
+    /// How long a connection may take to send a request's headers (and how long it may sit
+    /// idle between requests); a half-sent request is dropped after that.
+    pub header_read_timeout: Duration,
+    /// Most connections open at once, so the process never runs out of file descriptors.
+    /// When all are taken, a new client takes the slot of the connection that has waited
+    /// longest without completing a request head.
+    pub max_connections: usize,
     /// Reported in `meta.application_version`.
     pub application_version: String,
 }
@@ -69,6 +76,8 @@ impl Default for ServerConfig {
             rate_limits: RateLimits::default(),
             max_body_bytes: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 512,
             application_version: env!("CARGO_PKG_VERSION").to_owned(),
         }
     }

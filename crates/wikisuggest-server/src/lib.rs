@@ -12,6 +12,7 @@
 //! # Ok(()) }
 //! ```
 
+mod accept;
 pub mod config;
 pub mod error;
 mod gateway;
@@ -146,15 +147,13 @@ impl Server {
             tokens,
             limiter: Default::default(),
         });
+        let limits = accept::ConnectionLimits {
+            header_read_timeout: state.config.header_read_timeout,
+            max_connections: state.config.max_connections,
+        };
         let app = routes::router(state);
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let task = tokio::spawn(accept::serve(listener, app, limits, stopped));
         log::info!("serving on http://{local}");
         Ok(RunningServer {
             local,

@@ -52,6 +52,14 @@ pub fn authorization_url(
         if parsed.fragment().is_some() {
             return Err(Error::invalid("redirect_uri", "must not have a fragment"));
         }
+        // `http://127.0.0.1:80@evil.example/cb` is a URI for evil.example: user info in a
+        // redirect URI only ever serves to make a remote host look like a local one.
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(Error::invalid(
+                "redirect_uri",
+                "must not carry user info (`…@`)",
+            ));
+        }
         query.push("redirect_uri", uri);
     }
     if let Some(scope) = scope.map(str::trim).filter(|s| !s.is_empty()) {
@@ -191,6 +199,16 @@ mod tests {
         assert_eq!(get(&p, "redirect_uri"), None);
         assert_eq!(get(&p, "scope"), None);
         assert_eq!(get(&p, "state"), Some("my-state"));
+        for hostile in [
+            "http://127.0.0.1:80@evil.example/callback",
+            "http://user@127.0.0.1/callback",
+        ] {
+            let err = authorization_url("http://127.0.0.1", "id", Some(hostile), None, None);
+            assert!(
+                matches!(err, Err(Error::InvalidParameter { .. })),
+                "{hostile}"
+            );
+        }
         for (client_id, state) in [("", None), ("id", Some(""))] {
             let err = authorization_url("http://127.0.0.1", client_id, None, None, state);
             assert!(matches!(err, Err(Error::InvalidParameter { .. })));

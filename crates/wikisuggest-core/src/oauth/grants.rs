@@ -165,7 +165,7 @@ pub fn parse_token_response(response: &RawResponse) -> Result<Token> {
     let decode_error = |message: String| Error::Decode {
         url: response.url.clone(),
         status: response.status,
-        message,
+        message: response.redactor.text(&message),
         snippet: String::new(),
     };
     let body: Value = serde_json::from_slice(&response.body)
@@ -231,6 +231,7 @@ mod tests {
             headers: HeaderMap::new(),
             body: body.as_bytes().to_vec(),
             url: "http://127.0.0.1/w/rest.php/oauth2/access_token".into(),
+            redactor: Default::default(),
         }
     }
 
@@ -317,6 +318,27 @@ mod tests {
         .unwrap();
         assert_eq!(t.refresh_token, None);
         assert_eq!(t.expires_in, Some(60));
+    }
+
+    #[test]
+    fn absurd_expires_in_saturates() {
+        for value in [
+            "1e19",
+            "1e20",
+            "18446744073709551615",
+            "1.7e308",
+            "\"99999999999999999999999\"",
+        ] {
+            let body = format!(r#"{{"access_token":"x","expires_in":{value}}}"#);
+            let t = parse_token_response(&response(&body)).unwrap();
+            assert_eq!(
+                t.expires_in,
+                Some(crate::oauth::token::MAX_LIFETIME_SECS),
+                "{value}"
+            );
+            assert!(t.expires_at().is_some());
+            let _ = t.to_stored();
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::grants::{Grant, request_token};
-use super::store::TokenStore;
+use super::store::{LockAttempt, StoreLock, TokenStore};
 use super::token::Token;
 use crate::client::{AuthProvider, BoxFuture, Client, LOG_TARGET};
 use crate::config::{ClientConfig, normalise_base_url};
@@ -33,6 +33,13 @@ use crate::secret::Secret;
 
 /// Default time before expiry at which a token is renewed (tokens live four hours).
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(300);
+
+/// How long a renewal waits for another process to finish its own with a shared store.
+/// Longer than a token request with all its retries takes; a process that dies releases
+/// the lock at once.
+const STORE_LOCK_WAIT: Duration = Duration::from_secs(300);
+/// How often the store's lock is tried while another process holds it.
+const STORE_LOCK_POLL: Duration = Duration::from_millis(20);
 
 /// Where tokens come from, and so how they are renewed.
 #[derive(Debug)]
@@ -89,6 +96,9 @@ pub struct TokenManager {
     transport: OnceLock<Arc<Client>>,
     state: Mutex<State>,
     renewal: tokio::sync::Mutex<()>,
+    /// When this manager was made: a stored token obtained later was saved by another
+    /// process sharing the store, after whatever this one was given.
+    created: std::time::SystemTime,
 }
 
 impl std::fmt::Debug for TokenManager {
@@ -148,6 +158,7 @@ impl TokenManager {
             transport: OnceLock::new(),
             state: Mutex::new(state),
             renewal: tokio::sync::Mutex::new(()),
+            created: std::time::SystemTime::now(),
         })
     }
 
@@ -317,8 +328,36 @@ impl TokenManager {
         self.renew_locked(Some(rejected)).await.map(Some)
     }
 
+    /// The store's inter-process lock, waited for without blocking a runtime thread. `None`
+    /// when there is no store or it has no lock.
+    async fn lock_store(&self) -> Result<Option<StoreLock>> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        let give_up = Instant::now() + STORE_LOCK_WAIT;
+        loop {
+            match store.try_lock()? {
+                LockAttempt::Unsupported => return Ok(None),
+                LockAttempt::Held(lock) => return Ok(Some(lock)),
+                LockAttempt::Busy if Instant::now() >= give_up => {
+                    return Err(Error::Internal(format!(
+                        "another process has been renewing the token in the shared token store \
+                         for more than {} s",
+                        STORE_LOCK_WAIT.as_secs()
+                    )));
+                }
+                LockAttempt::Busy => tokio::time::sleep(STORE_LOCK_POLL).await,
+            }
+        }
+    }
+
     /// Renew while holding the renewal lock. Installs (and persists) the result.
+    ///
+    /// With a shared store, the store's own lock is held as well, from before it is read
+    /// until the renewed token is saved: another process that renewed meanwhile is seen
+    /// (its token adopted), and no two processes spend the same refresh token.
     async fn renew_locked(&self, rejected: Option<&Secret>) -> Result<Token> {
+        let _store_lock = self.lock_store().await?;
         if let Some(token) = self.adopt_from_store(rejected)? {
             log::debug!(target: LOG_TARGET, "using the token found in the token store");
             return Ok(token);
@@ -370,10 +409,14 @@ impl TokenManager {
         let newer = match &state.token {
             Some(current) => candidate.obtained_at > current.obtained_at,
             // Nothing in memory yet: an explicit refresh token wins over the store's, which
-            // may be from an older authorization.
+            // may be from an older authorization — unless the store's was saved after this
+            // manager was made, by another process that already spent ours.
             None => match &state.refresh_token {
                 None => true,
-                Some(ours) => candidate.refresh_token.as_ref() == Some(ours),
+                Some(ours) => {
+                    candidate.refresh_token.as_ref() == Some(ours)
+                        || candidate.obtained_at > self.created
+                }
             },
         };
         if !newer {

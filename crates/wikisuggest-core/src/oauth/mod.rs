@@ -15,5 +15,5 @@ pub mod token;
 pub use authorize::{AuthorizationRequest, authorization_url, parse_redirect};
 pub use grants::{Grant, request_token};
 pub use manager::{ManagerOptions, Source, TokenManager};
-pub use store::{FileTokenStore, TokenStore};
+pub use store::{FileTokenStore, LockAttempt, StoreLock, TokenStore};
 pub use token::{StoredToken, Token};

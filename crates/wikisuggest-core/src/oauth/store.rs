@@ -18,6 +18,31 @@ pub trait TokenStore: Send + Sync {
     fn load(&self) -> Result<Option<StoredToken>>;
     /// Replace the saved token.
     fn save(&self, token: &StoredToken) -> Result<()>;
+
+    /// Try to take the lock that every process sharing this store holds while it renews the
+    /// token, so two of them never spend the same refresh token. The manager re-reads the
+    /// store once it holds the lock. Stores without such a lock keep the default.
+    fn try_lock(&self) -> Result<LockAttempt> {
+        Ok(LockAttempt::Unsupported)
+    }
+}
+
+/// The outcome of [`TokenStore::try_lock`].
+#[derive(Debug)]
+pub enum LockAttempt {
+    /// The store has no inter-process lock.
+    Unsupported,
+    /// Another holder has it; try again later.
+    Busy,
+    /// Held until the guard is dropped.
+    Held(StoreLock),
+}
+
+/// An exclusive lock on a token store; released when dropped (or when the process ends,
+/// however it ends: the operating system drops `flock` locks with the descriptor).
+#[derive(Debug)]
+pub struct StoreLock {
+    _file: File,
 }
 
 /// A JSON file readable only by its owner. Writes are atomic: a reader (another process)
@@ -67,10 +92,72 @@ impl TokenStore for FileTokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(self.failure("read", e)),
         };
-        // serde_json's messages give a position, never the content, so no token leaks here.
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| self.failure("parse", e))
+        // Only the kind of fault and its position are reported: serde_json's own message may
+        // quote a value (`invalid type: string "…"`), which could be a token.
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+            let kind = match e.classify() {
+                serde_json::error::Category::Io => "unreadable",
+                serde_json::error::Category::Syntax => "not valid JSON",
+                serde_json::error::Category::Data => "not a token record",
+                serde_json::error::Category::Eof => "truncated",
+            };
+            self.failure(
+                "parse",
+                format!("{kind} at line {} column {}", e.line(), e.column()),
+            )
+        })
+    }
+
+    fn try_lock(&self) -> Result<LockAttempt> {
+        #[cfg(unix)]
+        {
+            let mut lock_path = self.path.clone().into_os_string();
+            lock_path.push(".lock");
+            let lock_path = PathBuf::from(lock_path);
+            if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !dir.exists() {
+                    create_private_dir(dir)
+                        .map_err(|e| self.failure("create the directory of", e))?;
+                }
+            }
+            let mut options = OpenOptions::new();
+            options.read(true).write(true).create(true).truncate(false);
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            // The lock file is never removed: removing it would let two processes lock two
+            // different files of the same name.
+            let file = match options.open(&lock_path) {
+                Ok(file) => file,
+                // A token file provisioned read-only (its directory not writable by us) still
+                // works as before, only without the lock.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::PermissionDenied
+                            | std::io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+                {
+                    log::warn!(
+                        target: crate::client::LOG_TARGET,
+                        "cannot create the lock file {}; renewing without it",
+                        lock_path.display()
+                    );
+                    return Ok(LockAttempt::Unsupported);
+                }
+                Err(e) => return Err(self.failure("open the lock of", e)),
+            };
+            match flock_exclusive(&file) {
+                Ok(true) => Ok(LockAttempt::Held(StoreLock { _file: file })),
+                Ok(false) => Ok(LockAttempt::Busy),
+                Err(e) => Err(self.failure("lock", e)),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(LockAttempt::Unsupported)
+        }
     }
 
     fn save(&self, token: &StoredToken) -> Result<()> {
@@ -106,6 +193,23 @@ impl TokenStore for FileTokenStore {
             let _ = dir.sync_all();
         }
         Ok(())
+    }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another descriptor holds the lock.
+#[cfg(unix)]
+fn flock_exclusive(file: &File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock only reads the descriptor, which `file` keeps open during the call.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(err)
     }
 }
 
@@ -204,12 +308,37 @@ mod tests {
     fn corrupt_file_is_an_error_without_content() {
         let dir = temp_dir();
         let path = dir.join("token.json");
-        fs::write(&path, b"{\"access_token\": \"SECRET\"").unwrap();
-        let err = FileTokenStore::new(&path).load().unwrap_err().to_string();
-        assert!(
-            err.contains("token.json") && !err.contains("SECRET"),
-            "{err}"
-        );
+        for content in [
+            &b"{\"access_token\": \"SECRET\""[..],
+            // Type errors are where serde_json quotes the value it found.
+            b"{\"access_token\": \"a\", \"expires_in\": \"SECRET\"}",
+            b"{\"access_token\": [\"SECRET\"]}",
+            b"{\"access_token\": \"a\", \"token_type\": {\"SECRET\": 1}}",
+            b"\"SECRET\"",
+        ] {
+            fs::write(&path, content).unwrap();
+            let err = FileTokenStore::new(&path).load().unwrap_err().to_string();
+            assert!(
+                err.contains("token.json") && !err.contains("SECRET"),
+                "{err}"
+            );
+        }
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_lock_excludes_a_second_holder_until_dropped() {
+        let dir = temp_dir();
+        let path = dir.join("sub").join("token.json");
+        let a = FileTokenStore::new(&path);
+        let b = FileTokenStore::new(&path);
+        let held = match a.try_lock().unwrap() {
+            LockAttempt::Held(lock) => lock,
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(b.try_lock().unwrap(), LockAttempt::Busy));
+        drop(held);
+        assert!(matches!(b.try_lock().unwrap(), LockAttempt::Held(_)));
         fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -13,6 +13,21 @@ use tokio::time::Instant;
 
 use crate::secret::Secret;
 
+/// The longest lifetime a token is believed to have: ten years. A server may state any
+/// number (`1e20`, `2^64 - 1`); beyond this one the difference cannot matter, and every
+/// deadline computed from it stays representable (no overflow in clock arithmetic).
+pub const MAX_LIFETIME_SECS: u64 = 10 * 365 * 24 * 3600;
+
+/// The latest wall-clock time a stored token may name: the end of year 9999, the last
+/// second Python's `datetime` can represent. Stored times outside 1970..=9999 are clamped.
+const MAX_UNIX_SECONDS: f64 = 253_402_300_799.0;
+
+/// `now + secs`, saturating at the far end instead of panicking.
+fn deadline_after(now: Instant, secs: u64) -> Instant {
+    let secs = secs.min(MAX_LIFETIME_SECS);
+    now.checked_add(Duration::from_secs(secs)).unwrap_or(now)
+}
+
 /// An access token (and, for user grants, the refresh token that came with it).
 #[derive(Debug, Clone)]
 pub struct Token {
@@ -35,13 +50,14 @@ impl Token {
         refresh_token: Option<Secret>,
         expires_in: Option<u64>,
     ) -> Self {
+        let expires_in = expires_in.map(|secs| secs.min(MAX_LIFETIME_SECS));
         Self {
             token_type,
             access_token,
             refresh_token,
             expires_in,
             obtained_at: SystemTime::now(),
-            deadline: expires_in.map(|secs| Instant::now() + Duration::from_secs(secs)),
+            deadline: expires_in.map(|secs| deadline_after(Instant::now(), secs)),
         }
     }
 
@@ -51,8 +67,12 @@ impl Token {
     }
 
     pub fn expires_at(&self) -> Option<SystemTime> {
-        self.expires_in
-            .map(|secs| self.obtained_at + Duration::from_secs(secs))
+        self.expires_in.map(|secs| {
+            let lifetime = Duration::from_secs(secs.min(MAX_LIFETIME_SECS));
+            self.obtained_at
+                .checked_add(lifetime)
+                .unwrap_or(self.obtained_at)
+        })
     }
 
     /// When renewal is due: `leeway` before the deadline, but never earlier than halfway
@@ -84,24 +104,30 @@ impl Token {
 
     /// A token read back from a store. Its monotonic deadline is rebuilt from the time left
     /// on the wall clock, which is the best a new process can know.
+    ///
+    /// A store is input like any other: times out of range (`1e300`, NaN, negative) and
+    /// lifetimes beyond [`MAX_LIFETIME_SECS`] are clamped, never added unchecked.
     pub fn from_stored(stored: &StoredToken) -> Self {
         let obtained_at = from_unix_seconds(stored.obtained_at);
+        let expires_in = stored.expires_in.map(|s| s.min(MAX_LIFETIME_SECS));
         let wall_deadline = stored.expires_at.map(from_unix_seconds).or_else(|| {
-            stored
-                .expires_in
-                .map(|s| obtained_at + Duration::from_secs(s))
+            expires_in.map(|s| {
+                obtained_at
+                    .checked_add(Duration::from_secs(s))
+                    .unwrap_or(obtained_at)
+            })
         });
         let deadline = wall_deadline.map(|at| {
             let left = at
                 .duration_since(SystemTime::now())
                 .unwrap_or(Duration::ZERO);
-            Instant::now() + left
+            deadline_after(Instant::now(), left.as_secs())
         });
         Self {
             token_type: stored.token_type.clone(),
             access_token: Secret::new(stored.access_token.clone()),
             refresh_token: stored.refresh_token.clone().map(Secret::new),
-            expires_in: stored.expires_in,
+            expires_in,
             obtained_at,
             deadline,
         }
@@ -143,19 +169,23 @@ impl fmt::Debug for StoredToken {
 }
 
 fn unix_seconds(at: SystemTime) -> f64 {
-    match at.duration_since(UNIX_EPOCH) {
+    let secs = match at.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs_f64(),
         Err(before) => -before.duration().as_secs_f64(),
-    }
+    };
+    secs.min(MAX_UNIX_SECONDS)
 }
 
+/// A stored time, clamped to 1970..=9999 (NaN reads as the epoch): far enough for any real
+/// token, and always representable by `SystemTime` and by Python's `datetime`.
 fn from_unix_seconds(secs: f64) -> SystemTime {
-    let magnitude = Duration::try_from_secs_f64(secs.abs()).unwrap_or(Duration::ZERO);
-    if secs >= 0.0 {
-        UNIX_EPOCH + magnitude
+    let secs = if secs.is_nan() {
+        0.0
     } else {
-        UNIX_EPOCH - magnitude
-    }
+        secs.clamp(0.0, MAX_UNIX_SECONDS)
+    };
+    let magnitude = Duration::try_from_secs_f64(secs).unwrap_or(Duration::ZERO);
+    UNIX_EPOCH.checked_add(magnitude).unwrap_or(UNIX_EPOCH)
 }
 
 #[cfg(test)]
@@ -214,6 +244,47 @@ mod tests {
             !shown.contains("\"at\"") && !shown.contains("\"rt\""),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn absurd_lifetimes_saturate_instead_of_panicking() {
+        for secs in [u64::MAX, 10_000_000_000_000_000_000, 1 << 63] {
+            let t = token(Some(secs));
+            assert_eq!(t.expires_in, Some(MAX_LIFETIME_SECS));
+            assert!(t.is_fresh(Duration::from_secs(300), Instant::now()));
+            assert!(t.expires_at().is_some());
+            let stored = t.to_stored();
+            assert!(stored.expires_at.unwrap() < MAX_UNIX_SECONDS);
+        }
+    }
+
+    #[test]
+    fn out_of_range_stored_times_are_clamped() {
+        let base = token(Some(60)).to_stored();
+        for (obtained_at, expires_at, expires_in) in [
+            (1e19, Some(1e20), Some(u64::MAX)),
+            (f64::MAX, Some(f64::INFINITY), None),
+            (-1e300, Some(f64::NEG_INFINITY), Some(5)),
+            (f64::NAN, Some(f64::NAN), Some(u64::MAX)),
+            (1e19, None, Some(u64::MAX)),
+        ] {
+            let stored = StoredToken {
+                obtained_at,
+                expires_at,
+                expires_in,
+                ..base.clone()
+            };
+            let back = Token::from_stored(&stored);
+            let again = back.to_stored();
+            assert!(again.obtained_at.is_finite() && again.obtained_at <= MAX_UNIX_SECONDS);
+            if let Some(at) = again.expires_at {
+                assert!(
+                    at.is_finite() && (0.0..=MAX_UNIX_SECONDS).contains(&at),
+                    "{at}"
+                );
+            }
+            let _ = back.is_fresh(Duration::from_secs(300), Instant::now());
+        }
     }
 
     #[test]

@@ -59,33 +59,52 @@ impl Client {
     /// The redirect URI to use: the registered one when none is given (only if there is
     /// exactly one), else an exact match — except that the port of a loopback URI
     /// (`127.0.0.1`, `[::1]`) is ignored (RFC 8252 §7.3).
+    ///
+    /// A given URI is parsed before anything is compared, and one carrying user info
+    /// (`http://127.0.0.1:80@evil.example/cb`) or a fragment is refused outright: a string
+    /// prefix that looks like a loopback host says nothing about where a browser will go.
     pub fn redirect_uri(&self, given: Option<&str>) -> Option<String> {
         match given {
             None => match self.redirect_uris.as_slice() {
                 [only] => Some(only.clone()),
                 _ => None,
             },
-            Some(uri) => self
-                .redirect_uris
-                .iter()
-                .any(|r| r == uri || same_ignoring_loopback_port(r, uri))
-                .then(|| uri.to_owned()),
+            Some(uri) => {
+                let parsed = acceptable_redirect(uri)?;
+                self.redirect_uris
+                    .iter()
+                    .any(|r| r == uri || same_ignoring_loopback_port(r, &parsed))
+                    .then(|| uri.to_owned())
+            }
         }
     }
 }
 
-fn same_ignoring_loopback_port(registered: &str, given: &str) -> bool {
-    fn split(uri: &str) -> Option<(&str, &str, &str)> {
-        let rest = uri.strip_prefix("http://")?;
-        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let host = if authority.starts_with("[::1]") {
-            "[::1]"
-        } else {
-            authority.split(':').next()?
-        };
-        (host == "127.0.0.1" || host == "[::1]").then_some(("http", host, path))
-    }
-    matches!((split(registered), split(given)), (Some(a), Some(b)) if a == b)
+/// `uri` parsed, when it may be redirected to at all: absolute, without user info or
+/// fragment.
+fn acceptable_redirect(uri: &str) -> Option<url::Url> {
+    let parsed = url::Url::parse(uri).ok()?;
+    let has_userinfo = !parsed.username().is_empty() || parsed.password().is_some();
+    (!has_userinfo && parsed.fragment().is_none()).then_some(parsed)
+}
+
+/// Both URIs are `http` on the same loopback address with the same path and query; only
+/// the port may differ. Compared on the parsed URLs, never on their text.
+fn same_ignoring_loopback_port(registered: &str, given: &url::Url) -> bool {
+    let Some(registered) = acceptable_redirect(registered) else {
+        return false;
+    };
+    let loopback = |url: &url::Url| match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip == std::net::Ipv4Addr::LOCALHOST,
+        Some(url::Host::Ipv6(ip)) => ip == std::net::Ipv6Addr::LOCALHOST,
+        _ => false,
+    };
+    registered.scheme() == "http"
+        && given.scheme() == "http"
+        && loopback(&registered)
+        && registered.host() == given.host()
+        && registered.path() == given.path()
+        && registered.query() == given.query()
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -197,6 +216,25 @@ mod tests {
                 .is_none()
         );
         assert_eq!(conf.redirect_uri(None), None);
+        // Code theft: everything before `@` is user info, the browser goes to evil.example.
+        for hostile in [
+            "http://127.0.0.1:80@evil.example/cb",
+            "http://127.0.0.1@evil.example/cb",
+            "http://127.0.0.1:5555@evil.example:80/cb",
+            "http://user@127.0.0.1:5555/cb",
+            "http://127.0.0.1.evil.example/cb",
+            "http://127.0.0.1:5555/cb#frag",
+            "http://127.0.0.1:5555/cb/../cb2",
+            "https://127.0.0.1:5555/cb",
+            "http://[::1]:5555/cb",
+        ] {
+            assert!(public.redirect_uri(Some(hostile)).is_none(), "{hostile}");
+        }
+        assert!(conf.redirect_uri(Some("http://127.0.0.1:1/cb")).is_some());
+        assert!(
+            conf.redirect_uri(Some("https://x@app.example/cb"))
+                .is_none()
+        );
         assert!(conf.redirect_uri(Some("https://app.example/cb")).is_some());
         assert!(reg.personal("personal-token-0123456789").is_some());
         assert!(reg.personal("personal-token-012345678").is_none());

@@ -1,8 +1,12 @@
 //! Access tokens (HMAC-signed JWTs, checked by signature and `exp` only, as the gateway
 //! does), authorization codes (single use, with their PKCE challenge) and refresh tokens
 //! (rotated on use; the old one stays usable for a grace period).
+//!
+//! Codes and refresh tokens are looked up by key and expired through a queue ordered by
+//! expiry, so issuing one costs the same with ten records stored or a million.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,6 +15,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
+
+use axum::http::StatusCode;
 
 use super::pkce::{self, Method};
 use crate::error::ApiError;
@@ -70,12 +76,54 @@ struct RefreshRecord {
     expires: u64,
     /// When it was rotated away; usable until `revoked + grace`.
     revoked: Option<u64>,
+    /// The refresh token it was rotated into. A retry within the grace period gets this same
+    /// one back: one chain per authorization, however often the old token is replayed.
+    successor: Option<String>,
 }
 
 #[derive(Debug, Default)]
 struct Store {
     codes: HashMap<String, CodeRecord>,
     refresh: HashMap<String, RefreshRecord>,
+    /// `(when it may be gone, key)`, earliest first. Entries may be stale (the record was
+    /// redeemed, or got a later end); the record itself decides when an entry comes due.
+    code_expiry: BinaryHeap<Reverse<(u64, String)>>,
+    refresh_expiry: BinaryHeap<Reverse<(u64, String)>>,
+}
+
+impl Store {
+    /// Drop the records that are dead at `now`; touches only what has come due.
+    fn purge(&mut self, now: u64, grace: u64) {
+        while let Some(Reverse((due, _))) = self.code_expiry.peek() {
+            if *due > now {
+                break;
+            }
+            if let Some(Reverse((_, key))) = self.code_expiry.pop() {
+                if self.codes.get(&key).is_some_and(|c| c.expires <= now) {
+                    self.codes.remove(&key);
+                }
+            }
+        }
+        while let Some(Reverse((due, _))) = self.refresh_expiry.peek() {
+            if *due > now {
+                break;
+            }
+            if let Some(Reverse((_, key))) = self.refresh_expiry.pop() {
+                let dead = self.refresh.get(&key).is_some_and(|r| {
+                    r.expires <= now || r.revoked.is_some_and(|at| at.saturating_add(grace) < now)
+                });
+                if dead {
+                    self.refresh.remove(&key);
+                }
+            }
+        }
+    }
+
+    fn add_refresh(&mut self, key: String, record: RefreshRecord) {
+        self.refresh_expiry
+            .push(Reverse((record.expires, key.clone())));
+        self.refresh.insert(key, record);
+    }
 }
 
 /// The token endpoint's answer (before serialisation).
@@ -143,7 +191,10 @@ impl TokenService {
             .unwrap_or_default();
         let iat = issued.as_secs();
         // Rounded up: a token never lives shorter than its lifetime.
-        let exp = (issued + self.lifetimes.access).as_secs_f64().ceil() as u64;
+        let exp = issued
+            .saturating_add(self.lifetimes.access)
+            .as_secs_f64()
+            .ceil() as u64;
         let claims = Claims {
             aud: client_id.to_owned(),
             jti: random_token()?,
@@ -201,21 +252,11 @@ impl TokenService {
         let access_token = self.access_token(client_id, scopes, grant_type)?;
         let refresh_token = if with_refresh {
             let token = random_token()?;
-            let mut store = self.store();
             let now = now();
-            let grace = self.lifetimes.refresh_grace.as_secs();
-            store
-                .refresh
-                .retain(|_, r| r.expires > now && r.revoked.is_none_or(|at| at + grace >= now));
-            store.refresh.insert(
-                token.clone(),
-                RefreshRecord {
-                    client_id: client_id.to_owned(),
-                    scopes: scopes.to_vec(),
-                    expires: now + self.lifetimes.refresh.as_secs(),
-                    revoked: None,
-                },
-            );
+            let mut store = self.store();
+            store.purge(now, self.lifetimes.refresh_grace.as_secs());
+            let record = self.new_refresh_record(client_id, scopes, now);
+            store.add_refresh(token.clone(), record);
             Some(token)
         } else {
             None
@@ -228,6 +269,16 @@ impl TokenService {
         })
     }
 
+    fn new_refresh_record(&self, client_id: &str, scopes: &[String], now: u64) -> RefreshRecord {
+        RefreshRecord {
+            client_id: client_id.to_owned(),
+            scopes: scopes.to_vec(),
+            expires: now.saturating_add(self.lifetimes.refresh.as_secs()),
+            revoked: None,
+            successor: None,
+        }
+    }
+
     pub fn issue_code(
         &self,
         client_id: &str,
@@ -237,8 +288,10 @@ impl TokenService {
     ) -> Result<String, ApiError> {
         let code = random_token()?;
         let now = now();
+        let expires = now.saturating_add(self.lifetimes.code.as_secs());
         let mut store = self.store();
-        store.codes.retain(|_, c| c.expires > now);
+        store.purge(now, self.lifetimes.refresh_grace.as_secs());
+        store.code_expiry.push(Reverse((expires, code.clone())));
         store.codes.insert(
             code.clone(),
             CodeRecord {
@@ -246,7 +299,7 @@ impl TokenService {
                 redirect_uri,
                 scopes,
                 challenge,
-                expires: now + self.lifetimes.code.as_secs(),
+                expires,
             },
         );
         Ok(code)
@@ -303,14 +356,27 @@ impl TokenService {
         Ok(record.scopes)
     }
 
-    /// Validates a refresh token of `client_id` and rotates it away; returns its scopes.
-    pub fn rotate_refresh(&self, token: &str, client_id: &str) -> Result<Vec<String>, ApiError> {
+    /// The refresh-token grant: validates `token` for `client_id`, rotates it and answers
+    /// with a new access token and the successor refresh token. `requested` scopes must be a
+    /// subset of the granted ones.
+    ///
+    /// The old token stays usable for the grace period so a client that lost the answer can
+    /// retry — and the retry gets the *same* successor back, not a second one: replaying a
+    /// token within the grace period never forks the authorization into parallel chains.
+    pub fn refresh(
+        &self,
+        token: &str,
+        client_id: &str,
+        requested: Option<Vec<String>>,
+    ) -> Result<Issued, ApiError> {
         let invalid = |hint: &str| ApiError::invalid_grant("The refresh token is invalid.", hint);
         let now = now();
+        let grace = self.lifetimes.refresh_grace.as_secs();
         let mut store = self.store();
+        store.purge(now, grace);
         let record = store
             .refresh
-            .get_mut(token)
+            .get(token)
             .ok_or_else(|| invalid("Cannot decrypt the refresh token"))?;
         if record.client_id != client_id {
             return Err(invalid("Token is not linked to client"));
@@ -318,16 +384,59 @@ impl TokenService {
         if record.expires <= now {
             return Err(invalid("Token has expired"));
         }
-        match record.revoked {
-            Some(at) if now > at + self.lifetimes.refresh_grace.as_secs() => {
-                Err(invalid("Token has been revoked"))
-            }
-            Some(_) => Ok(record.scopes.clone()),
-            None => {
-                record.revoked = Some(now);
-                Ok(record.scopes.clone())
-            }
+        if record
+            .revoked
+            .is_some_and(|at| now > at.saturating_add(grace))
+        {
+            return Err(invalid("Token has been revoked"));
         }
+        let mut scopes = record.scopes.clone();
+        if let Some(requested) = requested {
+            if let Some(extra) = requested.iter().find(|s| !scopes.contains(s)) {
+                return Err(ApiError::oauth(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_scope",
+                    "The requested scope is invalid, unknown, or malformed",
+                )
+                .with_hint(format!("Check the `{extra}` scope")));
+            }
+            scopes = requested;
+        }
+        let earlier = record
+            .successor
+            .clone()
+            .filter(|next| store.refresh.contains_key(next));
+        let successor = match earlier {
+            Some(next) => {
+                if let Some(next_record) = store.refresh.get(&next) {
+                    scopes.clone_from(&next_record.scopes);
+                }
+                next
+            }
+            None if record.revoked.is_some() => return Err(invalid("Token has been revoked")),
+            None => {
+                let next = random_token()?;
+                let fresh = self.new_refresh_record(client_id, &scopes, now);
+                store.add_refresh(next.clone(), fresh);
+                if let Some(old) = store.refresh.get_mut(token) {
+                    old.revoked = Some(now);
+                    old.successor = Some(next.clone());
+                }
+                // Usable through `now + grace` inclusive, dead one second later.
+                let dead_at = now.saturating_add(grace).saturating_add(1);
+                store
+                    .refresh_expiry
+                    .push(Reverse((dead_at, token.to_owned())));
+                next
+            }
+        };
+        drop(store);
+        Ok(Issued {
+            token_type: "Bearer",
+            expires_in: self.lifetimes.access.as_secs(),
+            access_token: self.access_token(client_id, &scopes, "refresh_token")?,
+            refresh_token: Some(successor),
+        })
     }
 }
 
@@ -413,21 +522,69 @@ mod tests {
             .issue("app", &["basic".into()], "authorization_code", true)
             .unwrap();
         let refresh = issued.refresh_token.unwrap();
-        assert_eq!(svc.rotate_refresh(&refresh, "app").unwrap(), ["basic"]);
-        // Rotated away, but within the grace period.
-        assert!(svc.rotate_refresh(&refresh, "app").is_ok());
-        assert!(svc.rotate_refresh(&refresh, "other").is_err());
-        assert!(svc.rotate_refresh("unknown", "app").is_err());
+        let first = svc.refresh(&refresh, "app", None).unwrap();
+        let successor = first.refresh_token.unwrap();
+        assert_ne!(successor, refresh);
+        // Rotated away, but within the grace period: every replay gets the same successor,
+        // never a new independent chain.
+        for _ in 0..5 {
+            let again = svc.refresh(&refresh, "app", None).unwrap();
+            assert_eq!(again.refresh_token.as_deref(), Some(successor.as_str()));
+            assert!(svc.verify(&again.access_token).is_ok());
+        }
+        assert_eq!(svc.store().refresh.len(), 2);
+        assert!(svc.refresh(&refresh, "other", None).is_err());
+        assert!(svc.refresh("unknown", "app", None).is_err());
+        // The successor rotates on as usual.
+        let next = svc.refresh(&successor, "app", None).unwrap();
+        assert_ne!(next.refresh_token.as_deref(), Some(successor.as_str()));
+        let err = svc
+            .refresh(
+                &next.refresh_token.unwrap(),
+                "app",
+                Some(vec!["editpage".into()]),
+            )
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            ApiError::OAuth {
+                error: "invalid_scope",
+                ..
+            }
+        ));
         let strict = service(100, 0);
         let refresh = strict
             .issue("app", &[], "authorization_code", true)
             .unwrap();
         let refresh = refresh.refresh_token.unwrap();
-        strict.rotate_refresh(&refresh, "app").unwrap();
+        strict.refresh(&refresh, "app", None).unwrap();
         strict.store().refresh.get_mut(&refresh).unwrap().revoked = Some(now() - 1);
-        let err = strict.rotate_refresh(&refresh, "app").unwrap_err();
+        let err = strict.refresh(&refresh, "app", None).unwrap_err();
         assert!(
             matches!(err, ApiError::OAuth { hint: Some(h), .. } if h == "Token has been revoked")
         );
+    }
+
+    #[test]
+    fn expired_records_are_dropped_without_scanning() {
+        let svc = TokenService::new(
+            "http://127.0.0.1".into(),
+            Lifetimes {
+                access: Duration::from_secs(100),
+                refresh: Duration::from_secs(0),
+                refresh_grace: Duration::from_secs(0),
+                code: Duration::from_secs(0),
+            },
+        )
+        .unwrap();
+        for _ in 0..100 {
+            svc.issue_code("app", None, vec![], None).unwrap();
+            svc.issue("app", &[], "authorization_code", true).unwrap();
+        }
+        // Lifetimes of zero: everything issued is due at once and goes with the next issue.
+        let store = svc.store();
+        assert!(store.codes.len() <= 1, "{}", store.codes.len());
+        assert!(store.refresh.len() <= 1, "{}", store.refresh.len());
+        assert!(store.code_expiry.len() <= 1 && store.refresh_expiry.len() <= 1);
     }
 }

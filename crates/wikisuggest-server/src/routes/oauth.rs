@@ -218,20 +218,8 @@ pub async fn access_token(
         _ => {
             let token = param(&params, "refresh_token")
                 .ok_or_else(|| ApiError::invalid_request("refresh_token"))?;
-            let mut granted = state.tokens.rotate_refresh(token, &client.id)?;
-            if let Some(requested) = param(&params, "scope") {
-                let requested = scopes(Some(requested));
-                if let Some(extra) = requested.iter().find(|s| !granted.contains(s)) {
-                    return Err(ApiError::oauth(
-                        StatusCode::BAD_REQUEST,
-                        "invalid_scope",
-                        "The requested scope is invalid, unknown, or malformed",
-                    )
-                    .with_hint(format!("Check the `{extra}` scope")));
-                }
-                granted = requested;
-            }
-            state.tokens.issue(&client.id, &granted, grant, true)?
+            let requested = param(&params, "scope").map(|s| scopes(Some(s)));
+            state.tokens.refresh(token, &client.id, requested)?
         }
     };
     log::info!("issued a {grant} token to client {}", client.id);
