@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import datasets
 from ._native import __version__
+from .apply import AppliedLink, AppliedLinks, SkippedLink, SkipReason, apply_links
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
 from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
 from .engine import CandidateScore, EngineInfo, LinkEngine
@@ -72,6 +73,8 @@ __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
     "AccessDenied",
+    "AppliedLink",
+    "AppliedLinks",
     "AsyncBatch",
     "AsyncClient",
     "AuthorizationRequest",
@@ -105,6 +108,8 @@ __all__ = [
     "ReauthorizationRequired",
     "Server",
     "ServerError",
+    "SkipReason",
+    "SkippedLink",
     "StateMismatch",
     "Timeout",
     "Token",
@@ -122,6 +127,7 @@ __all__ = [
     "WikisuggestError",
     "WikitextError",
     "__version__",
+    "apply_links",
     "authorization_url",
     "authorize_with_loopback",
     "parse_redirect",

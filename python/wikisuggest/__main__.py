@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__
+from . import __version__, _apply_cli
 
 
 def _example(_: argparse.Namespace) -> int:
@@ -374,6 +374,7 @@ def parser() -> argparse.ArgumentParser:
     build.set_defaults(run=_build)
 
     _add_serve(commands)
+    _apply_cli.add_parser(commands)
     return root
 
 
