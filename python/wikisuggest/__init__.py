@@ -17,6 +17,7 @@ from ._native import __version__
 from .apply import AppliedLink, AppliedLinks, SkippedLink, SkipReason, apply_links
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
 from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
+from .edit import EditResult, Page, Wiki
 from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
@@ -24,12 +25,14 @@ from .errors import (
     ConfigurationError,
     DatasetError,
     DecodeError,
+    EditConflict,
     HTTPError,
     InvalidClient,
     InvalidGrant,
     InvalidParameter,
     InvalidRequest,
     InvalidScope,
+    MediaWikiError,
     NotFound,
     OAuthError,
     RateLimited,
@@ -88,6 +91,8 @@ __all__ = [
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
+    "EditConflict",
+    "EditResult",
     "FileTokenStore",
     "EngineInfo",
     "HTTPError",
@@ -100,9 +105,11 @@ __all__ = [
     "LinkRecommendation",
     "LinkRecommendationSet",
     "LoopbackServer",
+    "MediaWikiError",
     "Meta",
     "NotFound",
     "OAuthError",
+    "Page",
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
@@ -124,6 +131,7 @@ __all__ = [
     "UnsupportedGrantType",
     "UnsupportedLanguage",
     "UnsupportedMediaType",
+    "Wiki",
     "WikisuggestError",
     "WikitextError",
     "__version__",

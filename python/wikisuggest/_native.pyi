@@ -10,6 +10,7 @@ __all__ = [
     "__version__",
     "NativeClient",
     "NativeTokenManager",
+    "NativeWiki",
     "NativeBatch",
     "NativeEngine",
     "NativeServer",
@@ -309,6 +310,50 @@ def backtest_dataset(
     holdout_fraction: float,
     max_test_articles: int,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
+
+@final
+class NativeWiki:
+    def __new__(
+        cls,
+        *,
+        api_url: str,
+        user_agent: str,
+        timeout: float,
+        max_retries: int,
+        maxlag: int | None = None,
+        token: str | None = None,
+        manager: NativeTokenManager | None = None,
+    ) -> NativeWiki: ...
+    @property
+    def api_url(self) -> str: ...
+    def page(
+        self, title: str | None = None, revid: int | None = None
+    ) -> tuple[str, int, int, str] | None: ...
+    def page_async(
+        self, title: str | None = None, revid: int | None = None
+    ) -> Awaitable[tuple[str, int, int, str] | None]: ...
+    def login(self, username: str, password: str) -> None: ...
+    def login_async(self, username: str, password: str) -> Awaitable[None]: ...
+    def edit(
+        self,
+        title: str,
+        text: str,
+        baserevid: int,
+        summary: str,
+        tags: list[str],
+        minor: bool,
+        bot: bool,
+    ) -> tuple[str, int, int | None, int | None, bool]: ...
+    def edit_async(
+        self,
+        title: str,
+        text: str,
+        baserevid: int,
+        summary: str,
+        tags: list[str],
+        minor: bool,
+        bot: bool,
+    ) -> Awaitable[tuple[str, int, int | None, int | None, bool]]: ...
 
 @final
 class NativeServer:
