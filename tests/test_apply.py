@@ -88,8 +88,12 @@ def test_shipped_sample_articles_apply_and_are_not_suggested_again() -> None:
 def test_offset_fast_path_and_markup_forms() -> None:
     text = "Aardvarks are mammals. The aardvark eats ants. iPhone"
     links = [
-        _rec("mammals", "Mammal", wikitext_offset=14, context_before="varks are ", context_after="."),
-        _rec("aardvark", "Aardvark", wikitext_offset=27, context_before="The ", context_after=" eats"),
+        _rec(
+            "mammals", "Mammal", wikitext_offset=14, context_before="varks are ", context_after="."
+        ),
+        _rec(
+            "aardvark", "Aardvark", wikitext_offset=27, context_before="The ", context_after=" eats"
+        ),
         _rec("iPhone", "IPhone", wikitext_offset=47, context_before=". ", context_after=""),
     ]
     applied = wikisuggest.apply_links(text, links)
@@ -111,7 +115,9 @@ def test_offsets_are_code_points() -> None:
 
 def test_text_moved_is_found_by_context_but_never_placed_elsewhere() -> None:
     old = "A cat sat. The dog barked at the cat."
-    link = _rec("dog", "Dog", wikitext_offset=15, context_before="at. The ", context_after=" barked")
+    link = _rec(
+        "dog", "Dog", wikitext_offset=15, context_before="at. The ", context_after=" barked"
+    )
     moved = "Intro paragraph added.\n" + old
     assert wikisuggest.apply_links(moved, [link]).wikitext == (
         "Intro paragraph added.\nA cat sat. The [[dog]] barked at the cat."
@@ -217,12 +223,18 @@ def test_cli_apply_prints_text_or_diff(tmp_path: Path) -> None:
     out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout == result.apply(wikitext).wikitext
     diff = subprocess.run(
-        [*command, "--diff", "--accept", "0"], capture_output=True, text=True, check=True, timeout=60
+        [*command, "--diff", "--accept", "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
     first = result.links[0]
     assert diff.stdout.startswith(f"--- a/{title}\n+++ b/{title}\n")
     added = [line for line in diff.stdout.splitlines() if line.startswith("+") and "[[" in line]
-    assert any(wikisuggest.apply.link_markup(first.link_text, first.link_target) in a for a in added)
+    assert any(
+        wikisuggest.apply.link_markup(first.link_text, first.link_target) in a for a in added
+    )
     bad = subprocess.run(
         [sys.executable, "-m", "wikisuggest", "apply", str(page), str(page)],
         capture_output=True,

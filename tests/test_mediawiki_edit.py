@@ -42,9 +42,9 @@ def test_fetch_recommend_apply_save_and_read_back(mediawiki: LocalWiki, engine: 
     wiki = _bot(mediawiki)
     page = wiki.page("Aardvark")
     assert page is not None and page.title == "Aardvark"
-    raw = mediawiki.query(
-        action="query", prop="revisions", rvprop="ids", titles="Aardvark"
-    )["query"]["pages"][0]
+    raw = mediawiki.query(action="query", prop="revisions", rvprop="ids", titles="Aardvark")[
+        "query"
+    ]["pages"][0]
     assert (page.pageid, page.revid) == (raw["pageid"], raw["revisions"][0]["revid"])
 
     applied = _applied(wiki, engine, "Aardvark")
@@ -84,7 +84,9 @@ def test_an_edit_in_between_is_a_conflict_not_an_overwrite(
     # Another editor rewrites the sentence holding the first suggested phrase.
     line_start = applied.original.rfind("\n", 0, first.offset) + 1
     other_text = (
-        applied.original[:line_start] + "Rewritten by someone else. " + applied.original[line_start:]
+        applied.original[:line_start]
+        + "Rewritten by someone else. "
+        + applied.original[line_start:]
     )
     assert applied.revid is not None
     theirs = mediawiki.anonymous_edit("Anarchism", other_text, applied.revid)

@@ -28,8 +28,10 @@ def _result(data: Any) -> LinkRecommendationSet:
 def _indexes(value: str) -> set[int]:
     try:
         return {int(part) for part in value.split(",") if part.strip()}
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected link indexes like 0,2,5, got {value!r}")
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(
+            f"expected link indexes like 0,2,5, got {value!r}"
+        ) from err
 
 
 def _run(args: argparse.Namespace) -> int:

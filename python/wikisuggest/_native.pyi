@@ -364,6 +364,7 @@ class NativeServer:
         port: int,
         datasets: str | None = None,
         pages: str | None = None,
+        wiki_apis: list[tuple[str, str]] = ...,
         translation: str | None = None,
         clients: str | None = None,
         seed: int | None = None,

@@ -20,8 +20,15 @@ __all__ = ["TextMap", "linked_targets", "normalise_title"]
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(?:\s[^<>]*?)?\s*(/?)>")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_URL = re.compile(r"(?:https?|ftp|ftps|mailto|news|irc|ircs|gopher|telnet|sftp|ssh)://[^\s<>\[\]\"{}|]+|(?:mailto|news):[^\s<>\[\]\"{}|]+", re.IGNORECASE)  # noqa: E501
-_BRACKET_URL = re.compile(r"\[(?:(?:https?|ftp|ftps|irc|ircs|gopher|telnet|sftp|ssh)://|//|mailto:|news:)[^\]\n]*\]", re.IGNORECASE)  # noqa: E501
+_URL = re.compile(
+    r"(?:https?|ftp|ftps|mailto|news|irc|ircs|gopher|telnet|sftp|ssh)://[^\s<>\[\]\"{}|]+"
+    r"|(?:mailto|news):[^\s<>\[\]\"{}|]+",
+    re.IGNORECASE,
+)
+_BRACKET_URL = re.compile(
+    r"\[(?:(?:https?|ftp|ftps|irc|ircs|gopher|telnet|sftp|ssh)://|//|mailto:|news:)[^\]\n]*\]",
+    re.IGNORECASE,
+)
 _LIST_MARKER = re.compile(r"[*#:;]+|-{4,}")
 _HEADING = re.compile(r"=+[^\n]*=")
 _LINK_TARGET = re.compile(r"\[\[([^\[\]|\n{}<>]*)(?:\||\]\])")

@@ -276,7 +276,9 @@ def _joins_word(text: str, index: int, edge: str) -> bool:
     if not (neighbour.isalnum() and edge.isalnum()):
         return False
     return not any(
-        script in unicodedata.name(ch, "") for ch in (neighbour, edge) for script in _UNSPACED_SCRIPTS
+        script in unicodedata.name(ch, "")
+        for ch in (neighbour, edge)
+        for script in _UNSPACED_SCRIPTS
     )
 
 

@@ -150,7 +150,9 @@ class Wiki:
         """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
         return _page(self._native.page(*_page_args(title, revid)))
 
-    async def page_async(self, title: str | None = None, *, revid: int | None = None) -> Page | None:
+    async def page_async(
+        self, title: str | None = None, *, revid: int | None = None
+    ) -> Page | None:
         """:meth:`page` for asyncio."""
         return _page(await self._native.page_async(*_page_args(title, revid)))
 

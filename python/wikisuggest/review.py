@@ -67,7 +67,9 @@ def _table(head: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
 def _caption(title: str | None, revid: int | None, summary: str) -> str:
     name = "(untitled page)" if title is None else title
     rev = "" if revid is None else f" · revision {_e(revid)}"
-    return f'<div style="font:bold 14px sans-serif;margin-top:6px">{_e(name)}{rev} · {summary}</div>'
+    return (
+        f'<div style="font:bold 14px sans-serif;margin-top:6px">{_e(name)}{rev} · {summary}</div>'
+    )
 
 
 def _link_row(link: LinkRecommendation) -> list[str]:
