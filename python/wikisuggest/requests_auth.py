@@ -7,8 +7,7 @@ authentication.
 Every request carries the manager's current bearer token (renewed ahead of expiry, once for
 all threads). When a server still answers 401, the token is renewed once and the request
 replayed once with the new token; a personal token, which cannot be renewed, leaves the 401
-to the caller. mwapi (``mwapi.Session(host, session=session)``) and pywikibot both send
-through a ``requests`` session, so their calls can share the manager's tokens this way.
+to the caller.
 """
 
 from __future__ import annotations
