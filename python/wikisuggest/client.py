@@ -76,7 +76,7 @@ class _ClientBase:
         max_backoff: float = 30.0,
         max_retry_after: float = 120.0,
         max_concurrency: int | None = None,
-        rate_limit: float | None = None,
+        rate_limit: float | str | None = None,
     ) -> None:
         """Create a client.
 
@@ -93,7 +93,8 @@ class _ClientBase:
         ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
         ``rate_limit`` is set, at most that many start per second — across all threads, tasks
-        and batches using this client.
+        and batches using this client. ``rate_limit`` may also be a budget such as
+        ``"5000/h"`` or ``"200/min"``, spent evenly (never more within any hour or minute).
 
         Arguments left out are read from the environment where it names them
         (``WIKISUGGEST_USER_AGENT``, ``WIKISUGGEST_BASE_URL``, ``WIKISUGGEST_AUTH_URL``, and
@@ -126,7 +127,7 @@ class _ClientBase:
             max_concurrency=None
             if max_concurrency is None
             else _args.integer("max_concurrency", max_concurrency),
-            rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
+            rate_limit=None if rate_limit is None else _args.rate("rate_limit", rate_limit),
             token=token,
             manager=manager,
         )
