@@ -62,3 +62,16 @@ def test_revision_is_honoured_and_missing_pages_are_404(
         client.link_recommendations("wikipedia", "en", "No such page here")
     with pytest.raises(wikisuggest.NotFound):
         client.link_recommendations("wikipedia", "en", "Amphibian", revision=10**9)
+
+
+def test_cli_rejects_a_malformed_wiki_api() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "serve", "--wiki-api", "no-equals-sign"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "WIKI_ID=API_URL" in out.stderr
