@@ -184,6 +184,9 @@ def test_invalid_recommendations_never_become_markup() -> None:
     links = [
         _rec("cats", "Cat]]{{Delete}}[[x", wikitext_offset=23),
         _rec("", "Cat", wikitext_offset=0),
+        # A link to a category or a file would categorise the page or embed the file.
+        _rec("cats", "Category:Cats", wikitext_offset=23),
+        _rec("cats", " file : Cat.jpg", wikitext_offset=23),
     ]
     out = wikisuggest.apply_links(text, links)
     assert out.wikitext == text

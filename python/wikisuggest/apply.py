@@ -39,6 +39,9 @@ __all__ = [
 #: Characters that cannot appear in a page title (or would change the markup's meaning).
 _BAD_TARGET_CHARS = frozenset("[]{}|<>\n\r\t")
 
+#: Prefixes that make a link do something else: categorise the page, embed a file.
+_NOT_ARTICLE_PREFIXES = ("category:", "file:", "image:", "media:")
+
 #: Scripts written without spaces between words, where a phrase next to letters is normal.
 _UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN")
 
@@ -197,6 +200,8 @@ def _place(
         return SkippedLink(link, SkipReason.INVALID, f"cannot link the phrase {phrase!r}")
     if not target.strip() or any(c in _BAD_TARGET_CHARS for c in target):
         return SkippedLink(link, SkipReason.INVALID, f"{target!r} is not a valid page title")
+    if normalise_title(target).lower().replace(" ", "").startswith(_NOT_ARTICLE_PREFIXES):
+        return SkippedLink(link, SkipReason.INVALID, f"{target!r} is not an article")
     if normalise_title(target) in already:
         return SkippedLink(link, SkipReason.ALREADY_LINKED, f"the page already links to {target}")
 
