@@ -99,6 +99,15 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             fill_oauth(&kwargs, body)?;
             oauth_class(&body.error)
         }
+        Error::Api { code, .. } => {
+            kwargs.set_item("code", code)?;
+            "MediaWikiError"
+        }
+        Error::EditConflict { title, baserevid } => {
+            kwargs.set_item("title", title)?;
+            kwargs.set_item("baserevid", baserevid)?;
+            "EditConflict"
+        }
         Error::Internal(_) => "WikisuggestError",
     };
     instantiate(py, class, &error.to_string(), &kwargs)

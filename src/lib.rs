@@ -13,6 +13,7 @@ mod dump;
 mod engine;
 mod errors;
 mod logging;
+mod mediawiki;
 mod oauth;
 mod runtime;
 mod server;
@@ -27,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::NativeBatch>()?;
     m.add_class::<engine::NativeEngine>()?;
     m.add_class::<server::NativeServer>()?;
+    m.add_class::<mediawiki::NativeWiki>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;

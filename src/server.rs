@@ -25,7 +25,8 @@ fn seconds(name: &str, value: f64) -> PyResult<Duration> {
 impl NativeServer {
     #[new]
     #[pyo3(signature = (
-        *, host, port, datasets=None, pages=None, translation=None, clients=None, seed=None,
+        *, host, port, datasets=None, pages=None, wiki_apis=Vec::new(), translation=None,
+        clients=None, seed=None,
         access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
         max_body_bytes=4194304, request_timeout=30.0, threads=2
     ))]
@@ -36,6 +37,7 @@ impl NativeServer {
         port: u16,
         datasets: Option<PathBuf>,
         pages: Option<PathBuf>,
+        wiki_apis: Vec<(String, String)>,
         translation: Option<PathBuf>,
         clients: Option<PathBuf>,
         seed: Option<u64>,
@@ -54,6 +56,7 @@ impl NativeServer {
             port,
             datasets,
             pages,
+            wiki_apis,
             translation,
             clients,
             seed,

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from . import datasets
 from ._native import __version__
+from .apply import AppliedLink, AppliedLinks, SkippedLink, SkipReason, apply_links
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
 from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
+from .edit import EditResult, Page, Wiki
 from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
@@ -23,12 +25,14 @@ from .errors import (
     ConfigurationError,
     DatasetError,
     DecodeError,
+    EditConflict,
     HTTPError,
     InvalidClient,
     InvalidGrant,
     InvalidParameter,
     InvalidRequest,
     InvalidScope,
+    MediaWikiError,
     NotFound,
     OAuthError,
     RateLimited,
@@ -73,6 +77,8 @@ __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
     "AccessDenied",
+    "AppliedLink",
+    "AppliedLinks",
     "AsyncBatch",
     "AsyncClient",
     "AuthorizationRequest",
@@ -86,6 +92,8 @@ __all__ = [
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
+    "EditConflict",
+    "EditResult",
     "FileTokenStore",
     "EngineInfo",
     "HTTPError",
@@ -98,15 +106,19 @@ __all__ = [
     "LinkRecommendation",
     "LinkRecommendationSet",
     "LoopbackServer",
+    "MediaWikiError",
     "Meta",
     "NotFound",
     "OAuthError",
+    "Page",
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
     "ResponseTooLarge",
     "Server",
     "ServerError",
+    "SkipReason",
+    "SkippedLink",
     "StateMismatch",
     "Timeout",
     "Token",
@@ -121,9 +133,11 @@ __all__ = [
     "UnsupportedGrantType",
     "UnsupportedLanguage",
     "UnsupportedMediaType",
+    "Wiki",
     "WikisuggestError",
     "WikitextError",
     "__version__",
+    "apply_links",
     "authorization_url",
     "authorize_with_loopback",
     "parse_redirect",

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__
+from . import __version__, _apply_cli
 
 
 def _example(_: argparse.Namespace) -> int:
@@ -241,6 +241,7 @@ def _serve(args: argparse.Namespace) -> int:
             port=args.port,
             datasets=args.datasets,
             pages=args.pages,
+            wiki_apis=dict(spec.split("=", 1) for spec in args.wiki_api or ()),
             translation=args.translation,
             clients=args.clients,
             seed=args.seed,
@@ -254,6 +255,12 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wiki_api(value: str) -> str:
+    if "=" not in value or not value.split("=", 1)[0]:
+        raise argparse.ArgumentTypeError(f"expected WIKI_ID=API_URL, got {value!r}")
+    return value
+
+
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser(
         "serve", help="run the reference server (link, translation and OAuth 2.0 routes)"
@@ -265,6 +272,13 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--datasets", metavar="DIR", help="one sub-folder of datasets per wiki")
     serve.add_argument(
         "--pages", metavar="DUMP_OR_DIR", help="MediaWiki XML dump (.xml, .bz2) or folder"
+    )
+    serve.add_argument(
+        "--wiki-api",
+        action="append",
+        metavar="WIKI_ID=API_URL",
+        type=_wiki_api,
+        help="fetch GET pages of WIKI_ID from this MediaWiki api.php (repeatable)",
     )
     serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
     serve.add_argument("--clients", metavar="FILE", help="OAuth clients (TOML)")
@@ -377,6 +391,7 @@ def parser() -> argparse.ArgumentParser:
     from .dump import add_command as add_recommend_dump
 
     add_recommend_dump(commands)
+    _apply_cli.add_parser(commands)
     return root
 
 

@@ -10,6 +10,7 @@ __all__ = [
     "__version__",
     "NativeClient",
     "NativeTokenManager",
+    "NativeWiki",
     "NativeBatch",
     "NativeEngine",
     "NativeServer",
@@ -77,6 +78,8 @@ class NativeTokenManager:
     def leeway(self) -> float: ...
     def token(self) -> dict[str, Any]: ...
     def token_async(self) -> Awaitable[dict[str, Any]]: ...
+    def renew_rejected(self, rejected: str) -> dict[str, Any] | None: ...
+    def renew_rejected_async(self, rejected: str) -> Awaitable[dict[str, Any] | None]: ...
 
 @final
 class NativeClient:
@@ -325,6 +328,48 @@ class NativeDumpPages:
         max_bytes: int,
     ) -> NativeDumpPages: ...
     def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
+class NativeWiki:
+    def __new__(
+        cls,
+        *,
+        api_url: str,
+        user_agent: str,
+        timeout: float,
+        max_retries: int,
+        maxlag: int | None = None,
+        token: str | None = None,
+        manager: NativeTokenManager | None = None,
+    ) -> NativeWiki: ...
+    @property
+    def api_url(self) -> str: ...
+    def page(
+        self, title: str | None = None, revid: int | None = None
+    ) -> tuple[str, int, int, str] | None: ...
+    def page_async(
+        self, title: str | None = None, revid: int | None = None
+    ) -> Awaitable[tuple[str, int, int, str] | None]: ...
+    def login(self, username: str, password: str) -> None: ...
+    def login_async(self, username: str, password: str) -> Awaitable[None]: ...
+    def edit(
+        self,
+        title: str,
+        text: str,
+        baserevid: int,
+        summary: str,
+        tags: list[str],
+        minor: bool,
+        bot: bool,
+    ) -> tuple[str, int, int | None, int | None, bool]: ...
+    def edit_async(
+        self,
+        title: str,
+        text: str,
+        baserevid: int,
+        summary: str,
+        tags: list[str],
+        minor: bool,
+        bot: bool,
+    ) -> Awaitable[tuple[str, int, int | None, int | None, bool]]: ...
 
 @final
 class NativeServer:
@@ -335,6 +380,7 @@ class NativeServer:
         port: int,
         datasets: str | None = None,
         pages: str | None = None,
+        wiki_apis: list[tuple[str, str]] = ...,
         translation: str | None = None,
         clients: str | None = None,
         seed: int | None = None,

@@ -82,6 +82,11 @@ class BatchResults(list[BatchItem[T]]):
                 columns = ["input_index", *_frames.TRANSLATION_COLUMNS]
         return _frames.dataframe(rows, columns)
 
+    def _repr_html_(self) -> str:
+        from .review import batch_results_html
+
+        return batch_results_html(self)
+
 
 def _record(record: Any) -> dict[str, Any]:
     return {

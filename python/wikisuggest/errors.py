@@ -20,12 +20,14 @@ __all__ = [
     "ConfigurationError",
     "DatasetError",
     "DecodeError",
+    "EditConflict",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
     "InvalidParameter",
     "InvalidRequest",
     "InvalidScope",
+    "MediaWikiError",
     "NotFound",
     "OAuthError",
     "RateLimited",
@@ -126,6 +128,22 @@ class UnsupportedLanguage(WikisuggestError, ValueError):
     production tokenizes with a SentencePiece model). ``language`` is the code given."""
 
     language: str | None = None
+
+
+class MediaWikiError(WikisuggestError):
+    """A wiki's Action API refused a request. ``code`` is MediaWiki's error code
+    (``maxlag`` once the retries are used up, ``protectedpage``, ``login-failed``, ...)."""
+
+    code: str | None = None
+
+
+class EditConflict(WikisuggestError):
+    """The page changed after the revision an edit was based on; nothing was saved.
+    ``title`` and ``baserevid`` name the page and that revision: fetch the page again,
+    recommend and apply on the new text."""
+
+    title: str | None = None
+    baserevid: int | None = None
 
 
 class HTTPError(WikisuggestError):

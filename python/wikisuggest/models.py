@@ -8,11 +8,14 @@ in ``extra``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _frames
+
+if TYPE_CHECKING:
+    from .apply import AppliedLinks
 
 __all__ = [
     "DatasetChecksums",
@@ -180,6 +183,22 @@ class LinkRecommendationSet:
         page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}
         rows = [{**page, **link.to_dict()} for link in self.links]
         return _frames.dataframe(rows, ["page_title", "pageid", "revid", *_frames.LINK_COLUMNS])
+
+    def apply(
+        self,
+        wikitext: str,
+        *,
+        accept: Callable[[LinkRecommendation], bool] | Collection[int] | None = None,
+    ) -> AppliedLinks:
+        """These links inserted into ``wikitext``; see :func:`wikisuggest.apply_links`."""
+        from .apply import apply_links
+
+        return apply_links(wikitext, self, accept=accept)
+
+    def _repr_html_(self) -> str:
+        from .review import link_set_html
+
+        return link_set_html(self)
 
 
 @dataclass(frozen=True, slots=True)

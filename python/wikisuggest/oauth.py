@@ -346,6 +346,18 @@ class TokenManager:
         """The current token, renewed first if it is due (asyncio)."""
         return Token.from_dict(await self._native.token_async())
 
+    def renew_rejected(self, rejected: Token | str) -> Token | None:
+        """A server answered 401 to ``rejected``: the token to send instead (renewed once for
+        all threads, or already renewed by another), or ``None`` if it cannot be renewed (a
+        personal token). For replaying a request once in HTTP libraries' auth hooks."""
+        found = self._native.renew_rejected(_access_token(rejected))
+        return None if found is None else Token.from_dict(found)
+
+    async def renew_rejected_async(self, rejected: Token | str) -> Token | None:
+        """:meth:`renew_rejected` for asyncio."""
+        found = await self._native.renew_rejected_async(_access_token(rejected))
+        return None if found is None else Token.from_dict(found)
+
     def __repr__(self) -> str:
         client = "" if self.client_id is None else f", client_id={self.client_id!r}"
         return f"TokenManager(kind={self.kind!r}{client})"
@@ -550,3 +562,7 @@ def authorize_with_loopback(
             request.redirect_uri,
         )
     )
+
+
+def _access_token(token: Token | str) -> str:
+    return token.access_token if isinstance(token, Token) else _args.text("token", token)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Union
 
@@ -24,10 +25,13 @@ class Server:
     ``port=0`` picks a free port (read it from :attr:`url`). ``datasets`` holds one folder
     per wiki (``enwiki/``) in the native or published format; ``pages`` is a MediaWiki XML
     dump (``.xml``/``.xml.bz2``) or a folder of ``Title.wikitext`` files that GET link
-    requests read; ``translation`` a folder of ``<lang>.jsonl.gz`` catalogs; ``clients`` a
-    TOML file of OAuth clients and personal tokens. ``seed`` makes shuffled translation
-    results reproducible. ``access_token_ttl`` is in seconds; rate limits are requests per
-    minute per app and per anonymous User-Agent.
+    requests read; ``wiki_apis`` maps wiki ids to MediaWiki Action API URLs
+    (``{"enwiki": "https://en.wikipedia.org/w/api.php"}``) from which GET link requests fetch
+    the page's current (or requested) revision instead, as production does; ``translation``
+    a folder of ``<lang>.jsonl.gz`` catalogs; ``clients`` a TOML file of OAuth clients and
+    personal tokens. ``seed`` makes shuffled translation results reproducible.
+    ``access_token_ttl`` is in seconds; rate limits are requests per minute per app and per
+    anonymous User-Agent.
     """
 
     __slots__ = ("_native",)
@@ -39,6 +43,7 @@ class Server:
         port: int = 0,
         datasets: PathLike | None = None,
         pages: PathLike | None = None,
+        wiki_apis: Mapping[str, str] | None = None,
         translation: PathLike | None = None,
         clients: PathLike | None = None,
         seed: int | None = None,
@@ -54,6 +59,7 @@ class Server:
             port=port,
             datasets=_path(datasets),
             pages=_path(pages),
+            wiki_apis=[(str(k), str(v)) for k, v in (wiki_apis or {}).items()],
             translation=_path(translation),
             clients=_path(clients),
             seed=seed,
@@ -104,6 +110,7 @@ def serve(
     port: int = 8080,
     datasets: PathLike | None = None,
     pages: PathLike | None = None,
+    wiki_apis: Mapping[str, str] | None = None,
     translation: PathLike | None = None,
     clients: PathLike | None = None,
     seed: int | None = None,
@@ -119,6 +126,7 @@ def serve(
         port=port,
         datasets=datasets,
         pages=pages,
+        wiki_apis=wiki_apis,
         translation=translation,
         clients=clients,
         seed=seed,

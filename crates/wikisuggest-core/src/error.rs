@@ -74,6 +74,15 @@ pub enum Error {
     #[error("authorization was not granted: {0}")]
     AuthorizationFailed(OAuthErrorBody),
 
+    /// A wiki's Action API refused a request with an error code (`maxlag` after the
+    /// retries, `badtoken`, `protectedpage`, a failed login, ...).
+    #[error("the wiki refused the request: {code}: {info}")]
+    Api { code: String, info: String },
+
+    /// An edit was refused because the page changed after the revision it was based on.
+    #[error("edit conflict on {title:?}: the page has changed since revision {baserevid}")]
+    EditConflict { title: String, baserevid: u64 },
+
     /// Anything that is a bug or an environment problem rather than a remote failure.
     #[error("{0}")]
     Internal(String),

@@ -11,6 +11,7 @@ pub mod encode;
 pub mod error;
 pub mod http_error;
 pub mod limits;
+pub mod mediawiki;
 pub mod models;
 pub mod oauth;
 pub mod params;

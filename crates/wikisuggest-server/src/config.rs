@@ -34,6 +34,9 @@ pub struct ServerConfig {
     pub datasets: Option<PathBuf>,
     /// A MediaWiki XML dump (`.xml`, `.xml.bz2`) or a directory of `Title.wikitext` files.
     pub pages: Option<PathBuf>,
+    /// Wikis whose pages GET link requests fetch from a MediaWiki Action API, as production's
+    /// service does: `(wiki id, api.php URL)`. A wiki listed here is not read from `pages`.
+    pub wiki_apis: Vec<(String, String)>,
     /// Directory of per-language translation catalogs (`<lang>.jsonl.gz`).
     pub translation: Option<PathBuf>,
     /// TOML file of registered OAuth clients and personal API tokens.
@@ -66,6 +69,7 @@ impl Default for ServerConfig {
             port: 8080,
             datasets: None,
             pages: None,
+            wiki_apis: Vec::new(),
             translation: None,
             clients: None,
             seed: None,

@@ -137,11 +137,13 @@ impl Server {
         )
         .map_err(Error::Runtime)?;
         let wikis = loaded.backend.wikis();
+        let wiki_apis = link::fetch::clients(&config.wiki_apis, &config.application_version)?;
         let state = Arc::new(AppState {
             config,
             backend: loaded.backend,
             wikis,
             pages: loaded.pages,
+            wiki_apis,
             translation: loaded.translation,
             clients: loaded.clients,
             tokens,

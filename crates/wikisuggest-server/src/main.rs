@@ -9,7 +9,7 @@ use std::time::Duration;
 use wikisuggest_server::{Server, ServerConfig};
 
 const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
-[--pages DUMP_OR_DIR] [--translation DIR] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
+[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--translation DIR] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
 [--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE]";
 
 /// One JSON object per line on stderr; messages never carry secrets.
@@ -48,6 +48,13 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--port" => config.port = value()?.parse().map_err(|_| "--port: not a port")?,
             "--datasets" => config.datasets = Some(PathBuf::from(value()?)),
             "--pages" => config.pages = Some(PathBuf::from(value()?)),
+            "--wiki-api" => {
+                let spec = value()?;
+                let (wiki, url) = spec
+                    .split_once('=')
+                    .ok_or_else(|| format!("--wiki-api: expected WIKI_ID=URL, got {spec}"))?;
+                config.wiki_apis.push((wiki.to_owned(), url.to_owned()));
+            }
             "--translation" => config.translation = Some(PathBuf::from(value()?)),
             "--clients" => config.clients = Some(PathBuf::from(value()?)),
             "--seed" => config.seed = Some(number(value()?)?),

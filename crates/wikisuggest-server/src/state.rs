@@ -1,6 +1,9 @@
 //! What every request shares: opened once at start-up, read concurrently afterwards.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use wikisuggest_core::mediawiki::ActionApi;
 
 use crate::config::ServerConfig;
 use crate::link::LinkBackend;
@@ -15,6 +18,8 @@ pub struct AppState {
     /// Wiki ids the backend serves, computed once.
     pub wikis: Vec<String>,
     pub pages: Option<PageStore>,
+    /// Action API clients of the wikis whose pages are fetched (`--wiki-api`).
+    pub wiki_apis: BTreeMap<String, Arc<ActionApi>>,
     pub translation: TranslationData,
     pub clients: ClientRegistry,
     pub tokens: TokenService,

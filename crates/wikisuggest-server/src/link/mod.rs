@@ -2,6 +2,7 @@
 //! the per-wiki datasets (opened once at start-up, shared by all requests).
 
 mod engine;
+pub mod fetch;
 pub mod params;
 
 use std::collections::BTreeMap;

@@ -70,18 +70,25 @@ async fn links(
                 status: StatusCode::NOT_FOUND,
                 body: json!({ "message": format!("Page not found: {raw_title}") }),
             };
-            let store = state
-                .pages
-                .as_ref()
-                .filter(|s| s.serves(&wiki))
-                .ok_or_else(not_found)?;
-            let page = if revision != 0 {
-                store.revision(revision)
+            if let Some(api) = state.wiki_apis.get(&wiki) {
+                let page = crate::link::fetch::page(api, &raw_title, revision)
+                    .await?
+                    .ok_or_else(not_found)?;
+                (page.wikitext, page.revid, json!(page.pageid), None)
             } else {
-                store.latest(&page_title)
-            };
-            let page = page.ok_or_else(not_found)?;
-            (page.wikitext.clone(), page.revid, json!(page.pageid), None)
+                let store = state
+                    .pages
+                    .as_ref()
+                    .filter(|s| s.serves(&wiki))
+                    .ok_or_else(not_found)?;
+                let page = if revision != 0 {
+                    store.revision(revision)
+                } else {
+                    store.latest(&page_title)
+                };
+                let page = page.ok_or_else(not_found)?;
+                (page.wikitext.clone(), page.revid, json!(page.pageid), None)
+            }
         }
         Source::Body(bytes) => parse_body(&bytes)?,
     };

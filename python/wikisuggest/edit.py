@@ -1,0 +1,244 @@
+"""Read pages from a wiki and save applied links as edits, through its Action API.
+
+>>> wiki = wikisuggest.Wiki("https://en.wikipedia.org/w/api.php", USER_AGENT)  # doctest: +SKIP
+>>> page = wiki.page("Aardvark")  # doctest: +SKIP
+>>> result = engine.recommend(page.wikitext, page.title, revid=page.revid)  # doctest: +SKIP
+>>> wiki.save(result.apply(page.wikitext), summary="Add links")  # doctest: +SKIP
+
+An edit is based on the revision the recommendations were made for (``AppliedLinks.revid``):
+if anyone saved the page since, the wiki refuses it and :class:`~wikisuggest.EditConflict` is
+raised instead of overwriting their work. Writes send ``maxlag`` (5 s by default) and wait as
+long as the wiki asks while its database replicas lag. Log in with a bot password
+(:meth:`Wiki.login`), or pass ``auth`` (a :class:`TokenManager` or an OAuth 2.0 access token,
+sent as a bearer token, for wikis with the OAuth extension).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from . import _args
+from ._native import NativeWiki
+from .apply import AppliedLinks
+from .errors import InvalidParameter
+from .oauth import TokenManager
+
+__all__ = ["EditResult", "Page", "Wiki"]
+
+DEFAULT_SUMMARY = "Add links"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One revision of a page: what link recommendations are computed from."""
+
+    title: str
+    pageid: int
+    revid: int
+    wikitext: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditResult:
+    """What :meth:`Wiki.save` did. ``saved`` is False for a dry run and for an edit that
+    changed nothing (``nochange``)."""
+
+    title: str
+    saved: bool
+    #: Unified diff from the base revision's text to the saved (or, dry run, proposed) text.
+    diff: str
+    pageid: int | None = None
+    old_revid: int | None = None
+    new_revid: int | None = None
+    nochange: bool = False
+    dry_run: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Edit:
+    """The arguments of one save, checked once for the sync and async forms."""
+
+    title: str
+    text: str
+    baserevid: int
+    summary: str
+    tags: list[str]
+    minor: bool
+    bot: bool
+    diff: str
+
+    def native_args(self) -> tuple[str, str, int, str, list[str], bool, bool]:
+        return (
+            self.title,
+            self.text,
+            self.baserevid,
+            self.summary,
+            self.tags,
+            self.minor,
+            self.bot,
+        )
+
+    def result(self, done: tuple[str, int, int | None, int | None, bool]) -> EditResult:
+        title, pageid, old_revid, new_revid, nochange = done
+        return EditResult(
+            title=title,
+            saved=not nochange,
+            diff="" if nochange else self.diff,
+            pageid=pageid,
+            old_revid=old_revid,
+            new_revid=new_revid,
+            nochange=nochange,
+        )
+
+    def dry_run(self) -> EditResult:
+        return EditResult(title=self.title, saved=False, diff=self.diff, dry_run=True)
+
+
+def _page(found: tuple[str, int, int, str] | None) -> Page | None:
+    return None if found is None else Page(*found)
+
+
+class Wiki:
+    """A wiki's Action API (``…/api.php``): pages in, edits out."""
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        api_url: str,
+        user_agent: str | None = None,
+        *,
+        auth: TokenManager | str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        maxlag: int | None = 5,
+    ) -> None:
+        """``user_agent`` (``<app>/<version> (<contact>)``) defaults to
+        ``WIKISUGGEST_USER_AGENT``. ``maxlag``: seconds of replica lag at which the wiki should
+        refuse writes (``None`` leaves the parameter out); a refusal is retried after the
+        wiki's ``Retry-After``, ``max_retries`` times."""
+        retries = _args.integer("max_retries", max_retries)
+        if not 0 <= retries <= 100:
+            raise InvalidParameter(
+                f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
+            )
+        token = manager = None
+        if isinstance(auth, TokenManager):
+            manager = auth._native
+        elif auth is not None:
+            token = _args.text("auth", auth)
+        self._native = NativeWiki(
+            api_url=_args.text("api_url", api_url),
+            user_agent=_args.user_agent(user_agent),
+            timeout=_args.seconds("timeout", timeout),
+            max_retries=retries,
+            maxlag=None if maxlag is None else _args.integer("maxlag", maxlag),
+            token=token,
+            manager=manager,
+        )
+
+    @property
+    def api_url(self) -> str:
+        return self._native.api_url
+
+    def __repr__(self) -> str:
+        return f"Wiki({self.api_url!r})"
+
+    def page(self, title: str | None = None, *, revid: int | None = None) -> Page | None:
+        """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
+        return _page(self._native.page(*_page_args(title, revid)))
+
+    async def page_async(
+        self, title: str | None = None, *, revid: int | None = None
+    ) -> Page | None:
+        """:meth:`page` for asyncio."""
+        return _page(await self._native.page_async(*_page_args(title, revid)))
+
+    def login(self, username: str, password: str) -> None:
+        """Log in with a bot password (``User@appid`` and the generated password); later
+        edits assert that the session is still logged in."""
+        self._native.login(_args.text("username", username), _args.text("password", password))
+
+    async def login_async(self, username: str, password: str) -> None:
+        """:meth:`login` for asyncio."""
+        await self._native.login_async(
+            _args.text("username", username), _args.text("password", password)
+        )
+
+    def save(
+        self,
+        applied: AppliedLinks,
+        *,
+        title: str | None = None,
+        baserevid: int | None = None,
+        summary: str = DEFAULT_SUMMARY,
+        tags: Iterable[str] = (),
+        minor: bool = True,
+        bot: bool = False,
+        dry_run: bool = False,
+    ) -> EditResult:
+        """Save ``applied.wikitext`` as a new revision of the page, based on ``applied.revid``
+        (or ``baserevid``). ``dry_run`` returns the diff without contacting the wiki."""
+        edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
+        if dry_run:
+            return edit.dry_run()
+        return edit.result(self._native.edit(*edit.native_args()))
+
+    async def save_async(
+        self,
+        applied: AppliedLinks,
+        *,
+        title: str | None = None,
+        baserevid: int | None = None,
+        summary: str = DEFAULT_SUMMARY,
+        tags: Iterable[str] = (),
+        minor: bool = True,
+        bot: bool = False,
+        dry_run: bool = False,
+    ) -> EditResult:
+        """:meth:`save` for asyncio."""
+        edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
+        if dry_run:
+            return edit.dry_run()
+        return edit.result(await self._native.edit_async(*edit.native_args()))
+
+
+def _page_args(title: Any, revid: Any) -> tuple[str | None, int | None]:
+    if title is None and revid is None:
+        raise InvalidParameter("give a title or a revision id", parameter="title")
+    return _args.optional_text("title", title), _args.optional_integer("revid", revid)
+
+
+def _prepare(
+    applied: AppliedLinks,
+    title: str | None,
+    baserevid: int | None,
+    summary: str,
+    tags: Iterable[str],
+    minor: bool,
+    bot: bool,
+) -> _Edit:
+    if not isinstance(applied, AppliedLinks):
+        raise TypeError(f"applied must be AppliedLinks, got {type(applied).__name__}")
+    name = title if title is not None else applied.page_title
+    if not name:
+        raise InvalidParameter("the page title is unknown: pass title=", parameter="title")
+    base = baserevid if baserevid is not None else applied.revid
+    if base is None or _args.integer("baserevid", base) <= 0:
+        # Without a base revision a concurrent edit would be overwritten silently.
+        raise InvalidParameter(
+            "the base revision is unknown: recommend with revid= or pass baserevid=",
+            parameter="baserevid",
+        )
+    return _Edit(
+        title=_args.text("title", name),
+        text=applied.wikitext,
+        baserevid=_args.integer("baserevid", base),
+        summary=_args.text("summary", summary),
+        tags=_args.text_list("tags", tags),
+        minor=_args.flag("minor", minor),
+        bot=_args.flag("bot", bot),
+        diff=applied.diff(),
+    )

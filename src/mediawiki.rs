@@ -1,0 +1,200 @@
+//! `NativeWiki`: the object behind `wikisuggest.Wiki` (a wiki's Action API). Each operation
+//! has a blocking form and an `_async` form sharing one body; results are plain tuples that
+//! `python/wikisuggest/edit.py` turns into records.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use wikisuggest_core::client::StaticToken;
+use wikisuggest_core::mediawiki::{ActionApi, ActionApiConfig, EditRequest, PageRevision};
+use wikisuggest_core::retry::RetryPolicy;
+use wikisuggest_core::{AuthProvider, Error, Secret};
+
+use crate::errors::core_error;
+use crate::oauth::NativeTokenManager;
+use crate::runtime::{run_async, run_blocking};
+
+/// `(title, pageid, revid, wikitext)`.
+type PageOut = Option<(String, u64, u64, String)>;
+/// `(title, pageid, old_revid, new_revid, nochange)`.
+type EditOut = (String, u64, Option<u64>, Option<u64>, bool);
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeWiki {
+    inner: Arc<ActionApi>,
+}
+
+fn page_out(page: Option<PageRevision>) -> PageOut {
+    page.map(|p| (p.title, p.pageid, p.revid, p.wikitext))
+}
+
+async fn fetch_page(
+    api: Arc<ActionApi>,
+    title: Option<String>,
+    revid: Option<u64>,
+) -> Result<PageOut, Error> {
+    Ok(page_out(api.page(title.as_deref(), revid).await?))
+}
+
+async fn log_in(api: Arc<ActionApi>, username: String, password: Secret) -> Result<(), Error> {
+    api.login(&username, &password).await
+}
+
+async fn save(api: Arc<ActionApi>, edit: EditRequest) -> Result<EditOut, Error> {
+    let done = api.edit(&edit).await?;
+    Ok((
+        done.title,
+        done.pageid,
+        done.old_revid,
+        done.new_revid,
+        done.nochange,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn edit_request(
+    title: String,
+    text: String,
+    baserevid: u64,
+    summary: String,
+    tags: Vec<String>,
+    minor: bool,
+    bot: bool,
+) -> EditRequest {
+    EditRequest {
+        title,
+        text,
+        baserevid,
+        summary,
+        tags,
+        minor,
+        bot,
+    }
+}
+
+#[pymethods]
+impl NativeWiki {
+    #[new]
+    #[pyo3(signature = (*, api_url, user_agent, timeout, max_retries, maxlag=None, token=None, manager=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        api_url: String,
+        user_agent: String,
+        timeout: f64,
+        max_retries: u32,
+        maxlag: Option<u32>,
+        token: Option<String>,
+        manager: Option<Bound<'_, NativeTokenManager>>,
+    ) -> PyResult<Self> {
+        let manager = manager.map(|m| m.get().inner.clone());
+        let build = || -> Result<ActionApi, Error> {
+            let timeout = Duration::try_from_secs_f64(timeout)
+                .map_err(|_| Error::invalid("timeout", "must be a positive number of seconds"))?;
+            let config = ActionApiConfig {
+                timeout,
+                maxlag,
+                retry: RetryPolicy {
+                    max_retries,
+                    ..RetryPolicy::default()
+                },
+                ..ActionApiConfig::new(api_url, user_agent)
+            };
+            let auth: Option<Arc<dyn AuthProvider>> = match (token, manager) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid(
+                        "auth",
+                        "give a token or a token manager, not both",
+                    ));
+                }
+                (Some(token), None) => Some(Arc::new(StaticToken::new(Secret::new(token))?)),
+                (None, Some(manager)) => Some(manager),
+                (None, None) => None,
+            };
+            ActionApi::new(config, auth)
+        };
+        build()
+            .map(|api| Self {
+                inner: Arc::new(api),
+            })
+            .map_err(|e| core_error(py, e))
+    }
+
+    #[getter]
+    fn api_url(&self) -> String {
+        self.inner.api_url()
+    }
+
+    #[pyo3(signature = (title=None, revid=None))]
+    fn page(&self, py: Python<'_>, title: Option<String>, revid: Option<u64>) -> PyResult<PageOut> {
+        run_blocking(py, fetch_page(self.inner.clone(), title, revid))
+    }
+
+    #[pyo3(signature = (title=None, revid=None))]
+    fn page_async<'py>(
+        &self,
+        py: Python<'py>,
+        title: Option<String>,
+        revid: Option<u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        run_async(py, fetch_page(self.inner.clone(), title, revid))
+    }
+
+    fn login(&self, py: Python<'_>, username: String, password: String) -> PyResult<()> {
+        run_blocking(
+            py,
+            log_in(self.inner.clone(), username, Secret::new(password)),
+        )
+    }
+
+    fn login_async<'py>(
+        &self,
+        py: Python<'py>,
+        username: String,
+        password: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        run_async(
+            py,
+            log_in(self.inner.clone(), username, Secret::new(password)),
+        )
+    }
+
+    #[pyo3(signature = (title, text, baserevid, summary, tags, minor, bot))]
+    #[allow(clippy::too_many_arguments)]
+    fn edit(
+        &self,
+        py: Python<'_>,
+        title: String,
+        text: String,
+        baserevid: u64,
+        summary: String,
+        tags: Vec<String>,
+        minor: bool,
+        bot: bool,
+    ) -> PyResult<EditOut> {
+        let request = edit_request(title, text, baserevid, summary, tags, minor, bot);
+        run_blocking(py, save(self.inner.clone(), request))
+    }
+
+    #[pyo3(signature = (title, text, baserevid, summary, tags, minor, bot))]
+    #[allow(clippy::too_many_arguments)]
+    fn edit_async<'py>(
+        &self,
+        py: Python<'py>,
+        title: String,
+        text: String,
+        baserevid: u64,
+        summary: String,
+        tags: Vec<String>,
+        minor: bool,
+        bot: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = edit_request(title, text, baserevid, summary, tags, minor, bot);
+        run_async(py, save(self.inner.clone(), request))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("NativeWiki(api_url={:?})", self.inner.api_url())
+    }
+}

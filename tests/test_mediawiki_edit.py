@@ -1,0 +1,152 @@
+"""From a real MediaWiki to an edit and back: fetch, recommend locally, apply, save, read the
+new revision; conflicts, maxlag and login failures as MediaWiki really answers them."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from local_mediawiki import USER_AGENT, LocalWiki, mediawiki
+
+import wikisuggest
+from wikisuggest import EditConflict, LinkEngine, MediaWikiError, Wiki
+
+__all__ = ["mediawiki"]
+
+
+@pytest.fixture(scope="module")
+def engine() -> LinkEngine:
+    return LinkEngine.default()
+
+
+def _bot(mediawiki: LocalWiki, **options: object) -> Wiki:
+    wiki = Wiki(mediawiki.api_url, USER_AGENT, **options)  # type: ignore[arg-type]
+    bot = mediawiki.credentials["bot"]
+    wiki.login(bot["user"], bot["password"])
+    return wiki
+
+
+def _applied(wiki: Wiki, engine: LinkEngine, title: str) -> wikisuggest.AppliedLinks:
+    page = wiki.page(title)
+    assert page is not None
+    result = engine.recommend(
+        page.wikitext, page.title, pageid=page.pageid, revid=page.revid, threshold=0.3
+    )
+    applied = result.apply(page.wikitext)
+    assert applied.applied, f"no link to apply on {title}"
+    assert applied.revid == page.revid
+    return applied
+
+
+def test_fetch_recommend_apply_save_and_read_back(mediawiki: LocalWiki, engine: LinkEngine) -> None:
+    wiki = _bot(mediawiki)
+    page = wiki.page("Aardvark")
+    assert page is not None and page.title == "Aardvark"
+    raw = mediawiki.query(action="query", prop="revisions", rvprop="ids", titles="Aardvark")[
+        "query"
+    ]["pages"][0]
+    assert (page.pageid, page.revid) == (raw["pageid"], raw["revisions"][0]["revid"])
+
+    applied = _applied(wiki, engine, "Aardvark")
+    preview = wiki.save(applied, dry_run=True)
+    assert preview.dry_run and not preview.saved and preview.diff == applied.diff()
+    assert wiki.page("Aardvark").revid == page.revid  # type: ignore[union-attr]
+
+    saved = wiki.save(applied, summary="Add links (test)", tags=(), minor=True, bot=True)
+    assert saved.saved and not saved.nochange
+    assert saved.old_revid == page.revid and saved.new_revid is not None
+    assert saved.new_revid > page.revid
+
+    again = wiki.page("Aardvark")
+    assert again is not None and again.revid == saved.new_revid
+    # MediaWiki trims trailing whitespace when it saves.
+    assert again.wikitext == applied.wikitext.rstrip()
+    for item in applied.applied:
+        assert item.markup in again.wikitext
+    revision = mediawiki.query(
+        action="query", prop="revisions", rvprop="user|comment|flags", revids=str(saved.new_revid)
+    )["query"]["pages"][0]["revisions"][0]
+    assert revision["user"] == "Bot" and revision["comment"] == "Add links (test)"
+    assert revision["minor"] is True
+
+    # The same links applied to the new revision: nothing left to place, nothing to save.
+    result = engine.recommend(again.wikitext, again.title, revid=again.revid, threshold=0.3)
+    linked = {item.link.link_text.lower() for item in applied.applied}
+    assert not {link.link_text.lower() for link in result.links} & linked
+
+
+def test_an_edit_in_between_is_a_conflict_not_an_overwrite(
+    mediawiki: LocalWiki, engine: LinkEngine
+) -> None:
+    wiki = _bot(mediawiki)
+    applied = _applied(wiki, engine, "Anarchism")
+    first = applied.applied[0]
+    # Another editor rewrites the sentence holding the first suggested phrase.
+    line_start = applied.original.rfind("\n", 0, first.offset) + 1
+    other_text = (
+        applied.original[:line_start]
+        + "Rewritten by someone else. "
+        + applied.original[line_start:]
+    )
+    assert applied.revid is not None
+    theirs = mediawiki.anonymous_edit("Anarchism", other_text, applied.revid)
+
+    with pytest.raises(EditConflict) as caught:
+        wiki.save(applied)
+    assert caught.value.baserevid == applied.revid and caught.value.title == "Anarchism"
+    current = wiki.page("Anarchism")
+    assert current is not None and current.revid == theirs
+    assert current.wikitext == other_text.rstrip()
+
+    # Recommending again on the current revision lets the links through.
+    fresh = _applied(wiki, engine, "Anarchism")
+    assert wiki.save(fresh).saved
+
+
+def test_maxlag_is_waited_out_or_reported(mediawiki: LocalWiki, engine: LinkEngine) -> None:
+    impatient = _bot(mediawiki, max_retries=0)
+    patient = _bot(mediawiki)
+    applied = _applied(impatient, engine, "Albedo")
+    lag = mediawiki.folder / "lag"
+    lag.write_text("7")
+    try:
+        with pytest.raises(MediaWikiError) as caught:
+            impatient.save(applied)
+        assert caught.value.code == "maxlag"
+
+        # The lag ends while the client waits the 5 s the wiki asked for.
+        threading.Timer(1.0, lag.unlink).start()
+        saved = patient.save(applied)
+        assert saved.saved and saved.old_revid == applied.revid
+    finally:
+        lag.unlink(missing_ok=True)
+
+
+async def test_async_forms(mediawiki: LocalWiki, engine: LinkEngine) -> None:
+    wiki = Wiki(mediawiki.api_url, USER_AGENT)
+    bot = mediawiki.credentials["bot"]
+    await wiki.login_async(bot["user"], bot["password"])
+    page = await wiki.page_async("Algeria")
+    assert page is not None
+    by_revision = await wiki.page_async(revid=page.revid)
+    assert by_revision == page
+    result = engine.recommend(page.wikitext, page.title, revid=page.revid, threshold=0.3)
+    saved = await wiki.save_async(result.apply(page.wikitext))
+    assert saved.saved and saved.old_revid == page.revid
+
+
+def test_refusals_are_typed(mediawiki: LocalWiki) -> None:
+    wiki = Wiki(mediawiki.api_url, USER_AGENT)
+    assert wiki.page("No such page here") is None
+    assert wiki.page(revid=10**9) is None
+    with pytest.raises(MediaWikiError) as caught:
+        wiki.login(mediawiki.credentials["bot"]["user"], "wrong-password-" + "x" * 16)
+    assert caught.value.code == "login-failed"
+    assert "wrong-password" not in str(caught.value)
+    # Edits never create pages.
+    applied = wikisuggest.apply_links("New page text.", [])
+    with pytest.raises(MediaWikiError) as missing:
+        wiki.save(applied, title="No such page here", baserevid=1)
+    assert missing.value.code == "missingtitle"
+    with pytest.raises(wikisuggest.InvalidParameter):
+        wiki.save(applied, title="Aardvark")  # no base revision: never a blind overwrite
