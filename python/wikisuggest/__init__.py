@@ -49,10 +49,15 @@ from .errors import (
     WikitextError,
 )
 from .models import (
+    CollectionMembership,
     DatasetChecksums,
     LinkRecommendation,
     LinkRecommendationSet,
     Meta,
+    PageCollection,
+    PageCollectionGroups,
+    PageCollectionMetadata,
+    TranslationPage,
     TranslationRecommendation,
 )
 from .oauth import (
@@ -82,6 +87,7 @@ __all__ = [
     "CandidateScore",
     "Client",
     "ConfigurationError",
+    "CollectionMembership",
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
@@ -100,6 +106,9 @@ __all__ = [
     "Meta",
     "NotFound",
     "OAuthError",
+    "PageCollection",
+    "PageCollectionGroups",
+    "PageCollectionMetadata",
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
@@ -111,6 +120,7 @@ __all__ = [
     "TokenManager",
     "TokenStore",
     "TransportError",
+    "TranslationPage",
     "TranslationRecommendation",
     "Unauthorized",
     "UnauthorizedClient",

@@ -242,6 +242,7 @@ def _serve(args: argparse.Namespace) -> int:
             datasets=args.datasets,
             pages=args.pages,
             translation=args.translation,
+            translation_shape=args.translation_shape,
             clients=args.clients,
             seed=args.seed,
             access_token_ttl=args.token_ttl,
@@ -267,6 +268,12 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--pages", metavar="DUMP_OR_DIR", help="MediaWiki XML dump (.xml, .bz2) or folder"
     )
     serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
+    serve.add_argument(
+        "--translation-shape",
+        choices=["array", "envelope"],
+        default="array",
+        help="translation answers: the contract's array, or today's envelope (array)",
+    )
     serve.add_argument("--clients", metavar="FILE", help="OAuth clients (TOML)")
     serve.add_argument("--seed", type=int, help="seed of shuffled translation results")
     serve.add_argument(

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import time
 from types import TracebackType
-from typing import Union
+from typing import Literal, Union
 
 from ._native import NativeServer
 
 PathLike = Union[str, "os.PathLike[str]"]
+TranslationShape = Literal["array", "envelope"]
 
 
 class Server:
@@ -24,7 +25,9 @@ class Server:
     ``port=0`` picks a free port (read it from :attr:`url`). ``datasets`` holds one folder
     per wiki (``enwiki/``) in the native or published format; ``pages`` is a MediaWiki XML
     dump (``.xml``/``.xml.bz2``) or a folder of ``Title.wikitext`` files that GET link
-    requests read; ``translation`` a folder of ``<lang>.jsonl.gz`` catalogs; ``clients`` a
+    requests read; ``translation`` a folder of ``<lang>.jsonl.gz`` catalogs, answered as the
+    contract's bare array (``translation_shape="array"``) or as the service's envelope with
+    every item field and the continuation (``"envelope"``); ``clients`` a
     TOML file of OAuth clients and personal tokens. ``seed`` makes shuffled translation
     results reproducible. ``access_token_ttl`` is in seconds; rate limits are requests per
     minute per app and per anonymous User-Agent.
@@ -45,6 +48,7 @@ class Server:
         access_token_ttl: float = 14400.0,
         rate_limit: int = 200,
         anonymous_rate_limit: int = 200,
+        translation_shape: TranslationShape = "array",
         max_body_bytes: int = 4 * 1024 * 1024,
         request_timeout: float = 30.0,
         threads: int = 2,
@@ -60,6 +64,7 @@ class Server:
             access_token_ttl=float(access_token_ttl),
             rate_limit=rate_limit,
             anonymous_rate_limit=anonymous_rate_limit,
+            translation_shape=translation_shape,
             max_body_bytes=max_body_bytes,
             request_timeout=float(request_timeout),
             threads=threads,
@@ -110,6 +115,7 @@ def serve(
     access_token_ttl: float = 14400.0,
     rate_limit: int = 200,
     anonymous_rate_limit: int = 200,
+    translation_shape: TranslationShape = "array",
     background: bool = False,
 ) -> Server | None:
     """Serve until interrupted (Ctrl-C), or with ``background=True`` return the running
@@ -125,6 +131,7 @@ def serve(
         access_token_ttl=access_token_ttl,
         rate_limit=rate_limit,
         anonymous_rate_limit=anonymous_rate_limit,
+        translation_shape=translation_shape,
     )
     if background:
         return server
