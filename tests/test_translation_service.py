@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import reference_server as ref
+from contract_server import ContractServer, Scripted
 
 import wikisuggest
 from wikisuggest import (
@@ -190,3 +191,36 @@ def test_client_reads_the_envelope(envelope: wikisuggest.Server) -> None:
 def test_unknown_shape_is_refused(tmp_path: Path) -> None:
     with pytest.raises(wikisuggest.WikisuggestError, match="translation_shape"):
         ref.start(tmp_path, translation_shape="xml")
+
+
+def test_native_records_carry_the_new_fields(contract_server: ContractServer) -> None:
+    """Records built by the extension equal those ``from_dict`` builds, new fields included."""
+    item = {
+        "title": "Cello",
+        "pageviews": 0,
+        "wikidata_id": "Q8371",
+        "rank": 0,
+        "langlinks_count": 4,
+        "size": 3000,
+        "lead_section_size": 250,
+        "collection": {
+            "name": "Wiki99/Music",
+            "description": "Instruments",
+            "end_date": None,
+            "articles_count": 99,
+            "articles_by_language_count": {"fr": 40},
+            "since": 2024,
+        },
+        "badge": "x",
+    }
+    body = {"recommendations": [item], "continue_offset": 3, "continue_seed": 9}
+    contract_server.then(Scripted(200, body))
+    client = wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+    (native,) = client.translation_recommendations("en", "fr")
+    expected = TranslationRecommendation.from_dict(item)
+    assert native == expected
+    assert native.collection is not None and expected.collection is not None
+    assert native.collection.articles_by_language_count == {"fr": 40}
+    assert native.collection.extra == {"since": 2024}
+    assert native.extra == {"badge": "x"}
+    assert native.to_dict() == item
