@@ -116,14 +116,14 @@ pub(crate) fn translation_params(
     rank_method: &str,
 ) -> Result<TranslationParams, Error> {
     Ok(TranslationParams {
-        source,
-        target,
         count,
         seed,
         topic,
         include_pageviews,
         search_algorithm: SearchAlgorithm::parse(search_algorithm)?,
         rank_method: RankMethod::parse(rank_method)?,
+        // Parameters this binding does not pass yet keep the service's defaults.
+        ..TranslationParams::new(&source, &target)
     })
 }
 

@@ -15,7 +15,8 @@ use pyo3::{IntoPyObjectExt, intern};
 use serde_json::{Map, Number, Value};
 use wikisuggest_core::client::Fetched;
 use wikisuggest_core::models::{
-    DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta, TranslationRecommendation,
+    DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta, PageCollectionMetadata,
+    TranslationRecommendation,
 };
 
 struct Builders {
@@ -26,6 +27,7 @@ struct Builders {
     meta: Py<PyType>,
     checksums: Py<PyType>,
     translation: Py<PyType>,
+    collection: Py<PyType>,
 }
 
 static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
@@ -46,6 +48,7 @@ fn builders(py: Python<'_>) -> PyResult<&Builders> {
             meta: class("Meta")?,
             checksums: class("DatasetChecksums")?,
             translation: class("TranslationRecommendation")?,
+            collection: class("PageCollectionMetadata")?,
         })
     })
 }
@@ -192,6 +195,33 @@ pub fn link_set<'py>(py: Python<'py>, s: &LinkRecommendationSet) -> PyResult<Bou
     )
 }
 
+fn collection<'py>(
+    py: Python<'py>,
+    b: &Builders,
+    c: &Option<PageCollectionMetadata>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Some(c) = c else {
+        return Ok(py.None().into_bound(py));
+    };
+    let by_language = match &c.articles_by_language_count {
+        Some(counts) => pythonize::pythonize(py, counts)?,
+        None => py.None().into_bound(py),
+    };
+    record(
+        py,
+        b,
+        &b.collection,
+        &[
+            (intern!(py, "name"), opt(py, &c.name)?),
+            (intern!(py, "description"), opt(py, &c.description)?),
+            (intern!(py, "end_date"), opt(py, &c.end_date)?),
+            (intern!(py, "articles_count"), opt(py, c.articles_count)?),
+            (intern!(py, "articles_by_language_count"), by_language),
+        ],
+        &c.extra,
+    )
+}
+
 pub fn translations<'py>(
     py: Python<'py>,
     items: &[TranslationRecommendation],
@@ -210,6 +240,12 @@ pub fn translations<'py>(
                     (intern!(py, "wikidata_id"), opt(py, &t.wikidata_id)?),
                     (intern!(py, "rank"), number(py, &t.rank)?),
                     (intern!(py, "langlinks_count"), opt(py, t.langlinks_count)?),
+                    (intern!(py, "size"), opt(py, t.size)?),
+                    (
+                        intern!(py, "lead_section_size"),
+                        opt(py, t.lead_section_size)?,
+                    ),
+                    (intern!(py, "collection"), collection(py, b, &t.collection)?),
                 ],
                 &t.extra,
             )

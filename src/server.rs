@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use wikisuggest_server::{BackgroundServer, RateLimits, ServerConfig};
+use wikisuggest_server::{BackgroundServer, RateLimits, ServerConfig, TranslationShape};
 
 use crate::errors::wikisuggest_error;
 
@@ -28,7 +28,7 @@ impl NativeServer {
         *, host, port, datasets=None, pages=None, wiki_apis=Vec::new(), translation=None,
         clients=None, seed=None,
         access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
-        max_body_bytes=4194304, request_timeout=30.0, threads=2
+        translation_shape="array", max_body_bytes=4194304, request_timeout=30.0, threads=2
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -44,6 +44,7 @@ impl NativeServer {
         access_token_ttl: f64,
         rate_limit: u32,
         anonymous_rate_limit: u32,
+        translation_shape: &str,
         max_body_bytes: usize,
         request_timeout: f64,
         threads: usize,
@@ -51,6 +52,11 @@ impl NativeServer {
         let host = host
             .parse()
             .map_err(|_| wikisuggest_error(&format!("host must be an IP address, got {host:?}")))?;
+        let translation_shape = TranslationShape::parse(translation_shape).ok_or_else(|| {
+            wikisuggest_error(&format!(
+                "translation_shape must be \"array\" or \"envelope\", got {translation_shape:?}"
+            ))
+        })?;
         let config = ServerConfig {
             host,
             port,
@@ -60,6 +66,7 @@ impl NativeServer {
             translation,
             clients,
             seed,
+            translation_shape,
             access_token_ttl: seconds("access_token_ttl", access_token_ttl)?,
             rate_limits: RateLimits {
                 authenticated_per_minute: rate_limit,

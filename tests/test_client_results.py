@@ -90,10 +90,13 @@ def test_translation_accepts_both_shapes(
 def test_translation_item_with_only_title(
     client: wikisuggest.Client, contract_server: ContractServer
 ) -> None:
-    contract_server.then(Scripted(200, [{"title": "X", "size": 4, "collection": None}]))
+    contract_server.then(
+        Scripted(200, [{"title": "X", "size": 4, "collection": None, "badge": "new"}])
+    )
     (item,) = client.translation_recommendations("en", "de")
     assert item.title == "X" and item.pageviews is None and item.rank is None
-    assert item.extra == {"size": 4, "collection": None}
+    assert (item.size, item.lead_section_size, item.collection) == (4, None, None)
+    assert item.extra == {"badge": "new"}
 
 
 @pytest.mark.parametrize(

@@ -54,10 +54,15 @@ from .errors import (
     WikitextError,
 )
 from .models import (
+    CollectionMembership,
     DatasetChecksums,
     LinkRecommendation,
     LinkRecommendationSet,
     Meta,
+    PageCollection,
+    PageCollectionGroups,
+    PageCollectionMetadata,
+    TranslationPage,
     TranslationRecommendation,
 )
 from .oauth import (
@@ -89,6 +94,7 @@ __all__ = [
     "CandidateScore",
     "Client",
     "ConfigurationError",
+    "CollectionMembership",
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
@@ -111,6 +117,9 @@ __all__ = [
     "NotFound",
     "OAuthError",
     "Page",
+    "PageCollection",
+    "PageCollectionGroups",
+    "PageCollectionMetadata",
     "RateLimited",
     "ReadDenied",
     "ReauthorizationRequired",
@@ -125,6 +134,7 @@ __all__ = [
     "TokenManager",
     "TokenStore",
     "TransportError",
+    "TranslationPage",
     "TranslationRecommendation",
     "Unauthorized",
     "UnauthorizedClient",

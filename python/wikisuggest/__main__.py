@@ -243,6 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
             pages=args.pages,
             wiki_apis=dict(spec.split("=", 1) for spec in args.wiki_api or ()),
             translation=args.translation,
+            translation_shape=args.translation_shape,
             clients=args.clients,
             seed=args.seed,
             access_token_ttl=args.token_ttl,
@@ -281,6 +282,12 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fetch GET pages of WIKI_ID from this MediaWiki api.php (repeatable)",
     )
     serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
+    serve.add_argument(
+        "--translation-shape",
+        choices=["array", "envelope"],
+        default="array",
+        help="translation answers: the contract's array, or today's envelope (array)",
+    )
     serve.add_argument("--clients", metavar="FILE", help="OAuth clients (TOML)")
     serve.add_argument("--seed", type=int, help="seed of shuffled translation results")
     serve.add_argument(

@@ -387,6 +387,7 @@ class NativeServer:
         access_token_ttl: float = 14400.0,
         rate_limit: int = 200,
         anonymous_rate_limit: int = 200,
+        translation_shape: str = "array",
         max_body_bytes: int = 4194304,
         request_timeout: float = 30.0,
         threads: int = 2,

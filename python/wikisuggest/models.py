@@ -8,7 +8,7 @@ in ``extra``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,10 +18,15 @@ if TYPE_CHECKING:
     from .apply import AppliedLinks
 
 __all__ = [
+    "CollectionMembership",
     "DatasetChecksums",
     "LinkRecommendation",
     "LinkRecommendationSet",
     "Meta",
+    "PageCollection",
+    "PageCollectionGroups",
+    "PageCollectionMetadata",
+    "TranslationPage",
     "TranslationRecommendation",
 ]
 
@@ -202,20 +207,172 @@ class LinkRecommendationSet:
 
 
 @dataclass(frozen=True, slots=True)
+class PageCollectionMetadata:
+    """The page collection an item was recommended from: its name, description, end date,
+    size, and (``articles_by_language_count``) how many of its articles the target has."""
+
+    name: str
+    description: str | None = None
+    end_date: str | None = None
+    articles_count: int | None = None
+    articles_by_language_count: Mapping[str, int] | None = field(default=None, hash=False)
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PageCollectionMetadata:
+        known, extra = _split(cls, data)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
 class TranslationRecommendation:
-    """An article of the source wiki that the target wiki lacks."""
+    """An article of the source wiki that the target wiki lacks.
+
+    ``size`` and ``lead_section_size`` are in bytes (the latter only when ``lead_section`` was
+    asked for); ``collection`` is set for articles recommended from a page collection."""
 
     title: str
     pageviews: int | None = None
     wikidata_id: str | None = None
     rank: int | float | None = None
     langlinks_count: int | None = None
+    size: int | None = None
+    lead_section_size: int | None = None
+    collection: PageCollectionMetadata | None = None
     extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TranslationRecommendation:
         known, extra = _split(cls, data)
+        collection = known.get("collection")
+        if isinstance(collection, Mapping):
+            known["collection"] = PageCollectionMetadata.from_dict(collection)
         return cls(**known, extra=extra)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TranslationPage:
+    """One answer of the translation service: its items, and where the next page starts.
+
+    Only single-collection answers continue: ``continue_offset`` is then the offset to send
+    back (``-1`` once there is nothing more) with ``continue_seed``, the seed of the order.
+    The next page starts with the last item of this one again, as the service pages."""
+
+    items: tuple[TranslationRecommendation, ...] = ()
+    continue_offset: int | None = None
+    continue_seed: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | Sequence[Any]) -> TranslationPage:
+        """Either shape: the bare array (no continuation) or the ``recommendations`` envelope."""
+        if isinstance(data, Mapping):
+            items = data.get("recommendations")
+            if not isinstance(items, Sequence) or isinstance(items, str):
+                raise TypeError("TranslationPage.from_dict expects a 'recommendations' list")
+            return cls(
+                tuple(TranslationRecommendation.from_dict(x) for x in items),
+                data.get("continue_offset"),
+                data.get("continue_seed"),
+            )
+        if isinstance(data, Sequence) and not isinstance(data, str):
+            return cls(tuple(TranslationRecommendation.from_dict(x) for x in data))
+        raise TypeError(
+            f"TranslationPage.from_dict expects a list or a mapping, got {type(data).__name__}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The envelope shape."""
+        return {
+            "recommendations": [item.to_dict() for item in self.items],
+            "continue_offset": self.continue_offset,
+            "continue_seed": self.continue_seed,
+        }
+
+    @property
+    def has_more(self) -> bool:
+        """Whether the service offered a next page."""
+        return self.continue_offset is not None and self.continue_offset >= 0
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[TranslationRecommendation]:
+        return iter(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class PageCollection:
+    """A page collection as the service lists it."""
+
+    name: str
+    description: str | None = None
+    end_date: str | None = None
+    articles_count: int | None = None
+    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PageCollection:
+        known, extra = _split(cls, data)
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PageCollectionGroups:
+    """Collections grouped by the part of their name before ``/`` (groups of two or more),
+    and the others (``ungrouped``)."""
+
+    groups: Mapping[str, tuple[PageCollection, ...]] = field(default_factory=dict, hash=False)
+    ungrouped: tuple[PageCollection, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PageCollectionGroups:
+        if not isinstance(data, Mapping):
+            raise TypeError(
+                f"PageCollectionGroups.from_dict expects a mapping, got {type(data).__name__}"
+            )
+
+        def collections(items: Any) -> tuple[PageCollection, ...]:
+            return tuple(PageCollection.from_dict(x) for x in items or ())
+
+        return cls(
+            {str(k): collections(v) for k, v in data.items() if k != "ungrouped"},
+            collections(data.get("ungrouped")),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {k: [c.to_dict() for c in v] for k, v in self.groups.items()}
+        out["ungrouped"] = [c.to_dict() for c in self.ungrouped]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionMembership:
+    """For each title or Wikidata id asked about, whether the collection holds it."""
+
+    found: Mapping[str, bool] = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CollectionMembership:
+        if not isinstance(data, Mapping) or not all(isinstance(v, bool) for v in data.values()):
+            raise TypeError("CollectionMembership.from_dict expects a mapping of booleans")
+        return cls({str(k): v for k, v in data.items()})
+
+    def to_dict(self) -> dict[str, bool]:
+        return dict(self.found)
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The ids asked about that are in the collection, in the order asked."""
+        return tuple(k for k, v in self.found.items() if v)
+
+    def __contains__(self, key: object) -> bool:
+        return bool(self.found.get(key)) if isinstance(key, str) else False

@@ -12,11 +12,12 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Union
+from typing import Literal, Union
 
 from ._native import NativeServer
 
 PathLike = Union[str, "os.PathLike[str]"]
+TranslationShape = Literal["array", "envelope"]
 
 
 class Server:
@@ -28,10 +29,11 @@ class Server:
     requests read; ``wiki_apis`` maps wiki ids to MediaWiki Action API URLs
     (``{"enwiki": "https://en.wikipedia.org/w/api.php"}``) from which GET link requests fetch
     the page's current (or requested) revision instead, as production does; ``translation``
-    a folder of ``<lang>.jsonl.gz`` catalogs; ``clients`` a TOML file of OAuth clients and
-    personal tokens. ``seed`` makes shuffled translation results reproducible.
-    ``access_token_ttl`` is in seconds; rate limits are requests per minute per app and per
-    anonymous User-Agent.
+    a folder of ``<lang>.jsonl.gz`` catalogs, answered as the contract's bare array
+    (``translation_shape="array"``) or as the service's envelope with every item field and
+    the continuation (``"envelope"``); ``clients`` a TOML file of OAuth clients and personal
+    tokens. ``seed`` makes shuffled translation results reproducible. ``access_token_ttl`` is
+    in seconds; rate limits are requests per minute per app and per anonymous User-Agent.
     """
 
     __slots__ = ("_native",)
@@ -50,6 +52,7 @@ class Server:
         access_token_ttl: float = 14400.0,
         rate_limit: int = 200,
         anonymous_rate_limit: int = 200,
+        translation_shape: TranslationShape = "array",
         max_body_bytes: int = 4 * 1024 * 1024,
         request_timeout: float = 30.0,
         threads: int = 2,
@@ -66,6 +69,7 @@ class Server:
             access_token_ttl=float(access_token_ttl),
             rate_limit=rate_limit,
             anonymous_rate_limit=anonymous_rate_limit,
+            translation_shape=translation_shape,
             max_body_bytes=max_body_bytes,
             request_timeout=float(request_timeout),
             threads=threads,
@@ -117,6 +121,7 @@ def serve(
     access_token_ttl: float = 14400.0,
     rate_limit: int = 200,
     anonymous_rate_limit: int = 200,
+    translation_shape: TranslationShape = "array",
     background: bool = False,
 ) -> Server | None:
     """Serve until interrupted (Ctrl-C), or with ``background=True`` return the running
@@ -133,6 +138,7 @@ def serve(
         access_token_ttl=access_token_ttl,
         rate_limit=rate_limit,
         anonymous_rate_limit=anonymous_rate_limit,
+        translation_shape=translation_shape,
     )
     if background:
         return server

@@ -20,8 +20,11 @@ use crate::encode::{Query, plain_segment, title_segment};
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError, truncate_chars};
 use crate::limits::{RequestLimits, default_concurrency};
-use crate::models::{LinkRecommendationSet, TranslationRecommendation, TranslationResponse};
-use crate::params::{LinkParams, RevisionBody, TranslationParams};
+use crate::models::{
+    LinkRecommendationSet, PageCollection, PageCollectionGroups, PageCollectionMembership,
+    TranslationPage, TranslationRecommendation, TranslationResponse,
+};
+use crate::params::{LinkParams, MembershipParams, RevisionBody, TranslationParams};
 use crate::redact::Redactor;
 use crate::secret::Secret;
 
@@ -327,6 +330,40 @@ impl Client {
         })
     }
 
+    /// `GET …/translation/<route>` of the translation service's collection routes.
+    fn prepare_translation_route(&self, route: &str, query: &Query) -> Result<PreparedRequest> {
+        Ok(PreparedRequest {
+            method: Method::GET,
+            url: self.url(
+                &self.base_url,
+                &format!("/service/lw/recommendation/api/v1/translation/{route}"),
+                query,
+            )?,
+            body: Body::None,
+            endpoint: Endpoint::Service,
+            authenticate: true,
+        })
+    }
+
+    /// `/translation/page-collections` as a prepared request.
+    pub fn prepare_page_collections(&self) -> Result<PreparedRequest> {
+        self.prepare_translation_route("page-collections", &Query::new())
+    }
+
+    /// `/translation/page-collection-groups` as a prepared request.
+    pub fn prepare_page_collection_groups(&self) -> Result<PreparedRequest> {
+        self.prepare_translation_route("page-collection-groups", &Query::new())
+    }
+
+    /// `/translation/page-collection-membership` as a prepared request.
+    pub fn prepare_page_collection_membership(
+        &self,
+        params: &MembershipParams,
+    ) -> Result<PreparedRequest> {
+        params.validate()?;
+        self.prepare_translation_route("page-collection-membership", &params.query())
+    }
+
     /// A form POST to the OAuth 2.0 token endpoint (never authenticated with a bearer). The
     /// form always holds a credential, so a clear-text `auth_url` is refused unless it is
     /// loopback or the client allows insecure http.
@@ -370,6 +407,33 @@ impl Client {
         let request = self.prepare_translation_recommendations(params)?;
         let response: TranslationResponse = decode(&self.execute(&request).await?)?;
         Ok(response.into_recommendations())
+    }
+
+    /// Operation 3 as a page: the items and the continuation (single-collection mode).
+    pub async fn translation_page(&self, params: &TranslationParams) -> Result<TranslationPage> {
+        let request = self.prepare_translation_recommendations(params)?;
+        let response: TranslationResponse = decode(&self.execute(&request).await?)?;
+        Ok(response.into_page())
+    }
+
+    pub async fn page_collections(&self) -> Result<Vec<PageCollection>> {
+        decode(&self.execute(&self.prepare_page_collections()?).await?)
+    }
+
+    pub async fn page_collection_groups(&self) -> Result<PageCollectionGroups> {
+        decode(
+            &self
+                .execute(&self.prepare_page_collection_groups()?)
+                .await?,
+        )
+    }
+
+    pub async fn page_collection_membership(
+        &self,
+        params: &MembershipParams,
+    ) -> Result<PageCollectionMembership> {
+        let request = self.prepare_page_collection_membership(params)?;
+        decode(&self.execute(&request).await?)
     }
 
     /// Send `request` and decode its body as `kind`: the typed record, or with `raw` the body
@@ -656,6 +720,60 @@ mod tests {
             url: "http://127.0.0.1/x".to_owned(),
             redactor: Redactor::default(),
         }
+    }
+
+    fn client() -> Client {
+        let mut config = ClientConfig::new("Test/1.0 (test@example.org)");
+        config.base_url = "http://127.0.0.1:9".to_owned();
+        Client::new(config, None).unwrap()
+    }
+
+    #[test]
+    fn translation_routes_are_prepared() {
+        let c = client();
+        let base = "http://127.0.0.1:9/service/lw/recommendation/api/v1/translation";
+        let params = TranslationParams {
+            collections: true,
+            seed: vec!["Wiki99/Food".into()],
+            continue_offset: Some(4),
+            continue_seed: Some(8),
+            ..TranslationParams::new("en", "fr")
+        };
+        let url = c.prepare_translation_recommendations(&params).unwrap().url;
+        assert!(
+            url.as_str()
+                .starts_with(&format!("{base}?source=en&target=fr&"))
+        );
+        assert!(
+            url.as_str().ends_with("&continue_offset=4&continue_seed=8"),
+            "{url}"
+        );
+        assert_eq!(
+            c.prepare_page_collections().unwrap().url.as_str(),
+            format!("{base}/page-collections")
+        );
+        assert_eq!(
+            c.prepare_page_collection_groups().unwrap().url.as_str(),
+            format!("{base}/page-collection-groups")
+        );
+        let membership = MembershipParams::titles("Wiki99/Food", "fr", &["Pain", "Fromage"]);
+        assert_eq!(
+            c.prepare_page_collection_membership(&membership)
+                .unwrap()
+                .url
+                .as_str(),
+            format!(
+                "{base}/page-collection-membership?collection=Wiki99%2FFood&language=fr&titles=Pain%7CFromage"
+            )
+        );
+        let bad = TranslationParams {
+            continue_offset: Some(-1),
+            ..params
+        };
+        assert!(matches!(
+            c.prepare_translation_recommendations(&bad),
+            Err(Error::InvalidParameter { .. })
+        ));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! (optional unless a record is meaningless without them), anything else the server adds is
 //! kept in `extra` so newer servers lose nothing.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -84,8 +86,65 @@ pub struct TranslationRecommendation {
     pub rank: Option<Number>,
     #[serde(default, deserialize_with = "lenient_int")]
     pub langlinks_count: Option<i64>,
+    /// Article size in bytes (since August 2025).
+    #[serde(default, deserialize_with = "lenient_int")]
+    pub size: Option<i64>,
+    /// Lead-section size in bytes, when `lead_section` was asked (since September 2025).
+    #[serde(default, deserialize_with = "lenient_int")]
+    pub lead_section_size: Option<i64>,
+    /// The page collection the article was recommended from (since October 2024).
+    #[serde(default)]
+    pub collection: Option<PageCollectionMetadata>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// What an item says about the page collection it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageCollectionMetadata {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub end_date: Option<String>,
+    #[serde(default, deserialize_with = "lenient_int")]
+    pub articles_count: Option<i64>,
+    /// Language → how many of the collection's articles exist in it (the target's only).
+    #[serde(default)]
+    pub articles_by_language_count: Option<BTreeMap<String, i64>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One page collection, as `/translation/page-collections` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageCollection {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub end_date: Option<String>,
+    #[serde(default, deserialize_with = "lenient_int")]
+    pub articles_count: Option<i64>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `/translation/page-collection-groups`: the part of a name before `/` → its collections,
+/// plus `ungrouped`.
+pub type PageCollectionGroups = BTreeMap<String, Vec<PageCollection>>;
+
+/// `/translation/page-collection-membership`: each title or Wikidata id asked about → whether
+/// the collection holds it.
+pub type PageCollectionMembership = BTreeMap<String, bool>;
+
+/// One answer of operation 3 in either shape: the items and, in single-collection mode, where
+/// the next page starts (`continue_offset`, `-1` at the end) and the order's seed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TranslationPage {
+    pub items: Vec<TranslationRecommendation>,
+    pub continue_offset: Option<i64>,
+    pub continue_seed: Option<i64>,
 }
 
 /// The two shapes of a translation response: the contract's bare array, and the envelope
@@ -104,6 +163,25 @@ pub enum TranslationResponse {
 }
 
 impl TranslationResponse {
+    /// The answer as a page; the array shape never continues.
+    pub fn into_page(self) -> TranslationPage {
+        match self {
+            Self::List(items) => TranslationPage {
+                items,
+                ..TranslationPage::default()
+            },
+            Self::Envelope {
+                recommendations,
+                continue_offset,
+                continue_seed,
+            } => TranslationPage {
+                items: recommendations,
+                continue_offset,
+                continue_seed,
+            },
+        }
+    }
+
     pub fn into_recommendations(self) -> Vec<TranslationRecommendation> {
         match self {
             Self::List(items)
@@ -179,8 +257,75 @@ mod tests {
             .unwrap()
             .into_recommendations();
         assert_eq!(a[0].rank.as_ref().and_then(Number::as_f64), Some(12.0));
-        assert_eq!(b[0].extra["size"], 42);
+        assert_eq!(b[0].size, Some(42));
+        assert!(b[0].extra.is_empty());
         assert_eq!(b[0].pageviews, None);
         assert!(serde_json::from_str::<TranslationResponse>(r#"{"items":[]}"#).is_err());
+    }
+
+    #[test]
+    fn translation_pages_and_new_fields() {
+        let envelope = r#"{"recommendations":[{"title":"Cello","pageviews":0,"wikidata_id":"Q8371",
+            "rank":0,"langlinks_count":4,"size":"3000","lead_section_size":250.0,"badge":"x",
+            "collection":{"name":"Wiki99/Music","description":null,"end_date":"2026-01-01",
+                          "articles_count":99,"articles_by_language_count":{"fr":40},"v":2}}],
+            "continue_offset":12,"continue_seed":4294967295}"#;
+        let page = serde_json::from_str::<TranslationResponse>(envelope)
+            .unwrap()
+            .into_page();
+        assert_eq!(
+            (page.continue_offset, page.continue_seed),
+            (Some(12), Some(4_294_967_295))
+        );
+        let item = &page.items[0];
+        assert_eq!((item.size, item.lead_section_size), (Some(3000), Some(250)));
+        assert_eq!(item.extra["badge"], "x");
+        let collection = item.collection.as_ref().unwrap();
+        assert_eq!(collection.name, "Wiki99/Music");
+        assert_eq!(collection.description, None);
+        assert_eq!(collection.articles_count, Some(99));
+        assert_eq!(
+            collection.articles_by_language_count.as_ref().unwrap()["fr"],
+            40
+        );
+        assert_eq!(collection.extra["v"], 2);
+        let nulls = r#"{"recommendations":[{"title":"A","size":null,"lead_section_size":null,
+            "collection":null}],"continue_offset":null,"continue_seed":null}"#;
+        let page = serde_json::from_str::<TranslationResponse>(nulls)
+            .unwrap()
+            .into_page();
+        assert_eq!(
+            (page.items[0].size, page.items[0].collection.as_ref()),
+            (None, None)
+        );
+        assert_eq!((page.continue_offset, page.continue_seed), (None, None));
+        let array = serde_json::from_str::<TranslationResponse>(r#"[{"title":"A"}]"#)
+            .unwrap()
+            .into_page();
+        assert_eq!(array.items.len(), 1);
+        assert_eq!(array.continue_offset, None);
+        assert!(
+            serde_json::from_str::<TranslationResponse>(r#"[{"title":"A","size":"big"}]"#).is_err()
+        );
+    }
+
+    #[test]
+    fn sibling_endpoint_records() {
+        let listed: Vec<PageCollection> = serde_json::from_str(
+            r#"[{"name":"Pets","description":"At home","end_date":null,"articles_count":2}]"#,
+        )
+        .unwrap();
+        assert_eq!(listed[0].articles_count, Some(2));
+        let groups: PageCollectionGroups = serde_json::from_str(
+            r#"{"Wiki99":[{"name":"Wiki99/A","articles_count":1},{"name":"Wiki99/B","articles_count":3}],
+                "ungrouped":[]}"#,
+        )
+        .unwrap();
+        assert_eq!(groups["Wiki99"][1].name, "Wiki99/B");
+        assert!(groups["ungrouped"].is_empty());
+        let membership: PageCollectionMembership =
+            serde_json::from_str(r#"{"Q1":true,"Cat":false}"#).unwrap();
+        assert_eq!((membership["Q1"], membership["Cat"]), (true, false));
+        assert!(serde_json::from_str::<PageCollectionMembership>(r#"{"Q1":"yes"}"#).is_err());
     }
 }

@@ -156,17 +156,34 @@ impl RankMethod {
     }
 }
 
-/// Parameters of operation 3.
+/// Parameters of operation 3, as the service reads them today (translation-service.md §1.2).
+/// Optional ones are sent only when set, so a request with the defaults is the contract's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranslationParams {
     pub source: String,
     pub target: String,
     pub count: i64,
+    /// Seed titles (sent joined by `|`); with `collections`, one collection name.
     pub seed: Vec<String>,
+    /// Topic terms, one alternative each (joined by `|`); `+` inside one means "and".
     pub topic: Vec<String>,
+    /// ISO 3166 alpha-3 country codes, as `topic` (`|` or, `+` and).
+    pub country: Vec<String>,
     pub include_pageviews: bool,
     pub search_algorithm: SearchAlgorithm,
     pub rank_method: RankMethod,
+    /// Recommend from page collections (`seed` names one, or a group of them).
+    pub collections: bool,
+    /// A collection whose articles are interleaved with the others.
+    pub featured_collection: Option<String>,
+    /// Inclusive size bounds in bytes: of the article, or of its lead with `lead_section`.
+    pub min_size: Option<i64>,
+    pub max_size: Option<i64>,
+    /// Size bounds apply to the lead section; items carry `lead_section_size`.
+    pub lead_section: bool,
+    /// Single-collection paging: the previous page's `continue_offset` and `continue_seed`.
+    pub continue_offset: Option<i64>,
+    pub continue_seed: Option<i64>,
 }
 
 impl TranslationParams {
@@ -177,10 +194,29 @@ impl TranslationParams {
             count: 12,
             seed: Vec::new(),
             topic: Vec::new(),
+            country: Vec::new(),
             include_pageviews: false,
             search_algorithm: SearchAlgorithm::MoreLike,
             rank_method: RankMethod::Default,
+            collections: false,
+            featured_collection: None,
+            min_size: None,
+            max_size: None,
+            lead_section: false,
+            continue_offset: None,
+            continue_seed: None,
         }
+    }
+
+    /// The parameters of the page after `page`, or `None` when the service signalled the
+    /// end (`continue_offset` absent or `-1`).
+    pub fn next_page(&self, page: &crate::models::TranslationPage) -> Option<Self> {
+        let offset = page.continue_offset.filter(|&o| o >= 0)?;
+        Some(Self {
+            continue_offset: Some(offset),
+            continue_seed: page.continue_seed.or(self.continue_seed),
+            ..self.clone()
+        })
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -193,7 +229,11 @@ impl TranslationParams {
             ));
         }
         check_count("count", self.count)?;
-        for (name, values) in [("seed", &self.seed), ("topic", &self.topic)] {
+        for (name, values) in [
+            ("seed", &self.seed),
+            ("topic", &self.topic),
+            ("country", &self.country),
+        ] {
             for value in values {
                 if value.trim().is_empty() {
                     return Err(Error::invalid(name, "entries must not be empty"));
@@ -206,6 +246,51 @@ impl TranslationParams {
                         ),
                     ));
                 }
+            }
+        }
+        for code in self.country.iter().flat_map(|c| c.split('+')) {
+            if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_alphabetic()) {
+                return Err(Error::invalid(
+                    "country",
+                    format!("{code:?} is not an ISO 3166 alpha-3 code (such as \"can\")"),
+                ));
+            }
+        }
+        if self.collections && self.seed.len() > 1 {
+            return Err(Error::invalid(
+                "seed",
+                "with collections, seed is one collection name",
+            ));
+        }
+        if let Some(name) = &self.featured_collection {
+            if name.trim().is_empty() {
+                return Err(Error::invalid("featured_collection", "must not be empty"));
+            }
+        }
+        if let Some(min) = self.min_size {
+            check_count("min_size", min)?;
+        }
+        if let Some(max) = self.max_size {
+            check_count("max_size", max)?;
+        }
+        if let (Some(min), Some(max)) = (self.min_size, self.max_size) {
+            if min > max {
+                return Err(Error::invalid(
+                    "min_size",
+                    format!("{min} is above max_size {max}: nothing could match"),
+                ));
+            }
+        }
+        if let Some(offset) = self.continue_offset {
+            // -1 marks the end of the pages; it is not a position to ask for.
+            check_count("continue_offset", offset)?;
+        }
+        if let Some(seed) = self.continue_seed {
+            if !(0..=i64::from(u32::MAX)).contains(&seed) {
+                return Err(Error::invalid(
+                    "continue_seed",
+                    format!("must be between 0 and {}, got {seed}", u32::MAX),
+                ));
             }
         }
         Ok(())
@@ -232,6 +317,117 @@ impl TranslationParams {
         )
         .push("search_algorithm", self.search_algorithm.as_str())
         .push("rank_method", self.rank_method.as_str());
+        if !self.country.is_empty() {
+            q.push("country", self.country.join("|"));
+        }
+        if self.collections {
+            q.push("collections", "true");
+        }
+        if let Some(name) = &self.featured_collection {
+            q.push("featured_collection", name.as_str());
+        }
+        if self.lead_section {
+            q.push("lead_section", "true");
+        }
+        let numbers = [
+            ("min_size", self.min_size),
+            ("max_size", self.max_size),
+            ("continue_offset", self.continue_offset),
+            ("continue_seed", self.continue_seed),
+        ];
+        for (name, value) in numbers {
+            if let Some(value) = value {
+                q.push(name, value.to_string());
+            }
+        }
+        q
+    }
+}
+
+/// What `/translation/page-collection-membership` is asked: Wikidata ids, or titles of one
+/// language (the service takes exactly one of the two forms).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MembershipQuery {
+    Qids(Vec<String>),
+    Titles {
+        language: String,
+        titles: Vec<String>,
+    },
+}
+
+/// Parameters of `/translation/page-collection-membership`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MembershipParams {
+    pub collection: String,
+    pub query: MembershipQuery,
+}
+
+impl MembershipParams {
+    pub fn qids(collection: &str, qids: &[&str]) -> Self {
+        Self {
+            collection: collection.to_owned(),
+            query: MembershipQuery::Qids(qids.iter().map(|q| (*q).to_owned()).collect()),
+        }
+    }
+
+    pub fn titles(collection: &str, language: &str, titles: &[&str]) -> Self {
+        Self {
+            collection: collection.to_owned(),
+            query: MembershipQuery::Titles {
+                language: language.to_owned(),
+                titles: titles.iter().map(|t| (*t).to_owned()).collect(),
+            },
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.collection.trim().is_empty() {
+            return Err(Error::invalid("collection", "must not be empty"));
+        }
+        let (name, values) = match &self.query {
+            MembershipQuery::Qids(qids) => {
+                for qid in qids {
+                    let digits = qid.strip_prefix('Q').unwrap_or_default();
+                    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(Error::invalid(
+                            "qids",
+                            format!("{qid:?} is not a Wikidata id (such as \"Q42\")"),
+                        ));
+                    }
+                }
+                ("qids", qids)
+            }
+            MembershipQuery::Titles { language, titles } => {
+                check_code("language", language)?;
+                ("titles", titles)
+            }
+        };
+        if values.is_empty() {
+            return Err(Error::invalid(name, "give at least one"));
+        }
+        for value in values {
+            if value.trim().is_empty() || value.contains('|') {
+                return Err(Error::invalid(
+                    name,
+                    format!("{value:?} is empty or contains '|', which separates entries"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn query(&self) -> Query {
+        let mut q = Query::new();
+        q.push("collection", self.collection.as_str());
+        match &self.query {
+            MembershipQuery::Qids(qids) => {
+                q.push("qids", qids.join("|"));
+            }
+            MembershipQuery::Titles { language, titles } => {
+                q.push("language", language.as_str())
+                    .push("titles", titles.join("|"));
+            }
+        }
         q
     }
 }
@@ -373,6 +569,264 @@ mod tests {
         );
     }
 
+    /// Each parameter alone, as it travels.
+    #[test]
+    fn translation_parameter_encoding() {
+        let base = TranslationParams::new("en", "fr");
+        let defaults = "source=en&target=fr&count=12&include_pageviews=false&search_algorithm=morelike&rank_method=default";
+        assert_eq!(base.query().encode(), defaults);
+        let cases: Vec<(TranslationParams, &str)> = vec![
+            (
+                TranslationParams {
+                    count: 0,
+                    ..base.clone()
+                },
+                "count=0",
+            ),
+            (
+                TranslationParams {
+                    seed: vec!["Ä b".into()],
+                    ..base.clone()
+                },
+                "seed=%C3%84%20b",
+            ),
+            (
+                TranslationParams {
+                    topic: vec!["Southern Africa".into(), "Women+Space".into()],
+                    ..base.clone()
+                },
+                "topic=Southern%20Africa%7CWomen%2BSpace",
+            ),
+            (
+                TranslationParams {
+                    country: vec!["can+usa".into(), "PRK".into()],
+                    ..base.clone()
+                },
+                "country=can%2Busa%7CPRK",
+            ),
+            (
+                TranslationParams {
+                    include_pageviews: true,
+                    ..base.clone()
+                },
+                "include_pageviews=true",
+            ),
+            (
+                TranslationParams {
+                    search_algorithm: SearchAlgorithm::MostPopular,
+                    ..base.clone()
+                },
+                "search_algorithm=mostpopular",
+            ),
+            (
+                TranslationParams {
+                    rank_method: RankMethod::Sitelinks,
+                    ..base.clone()
+                },
+                "rank_method=sitelinks",
+            ),
+            (
+                TranslationParams {
+                    collections: true,
+                    ..base.clone()
+                },
+                "collections=true",
+            ),
+            (
+                TranslationParams {
+                    featured_collection: Some("Wiki99/Food & drink".into()),
+                    ..base.clone()
+                },
+                "featured_collection=Wiki99%2FFood%20%26%20drink",
+            ),
+            (
+                TranslationParams {
+                    min_size: Some(2500),
+                    ..base.clone()
+                },
+                "min_size=2500",
+            ),
+            (
+                TranslationParams {
+                    max_size: Some(0),
+                    ..base.clone()
+                },
+                "max_size=0",
+            ),
+            (
+                TranslationParams {
+                    lead_section: true,
+                    ..base.clone()
+                },
+                "lead_section=true",
+            ),
+            (
+                TranslationParams {
+                    continue_offset: Some(17),
+                    ..base.clone()
+                },
+                "continue_offset=17",
+            ),
+            (
+                TranslationParams {
+                    continue_seed: Some(4_294_967_295),
+                    ..base.clone()
+                },
+                "continue_seed=4294967295",
+            ),
+        ];
+        for (params, expected) in cases {
+            params.validate().unwrap();
+            let encoded = params.query().encode();
+            let pairs: Vec<&str> = encoded.split('&').collect();
+            assert!(pairs.contains(&expected), "{expected} not in {encoded}");
+            // Only the parameter that was set differs from the defaults.
+            let changed: Vec<&&str> = pairs
+                .iter()
+                .filter(|p| !defaults.split('&').any(|d| d == **p))
+                .collect();
+            assert_eq!(changed, [&expected], "{encoded}");
+        }
+        let all = TranslationParams {
+            collections: true,
+            seed: vec!["Vital articles (en)/Mathematics".into()],
+            min_size: Some(1),
+            max_size: Some(9),
+            lead_section: true,
+            continue_offset: Some(3),
+            continue_seed: Some(5),
+            ..base.clone()
+        };
+        assert_eq!(
+            all.query().encode(),
+            "source=en&target=fr&count=12&seed=Vital%20articles%20%28en%29%2FMathematics&include_pageviews=false&search_algorithm=morelike&rank_method=default&collections=true&lead_section=true&min_size=1&max_size=9&continue_offset=3&continue_seed=5"
+        );
+    }
+
+    #[test]
+    fn translation_new_parameters_validation() {
+        let ok = TranslationParams::new("en", "fr");
+        let cases: Vec<(TranslationParams, &str)> = vec![
+            (
+                TranslationParams {
+                    country: vec!["us".into()],
+                    ..ok.clone()
+                },
+                "country",
+            ),
+            (
+                TranslationParams {
+                    country: vec!["can+".into()],
+                    ..ok.clone()
+                },
+                "country",
+            ),
+            (
+                TranslationParams {
+                    country: vec!["can|usa".into()],
+                    ..ok.clone()
+                },
+                "country",
+            ),
+            (
+                TranslationParams {
+                    collections: true,
+                    seed: vec!["A".into(), "B".into()],
+                    ..ok.clone()
+                },
+                "seed",
+            ),
+            (
+                TranslationParams {
+                    featured_collection: Some(" ".into()),
+                    ..ok.clone()
+                },
+                "featured_collection",
+            ),
+            (
+                TranslationParams {
+                    min_size: Some(-1),
+                    ..ok.clone()
+                },
+                "min_size",
+            ),
+            (
+                TranslationParams {
+                    max_size: Some(-5),
+                    ..ok.clone()
+                },
+                "max_size",
+            ),
+            (
+                TranslationParams {
+                    min_size: Some(10),
+                    max_size: Some(9),
+                    ..ok.clone()
+                },
+                "min_size",
+            ),
+            (
+                TranslationParams {
+                    continue_offset: Some(-1),
+                    ..ok.clone()
+                },
+                "continue_offset",
+            ),
+            (
+                TranslationParams {
+                    continue_seed: Some(1 << 32),
+                    ..ok.clone()
+                },
+                "continue_seed",
+            ),
+            (
+                TranslationParams {
+                    continue_seed: Some(-3),
+                    ..ok.clone()
+                },
+                "continue_seed",
+            ),
+        ];
+        for (params, field) in cases {
+            match params.validate() {
+                Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        TranslationParams {
+            min_size: Some(7),
+            max_size: Some(7),
+            collections: true,
+            seed: vec!["One".into()],
+            ..ok
+        }
+        .validate()
+        .unwrap();
+    }
+
+    #[test]
+    fn next_page_follows_the_continuation() {
+        use crate::models::TranslationPage;
+        let params = TranslationParams {
+            collections: true,
+            seed: vec!["Set".into()],
+            ..TranslationParams::new("en", "fr")
+        };
+        let page = |offset, seed| TranslationPage {
+            items: Vec::new(),
+            continue_offset: offset,
+            continue_seed: seed,
+        };
+        let next = params.next_page(&page(Some(7), Some(99))).unwrap();
+        assert_eq!(
+            (next.continue_offset, next.continue_seed),
+            (Some(7), Some(99))
+        );
+        assert_eq!(next.seed, params.seed);
+        assert!(params.next_page(&page(Some(-1), Some(99))).is_none());
+        assert!(params.next_page(&page(None, None)).is_none());
+    }
+
     #[test]
     fn translation_validation() {
         assert!(TranslationParams::new("en", "en").validate().is_err());
@@ -394,6 +848,37 @@ mod tests {
         );
         assert!(SearchAlgorithm::parse("fulltext").is_err());
         assert!(RankMethod::parse("pageviews").is_err());
+    }
+
+    #[test]
+    fn membership_encoding_and_validation() {
+        let qids = MembershipParams::qids("Wiki99/Food", &["Q1", "Q42"]);
+        qids.validate().unwrap();
+        assert_eq!(
+            qids.query().encode(),
+            "collection=Wiki99%2FFood&qids=Q1%7CQ42"
+        );
+        let titles = MembershipParams::titles("Pets", "fr", &["Chat noir", "Chien"]);
+        titles.validate().unwrap();
+        assert_eq!(
+            titles.query().encode(),
+            "collection=Pets&language=fr&titles=Chat%20noir%7CChien"
+        );
+        let cases = [
+            (MembershipParams::qids(" ", &["Q1"]), "collection"),
+            (MembershipParams::qids("Pets", &[]), "qids"),
+            (MembershipParams::qids("Pets", &["42"]), "qids"),
+            (MembershipParams::qids("Pets", &["Q4x"]), "qids"),
+            (MembershipParams::titles("Pets", "", &["Cat"]), "language"),
+            (MembershipParams::titles("Pets", "en", &["A|B"]), "titles"),
+            (MembershipParams::titles("Pets", "en", &[]), "titles"),
+        ];
+        for (params, field) in cases {
+            match params.validate() {
+                Err(Error::InvalidParameter { name, .. }) => assert_eq!(name, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
     }
 
     #[test]

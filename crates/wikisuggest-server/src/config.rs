@@ -25,6 +25,26 @@ impl Default for RateLimits {
     }
 }
 
+/// The body of a translation answer: the contract's bare array of five-field items, or the
+/// envelope deployments have written since November 2025 (`recommendations` with every item
+/// field, `continue_offset`, `continue_seed`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TranslationShape {
+    #[default]
+    Array,
+    Envelope,
+}
+
+impl TranslationShape {
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "array" => Some(Self::Array),
+            "envelope" => Some(Self::Envelope),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub host: IpAddr,
@@ -43,6 +63,7 @@ pub struct ServerConfig {
     pub clients: Option<PathBuf>,
     /// Seed of every shuffle (translation `rank_method=default`); random when `None`.
     pub seed: Option<u64>,
+    pub translation_shape: TranslationShape,
     pub access_token_ttl: Duration,
     pub refresh_token_ttl: Duration,
     /// How long a rotated refresh token stays usable (lost-response retries).
@@ -73,6 +94,7 @@ impl Default for ServerConfig {
             translation: None,
             clients: None,
             seed: None,
+            translation_shape: TranslationShape::Array,
             access_token_ttl: Duration::from_secs(14_400),
             refresh_token_ttl: Duration::from_secs(365 * 24 * 3600),
             refresh_grace: Duration::from_secs(600),

@@ -33,7 +33,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use config::{RateLimits, ServerConfig};
+pub use config::{RateLimits, ServerConfig, TranslationShape};
 pub use error::{Error, Result};
 pub use link::{BackendError, EngineBackend, LinkBackend, LinkRequest};
 pub use routes::openapi::document as openapi_document;

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use wikisuggest_server::{Server, ServerConfig};
+use wikisuggest_server::{Server, ServerConfig, TranslationShape};
 
 const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
-[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--translation DIR] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
+[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--translation DIR] [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
 [--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE]";
 
 /// One JSON object per line on stderr; messages never carry secrets.
@@ -56,6 +56,10 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                 config.wiki_apis.push((wiki.to_owned(), url.to_owned()));
             }
             "--translation" => config.translation = Some(PathBuf::from(value()?)),
+            "--translation-shape" => {
+                config.translation_shape = TranslationShape::parse(value()?)
+                    .ok_or("--translation-shape: array or envelope")?;
+            }
             "--clients" => config.clients = Some(PathBuf::from(value()?)),
             "--seed" => config.seed = Some(number(value()?)?),
             "--token-ttl" => config.access_token_ttl = Duration::from_secs(number(value()?)?),

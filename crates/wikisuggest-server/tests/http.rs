@@ -661,7 +661,8 @@ async fn rate_limits_health_and_openapi() {
     let doc = get(addr, "/openapi.json").await.json();
     assert_eq!(doc["openapi"], "3.0.3");
     let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
-    assert_eq!(paths.len(), 6);
+    // Link, translation and its three collection routes, token, authorize, health, this.
+    assert_eq!(paths.len(), 9);
     assert!(doc["paths"][TOKEN]["post"]["responses"]["415"].is_object());
     server.shutdown().await.unwrap();
 }
@@ -677,4 +678,144 @@ async fn bodies_are_bounded() {
     let large = json!({"wikitext": "x".repeat(2000), "revid": 1, "pageid": 1}).to_string();
     assert_eq!(send(addr, "POST", &path, &auth, &large).await.status, 413);
     server.shutdown().await.unwrap();
+}
+
+/// The shipped catalogs in the envelope shape: sibling routes, pagination through a real
+/// collection over HTTP, and the document describing every parameter.
+#[tokio::test]
+async fn translation_envelope_collections_and_siblings() {
+    let (server, _dir) = start(|config| {
+        config.translation = Some(repo().join("data/translation"));
+        config.translation_shape = wikisuggest_server::TranslationShape::Envelope;
+    })
+    .await;
+    let addr = server.local_addr();
+    let listed = get(addr, &format!("{TRANSLATION}/page-collections")).await;
+    assert_eq!(listed.status, 200);
+    let listed = listed.json();
+    let maths = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "Vital articles (en)/Mathematics")
+        .cloned()
+        .unwrap();
+    let total = maths["articles_count"].as_u64().unwrap();
+    assert!(total > 100, "{maths}");
+    let groups = get(addr, &format!("{TRANSLATION}/page-collection-groups"))
+        .await
+        .json();
+    assert_eq!(groups["Vital articles (en)"].as_array().unwrap().len(), 3);
+    assert!(groups["ungrouped"].is_array());
+
+    // Every page of one collection: the continuation is followed until nothing new comes.
+    let base = format!(
+        "{TRANSLATION}?source=en&target=de&collections=true&seed=vital%20articles%20(en)/mathematics&count=50"
+    );
+    let first = get(addr, &base).await.json();
+    let seed = first["continue_seed"].as_i64().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let mut page = first;
+    loop {
+        let items = page["recommendations"].as_array().unwrap().clone();
+        let new = items
+            .iter()
+            .filter(|i| seen.insert(i["wikidata_id"].as_str().unwrap().to_owned()))
+            .count();
+        for item in &items {
+            assert_eq!(
+                item["collection"]["name"],
+                "Vital articles (en)/Mathematics"
+            );
+            assert!(item["size"].as_i64().unwrap() > 0);
+        }
+        let offset = page["continue_offset"].as_i64().unwrap();
+        if offset == -1 || new == 0 {
+            break;
+        }
+        page = get(
+            addr,
+            &format!("{base}&continue_offset={offset}&continue_seed={seed}"),
+        )
+        .await
+        .json();
+        assert_eq!(page["continue_seed"].as_i64(), Some(seed));
+    }
+    let in_german = maths_in("de", addr).await;
+    assert_eq!(
+        seen.len() as u64,
+        total - in_german,
+        "every missing article, once"
+    );
+
+    let members: Vec<String> = seen.iter().take(2).cloned().collect();
+    let r = get(
+        addr,
+        &format!(
+            "{TRANSLATION}/page-collection-membership?collection=Vital%20articles%20(en)/Mathematics&qids={}%7CQ1",
+            members.join("%7C")
+        ),
+    )
+    .await
+    .json();
+    assert_eq!(r[&members[0]], true);
+    assert_eq!(r["Q1"], false);
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}/page-collection-membership?collection=x"),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["detail"][0]["type"], "value_error");
+
+    // Popular mode in the envelope: every item field, no continuation.
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}?source=en&target=fr&lead_section=true&count=3"),
+    )
+    .await
+    .json();
+    assert_eq!(r["continue_offset"], Value::Null);
+    assert_eq!(r["recommendations"].as_array().unwrap().len(), 3);
+    assert!(r["recommendations"][0]["lead_section_size"].is_i64());
+    let r = get(
+        addr,
+        &format!("{TRANSLATION}?source=en&target=fr&min_size=x"),
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["detail"][0]["loc"], json!(["query", "min_size"]));
+
+    let doc = get(addr, "/openapi.json").await.json();
+    let params: Vec<&str> = doc["paths"][TRANSLATION]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(params.len(), 16);
+    for sibling in [
+        "page-collections",
+        "page-collection-groups",
+        "page-collection-membership",
+    ] {
+        assert!(doc["paths"][format!("{TRANSLATION}/{sibling}")]["get"].is_object());
+    }
+    server.shutdown().await.unwrap();
+}
+
+/// How many articles of the English mathematics collection exist in `target`, from the
+/// collection metadata the items carry.
+async fn maths_in(target: &str, addr: SocketAddr) -> u64 {
+    let r = get(
+        addr,
+        &format!(
+            "{TRANSLATION}?source=en&target={target}&collections=true&seed=Vital%20articles%20(en)/Mathematics&count=1"
+        ),
+    )
+    .await
+    .json();
+    r["recommendations"][0]["collection"]["articles_by_language_count"][target]
+        .as_u64()
+        .unwrap()
 }

@@ -29,6 +29,18 @@ pub fn router(state: SharedState) -> Router {
             get(link::get_links).post(link::post_links),
         )
         .route(TRANSLATION_PATH, get(translation::translation))
+        .route(
+            &format!("{TRANSLATION_PATH}/page-collections"),
+            get(translation::page_collections),
+        )
+        .route(
+            &format!("{TRANSLATION_PATH}/page-collection-groups"),
+            get(translation::page_collection_groups),
+        )
+        .route(
+            &format!("{TRANSLATION_PATH}/page-collection-membership"),
+            get(translation::page_collection_membership),
+        )
         .route_layer(middleware::from_fn_with_state(state.clone(), gateway));
     let timeout = state.config.request_timeout;
     let body_limit = state.config.max_body_bytes;

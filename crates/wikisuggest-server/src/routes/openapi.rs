@@ -90,6 +90,46 @@ fn link_responses() -> Value {
     })
 }
 
+fn translation_parameters() -> Value {
+    let integer = || json!({"type": "integer"});
+    let boolean = || json!({"type": "boolean", "default": false});
+    json!([
+        {"name": "source", "in": "query", "required": true, "schema": {"type": "string"},
+         "description": "Source wiki language code"},
+        {"name": "target", "in": "query", "required": true, "schema": {"type": "string"},
+         "description": "Target wiki language code; must differ from `source`"},
+        query("count", json!({"type": "integer", "default": 12}),
+              "Number of items; negative drops items from the end"),
+        query("seed", json!({"type": "string"}),
+              "Seed titles separated by `|`; with `collections=true`, a collection name \
+               (any case; a group prefix selects every `<seed>/…` collection)"),
+        query("topic", json!({"type": "string"}),
+              "Topics: `|` = or, `+` (sent as %2B) = and; lower-cased, spaces become `-`"),
+        query("country", json!({"type": "string"}),
+              "ISO 3166 alpha-3 codes: `|` = or, `+` (sent as %2B) = and"),
+        query("featured_collection", json!({"type": "string"}),
+              "A collection whose articles are interleaved 1:1 (with collections, or with \
+               seed/topic/country)"),
+        query("collections", boolean(), "Recommend from page collections"),
+        query("lead_section", boolean(),
+              "Size bounds apply to the lead section; items carry `lead_section_size`"),
+        query("include_pageviews", boolean(), "Fill `pageviews`"),
+        query("search_algorithm",
+              json!({"type": "string", "enum": ["morelike", "mostpopular"], "default": "morelike"}),
+              "Validated, without effect (the mode follows from the other parameters)"),
+        query("rank_method",
+              json!({"type": "string", "enum": ["default", "sitelinks"], "default": "default"}),
+              "`default` shuffles; `sitelinks` orders by interlanguage links"),
+        query("min_size", integer(), "Inclusive lower bound in bytes (article, or lead section)"),
+        query("max_size", integer(), "Inclusive upper bound in bytes (article, or lead section)"),
+        query("continue_offset", integer(),
+              "Single-collection mode: where the page starts (the previous answer's \
+               `continue_offset`; that item comes again)"),
+        query("continue_seed", integer(),
+              "Single-collection mode: the shuffle seed (the previous answer's `continue_seed`)"),
+    ])
+}
+
 pub fn document() -> Value {
     let oauth_error = reply("OAuth 2.0 error", "OAuthError");
     json!({
@@ -121,33 +161,85 @@ pub fn document() -> Value {
             "/service/lw/recommendation/api/v1/translation": {
                 "get": {
                     "operationId": "getTranslationRecommendations",
-                    "parameters": [
-                        {"name": "source", "in": "query", "required": true,
-                         "schema": {"type": "string"}},
-                        {"name": "target", "in": "query", "required": true,
-                         "schema": {"type": "string"}},
-                        query("count", json!({"type": "integer", "default": 12}),
-                              "Number of items; negative drops items from the end"),
-                        query("seed", json!({"type": "string"}), "Seed titles separated by `|`"),
-                        query("topic", json!({"type": "string"}),
-                              "Topics: `|` = or, `+` (sent as %2B) = and"),
-                        query("country", json!({"type": "string"}), "Countries (no data: no results)"),
-                        query("include_pageviews", json!({"type": "boolean", "default": false}), ""),
-                        query("search_algorithm",
-                              json!({"type": "string", "enum": ["morelike", "mostpopular"]}), ""),
-                        query("rank_method",
-                              json!({"type": "string", "enum": ["default", "sitelinks"]}), ""),
-                    ],
+                    "parameters": translation_parameters(),
                     "responses": {
                         "200": {
-                            "description": "Articles missing in the target wiki",
+                            "description": "Articles missing in the target wiki: a bare array \
+                                (`--translation-shape array`, the default) or the envelope \
+                                (`--translation-shape envelope`)",
                             "content": json_content(json!({
-                                "type": "array", "items": reference("TranslationRecommendation")
+                                "oneOf": [
+                                    { "type": "array", "items": reference("TranslationRecommendation") },
+                                    reference("TranslationRecommendationResponse"),
+                                ]
                             })),
                         },
                         "401": reply("Expired or invalid bearer token", "Unauthorized"),
                         "408": { "description": "The request took too long" },
                         "422": reply("Invalid parameters", "ValidationError"),
+                        "429": too_many(),
+                    }
+                }
+            },
+            "/service/lw/recommendation/api/v1/translation/page-collections": {
+                "get": {
+                    "operationId": "getPageCollections",
+                    "responses": {
+                        "200": {
+                            "description": "Every page collection",
+                            "content": json_content(json!({
+                                "type": "array", "items": reference("PageCollection")
+                            })),
+                        },
+                        "401": reply("Expired or invalid bearer token", "Unauthorized"),
+                        "429": too_many(),
+                    }
+                }
+            },
+            "/service/lw/recommendation/api/v1/translation/page-collection-groups": {
+                "get": {
+                    "operationId": "getPageCollectionGroups",
+                    "responses": {
+                        "200": {
+                            "description": "Collections grouped by the part of their name \
+                                before `/` (groups of two or more), plus `ungrouped`",
+                            "content": json_content(json!({
+                                "type": "object",
+                                "required": ["ungrouped"],
+                                "additionalProperties": {
+                                    "type": "array", "items": reference("PageCollection")
+                                }
+                            })),
+                        },
+                        "401": reply("Expired or invalid bearer token", "Unauthorized"),
+                        "429": too_many(),
+                    }
+                }
+            },
+            "/service/lw/recommendation/api/v1/translation/page-collection-membership": {
+                "get": {
+                    "operationId": "getPageCollectionMembership",
+                    "parameters": [
+                        {"name": "collection", "in": "query", "required": true,
+                         "schema": {"type": "string"},
+                         "description": "Collection name (any case)"},
+                        query("language", json!({"type": "string"}),
+                              "Language of `titles`; give both, or `qids`"),
+                        query("titles", json!({"type": "string"}), "Titles separated by `|`"),
+                        query("qids", json!({"type": "string"}),
+                              "Wikidata ids separated by `|`"),
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "Each title or id asked about: whether the \
+                                collection holds it",
+                            "content": json_content(json!({
+                                "type": "object", "additionalProperties": { "type": "boolean" }
+                            })),
+                        },
+                        "401": reply("Expired or invalid bearer token", "Unauthorized"),
+                        "422": reply("Missing collection, neither or both forms, or an \
+                                      unknown language", "ValidationError"),
                         "429": too_many(),
                     }
                 }
@@ -290,6 +382,7 @@ fn schemas() -> Value {
         },
         "TranslationRecommendation": {
             "type": "object",
+            "description": "The array shape carries the first five fields; the envelope all",
             "required": ["title", "pageviews", "wikidata_id", "rank", "langlinks_count"],
             "properties": {
                 "title": { "type": "string" },
@@ -297,6 +390,48 @@ fn schemas() -> Value {
                 "wikidata_id": { "type": "string", "nullable": true },
                 "rank": { "type": "integer" },
                 "langlinks_count": { "type": "integer" },
+                "size": { "type": "integer", "nullable": true },
+                "lead_section_size": { "type": "integer", "nullable": true },
+                "collection": {
+                    "allOf": [reference("PageCollectionMetadata")], "nullable": true
+                },
+            }
+        },
+        "TranslationRecommendationResponse": {
+            "type": "object",
+            "required": ["recommendations", "continue_offset", "continue_seed"],
+            "properties": {
+                "recommendations": {
+                    "type": "array", "items": reference("TranslationRecommendation")
+                },
+                "continue_offset": {
+                    "type": "integer", "nullable": true,
+                    "description": "Single-collection mode: send back to continue; -1 at the end"
+                },
+                "continue_seed": { "type": "integer", "nullable": true },
+            }
+        },
+        "PageCollection": {
+            "type": "object",
+            "required": ["name", "articles_count"],
+            "properties": {
+                "name": { "type": "string" },
+                "description": { "type": "string", "nullable": true },
+                "end_date": { "type": "string", "nullable": true },
+                "articles_count": { "type": "integer" },
+            }
+        },
+        "PageCollectionMetadata": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": { "type": "string" },
+                "description": { "type": "string", "nullable": true },
+                "end_date": { "type": "string", "nullable": true },
+                "articles_count": { "type": "integer" },
+                "articles_by_language_count": {
+                    "type": "object", "additionalProperties": { "type": "integer" }
+                },
             }
         },
         "ValidationError": {

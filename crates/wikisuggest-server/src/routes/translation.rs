@@ -1,13 +1,16 @@
-//! Operation 3: `GET /service/lw/recommendation/api/v1/translation`.
+//! Operation 3, `GET /service/lw/recommendation/api/v1/translation`, and the routes beside
+//! it: `/translation/page-collections`, `/translation/page-collection-groups` and
+//! `/translation/page-collection-membership`.
 
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
+use crate::config::TranslationShape;
 use crate::error::ApiError;
 use crate::reply::json_response;
 use crate::state::SharedState;
-use crate::translation::{TranslationQuery, recommend};
+use crate::translation::{TranslationQuery, collections, recommend};
 
 pub async fn translation(
     State(state): State<SharedState>,
@@ -21,8 +24,29 @@ pub async fn translation(
         Some(seed) => seed ^ fnv1a(raw.as_bytes()),
         None => fastrand::u64(..),
     };
-    let items = recommend(&state.translation, &query, shuffle_seed);
-    Ok(json_response(StatusCode::OK, &items))
+    let outcome = recommend(&state.translation, &query, shuffle_seed);
+    let body = match state.config.translation_shape {
+        TranslationShape::Array => outcome.array(),
+        TranslationShape::Envelope => outcome.envelope(),
+    };
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+pub async fn page_collections(State(state): State<SharedState>) -> Response {
+    json_response(StatusCode::OK, &collections::list(&state.translation))
+}
+
+pub async fn page_collection_groups(State(state): State<SharedState>) -> Response {
+    json_response(StatusCode::OK, &collections::groups(&state.translation))
+}
+
+pub async fn page_collection_membership(
+    State(state): State<SharedState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let raw = raw.unwrap_or_default();
+    let answer = collections::membership(&state.translation, &raw).map_err(ApiError::Validation)?;
+    Ok(json_response(StatusCode::OK, &answer))
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

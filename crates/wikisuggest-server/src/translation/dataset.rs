@@ -9,7 +9,9 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Deserialize)]
+/// One catalog line. Every field but `title` is optional, so catalogs written before a field
+/// existed still load.
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct ArticleRecord {
     pub title: String,
     #[serde(default)]
@@ -24,6 +26,36 @@ pub struct ArticleRecord {
     pub text: String,
     #[serde(default)]
     pub disambiguation: bool,
+    /// Article size in bytes (`size` of the answer, and the size filters).
+    #[serde(default)]
+    pub size: Option<i64>,
+    /// Bytes before the first section heading (`lead_section_size`, lead-section filters).
+    #[serde(default)]
+    pub lead_section_size: Option<i64>,
+    /// Country codes (ISO 3166 alpha-3, lower case) the article is about (`country`).
+    #[serde(default)]
+    pub countries: Vec<String>,
+    /// Names of the page collections the article belongs to.
+    #[serde(default)]
+    pub collections: Vec<String>,
+}
+
+/// A line of `collections.json`: what a page collection says about itself.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CollectionInfo {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub end_date: Option<String>,
+}
+
+/// A page collection: its description and, per source language, its articles.
+#[derive(Debug, Clone, Default)]
+pub struct Collection {
+    pub info: CollectionInfo,
+    /// Language → indexes of the articles of that catalog, in catalog order.
+    pub members: BTreeMap<String, Vec<usize>>,
 }
 
 #[derive(Debug, Clone)]
@@ -119,6 +151,9 @@ pub struct TranslationData {
     pub catalogs: BTreeMap<String, Catalog>,
     /// Codes of every language seen (catalogs and interlanguage links).
     pub languages: BTreeSet<String>,
+    /// Page collections: those `collections.json` describes, then any other name a record
+    /// carries, each once (names compare case-insensitively).
+    pub collections: Vec<Collection>,
 }
 
 impl TranslationData {
@@ -130,6 +165,13 @@ impl TranslationData {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            if name == COLLECTIONS_FILE {
+                let text = std::fs::read_to_string(&path).map_err(|e| Error::input(&path, e))?;
+                let infos: Vec<CollectionInfo> =
+                    serde_json::from_str(&text).map_err(|e| Error::input(&path, e))?;
+                data.describe_collections(infos);
+                continue;
+            }
             let (lang, gzipped) = if let Some(lang) = name.strip_suffix(".jsonl.gz") {
                 (lang.to_owned(), true)
             } else if let Some(lang) = name.strip_suffix(".jsonl") {
@@ -147,6 +189,9 @@ impl TranslationData {
             log::info!("loaded {} translation articles for {lang}", records.len());
             data.insert(lang, records);
         }
+        // Directory order is arbitrary; the collection list is not.
+        data.collections
+            .sort_by_key(|c| (c.info.name.to_lowercase(), c.info.name.clone()));
         Ok(data)
     }
 
@@ -154,10 +199,63 @@ impl TranslationData {
         for record in &records {
             self.languages.extend(record.langlinks.iter().cloned());
         }
+        for collection in &mut self.collections {
+            collection.members.remove(&lang);
+        }
+        for (index, record) in records.iter().enumerate() {
+            for name in &record.collections {
+                let at = self.collection_slot(name);
+                self.collections[at]
+                    .members
+                    .entry(lang.clone())
+                    .or_default()
+                    .push(index);
+            }
+        }
         self.languages.insert(lang.clone());
         self.catalogs.insert(lang, Catalog::from_records(records));
     }
+
+    /// Adds (or updates) the descriptions of collections.
+    pub fn describe_collections(&mut self, infos: Vec<CollectionInfo>) {
+        for info in infos {
+            let at = self.collection_slot(&info.name);
+            self.collections[at].info = info;
+        }
+    }
+
+    /// The collection named `name` (any case), if there is one.
+    pub fn collection(&self, name: &str) -> Option<&Collection> {
+        let wanted = name.to_lowercase();
+        self.collections
+            .iter()
+            .find(|c| c.info.name.to_lowercase() == wanted)
+    }
+
+    fn collection_slot(&mut self, name: &str) -> usize {
+        let wanted = name.to_lowercase();
+        match self
+            .collections
+            .iter()
+            .position(|c| c.info.name.to_lowercase() == wanted)
+        {
+            Some(at) => at,
+            None => {
+                self.collections.push(Collection {
+                    info: CollectionInfo {
+                        name: name.to_owned(),
+                        ..CollectionInfo::default()
+                    },
+                    members: BTreeMap::new(),
+                });
+                self.collections.len() - 1
+            }
+        }
+    }
 }
+
+/// The optional file of collection descriptions beside the catalogs.
+pub const COLLECTIONS_FILE: &str = "collections.json";
 
 fn read_records(reader: impl Read) -> std::result::Result<Vec<ArticleRecord>, String> {
     let mut records = Vec::new();

@@ -1,0 +1,259 @@
+//! The query parameters of `/translation` and `/translation/sections`, parsed and checked as
+//! the service's request model does (translation-service.md §1.2–§1.3): each field first
+//! (one 422 entry per bad field, in the model's field order), then the languages.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use super::dataset::TranslationData;
+use crate::link::params::py_int;
+
+/// Language code → the code its wiki and interlanguage links use (§3.4).
+pub const DOMAIN_MAPPING: [(&str, &str); 10] = [
+    ("be-tarask", "be-x-old"),
+    ("bho", "bh"),
+    ("gsw", "als"),
+    ("lzh", "zh-classical"),
+    ("nan", "zh-min-nan"),
+    ("nb", "no"),
+    ("rup", "roa-rup"),
+    ("sgs", "bat-smg"),
+    ("vro", "fiu-vro"),
+    ("yue", "zh-yue"),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    MoreLike,
+    MostPopular,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankMethod {
+    Default,
+    Sitelinks,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranslationQuery {
+    pub source: String,
+    pub target: String,
+    pub count: i64,
+    pub seed: Option<String>,
+    pub topic: Option<String>,
+    pub country: Option<String>,
+    pub featured_collection: Option<String>,
+    pub collections: bool,
+    pub lead_section: bool,
+    pub include_pageviews: bool,
+    /// Validated, then unused: the mode follows from the other fields, as in production.
+    pub search_algorithm: Algorithm,
+    pub rank_method: RankMethod,
+    pub min_size: Option<i64>,
+    pub max_size: Option<i64>,
+    pub continue_offset: Option<i64>,
+    pub continue_seed: Option<i64>,
+}
+
+pub(crate) fn missing(name: &str) -> Value {
+    json!({"type": "missing", "loc": ["query", name], "msg": "Field required", "input": null})
+}
+
+fn enum_error(name: &str, input: &str, expected: &str) -> Value {
+    json!({"type": "enum", "loc": ["query", name], "msg": format!("Input should be {expected}"),
+           "input": input, "ctx": {"expected": expected}})
+}
+
+/// A model-level check that failed (pydantic's `value_error` with the whole model as input).
+pub(crate) fn value_error(message: &str, input: Value) -> Value {
+    json!({
+        "type": "value_error",
+        "loc": [],
+        "msg": format!("Value error, {message}"),
+        "input": input,
+        "ctx": {"error": {}},
+        "url": "https://errors.pydantic.dev/2.10/v/value_error",
+    })
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" | "t" | "y" => Some(true),
+        "false" | "0" | "no" | "off" | "f" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+/// The raw parameters; a repeated key keeps its last value (as FastAPI does for scalars).
+pub(crate) struct RawParams(HashMap<String, String>);
+
+impl RawParams {
+    pub(crate) fn new(raw: &str) -> Self {
+        Self(
+            form_urlencoded::parse(raw.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// A string field; empty strings count as absent where the service tests truthiness.
+    fn text(&self, name: &str) -> Option<String> {
+        self.get(name).filter(|v| !v.is_empty()).map(str::to_owned)
+    }
+
+    fn int(&self, name: &str, errors: &mut Vec<Value>) -> Option<i64> {
+        let value = self.get(name)?;
+        let parsed = py_int(value);
+        if parsed.is_none() {
+            errors.push(json!({"type": "int_parsing", "loc": ["query", name],
+                "msg": "Input should be a valid integer, unable to parse string as an integer",
+                "input": value}));
+        }
+        parsed
+    }
+
+    fn flag(&self, name: &str, errors: &mut Vec<Value>) -> bool {
+        let Some(value) = self.get(name) else {
+            return false;
+        };
+        parse_bool(value).unwrap_or_else(|| {
+            errors.push(json!({"type": "bool_parsing", "loc": ["query", name],
+                "msg": "Input should be a valid boolean, unable to interpret input",
+                "input": value}));
+            false
+        })
+    }
+}
+
+/// Whether `code` names a wiki the server knows (or any code when it knows none, as upstream
+/// before its language list is loaded).
+pub(crate) fn known_language(data: &TranslationData, code: &str) -> bool {
+    data.languages.is_empty()
+        || data.languages.contains(code)
+        || DOMAIN_MAPPING.iter().any(|(a, b)| *a == code || *b == code)
+}
+
+/// The code interlanguage links use for `language`.
+pub fn link_code(language: &str) -> &str {
+    DOMAIN_MAPPING
+        .iter()
+        .find(|(code, _)| *code == language)
+        .map_or(language, |(_, domain)| domain)
+}
+
+impl TranslationQuery {
+    /// Parses the raw query string; `Err` holds the `detail` entries of a 422.
+    pub fn parse(raw: &str, data: &TranslationData) -> Result<Self, Vec<Value>> {
+        let params = RawParams::new(raw);
+        let mut errors = Vec::new();
+        let source = params.get("source").map(str::to_owned);
+        let target = params.get("target").map(str::to_owned);
+        if source.is_none() {
+            errors.push(missing("source"));
+        }
+        if target.is_none() {
+            errors.push(missing("target"));
+        }
+        // Field order of the service's request model.
+        let count = params.int("count", &mut errors).unwrap_or(12);
+        let collections = params.flag("collections", &mut errors);
+        let lead_section = params.flag("lead_section", &mut errors);
+        let include_pageviews = params.flag("include_pageviews", &mut errors);
+        let search_algorithm = match params.get("search_algorithm") {
+            None | Some("morelike") => Algorithm::MoreLike,
+            Some("mostpopular") => Algorithm::MostPopular,
+            Some(v) => {
+                errors.push(enum_error(
+                    "search_algorithm",
+                    v,
+                    "'morelike' or 'mostpopular'",
+                ));
+                Algorithm::MoreLike
+            }
+        };
+        let rank_method = match params.get("rank_method") {
+            None | Some("default") => RankMethod::Default,
+            Some("sitelinks") => RankMethod::Sitelinks,
+            Some(v) => {
+                errors.push(enum_error("rank_method", v, "'default' or 'sitelinks'"));
+                RankMethod::Default
+            }
+        };
+        let min_size = params.int("min_size", &mut errors);
+        let max_size = params.int("max_size", &mut errors);
+        let continue_offset = params.int("continue_offset", &mut errors);
+        let continue_seed = params.int("continue_seed", &mut errors);
+        let (Some(source), Some(target)) = (source, target) else {
+            return Err(errors);
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let query = Self {
+            source,
+            target,
+            count,
+            seed: params.text("seed"),
+            topic: params.text("topic"),
+            country: params.text("country"),
+            featured_collection: params.text("featured_collection"),
+            collections,
+            lead_section,
+            include_pageviews,
+            search_algorithm,
+            rank_method,
+            min_size,
+            max_size,
+            continue_offset,
+            continue_seed,
+        };
+        query.check_languages(data).map(|()| query)
+    }
+
+    fn check_languages(&self, data: &TranslationData) -> Result<(), Vec<Value>> {
+        let message = if !known_language(data, &self.source) {
+            "Invalid source language code"
+        } else if !known_language(data, &self.target) {
+            "Invalid target language code"
+        } else if self.source == self.target {
+            "Source and target languages must be different"
+        } else {
+            return Ok(());
+        };
+        Err(vec![value_error(message, self.echo())])
+    }
+
+    /// Every request field with its parsed value (the `input` of a model-level 422).
+    fn echo(&self) -> Value {
+        json!({
+            "source": self.source, "target": self.target, "count": self.count,
+            "seed": self.seed, "topic": self.topic, "country": self.country,
+            "featured_collection": self.featured_collection, "collections": self.collections,
+            "lead_section": self.lead_section, "include_pageviews": self.include_pageviews,
+            "search_algorithm": match self.search_algorithm {
+                Algorithm::MoreLike => "morelike", Algorithm::MostPopular => "mostpopular" },
+            "rank_method": match self.rank_method {
+                RankMethod::Default => "default", RankMethod::Sitelinks => "sitelinks" },
+            "min_size": self.min_size, "max_size": self.max_size,
+            "continue_offset": self.continue_offset, "continue_seed": self.continue_seed,
+        })
+    }
+
+    /// Whether any size bound was given.
+    pub fn has_size_bound(&self) -> bool {
+        self.min_size.is_some() || self.max_size.is_some()
+    }
+
+    /// Inclusive size check; an unknown size fails (§3.7).
+    pub fn size_fits(&self, size: Option<i64>) -> bool {
+        size.is_some_and(|size| {
+            self.min_size.is_none_or(|min| size >= min)
+                && self.max_size.is_none_or(|max| size <= max)
+        })
+    }
+}
