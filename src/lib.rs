@@ -22,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<client::NativeCall>()?;
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
     m.add_class::<engine::NativeEngine>()?;

@@ -19,10 +19,13 @@ import pytest
 
 import wikisuggest
 from wikisuggest import LinkEngine
+from wikisuggest.engine import Page
 
 PARITY = Path(__file__).parent / "data" / "parity"
 DATASETS = PARITY / "datasets" / "enwiki"
-CONFIGS = {"api": (0.5, 15), "exhaustive": (0.0, -1)}
+# The parity set's "exhaustive" run used -1 ("no limit" upstream); the engine, like the client,
+# refuses negative values and spells "no limit" as 0.
+CONFIGS = {"api": (0.5, 15), "exhaustive": (0.0, 0)}
 
 
 def manifest() -> list[dict[str, Any]]:
@@ -94,12 +97,12 @@ def test_parity_on_every_article(engine: LinkEngine, config: str) -> None:
 def test_recommend_equals_recommend_many_in_input_order(engine: LinkEngine) -> None:
     picked = [ARTICLES[i] for i in (30, 2, 30, 11, 0)]
     many = engine.recommend_many(
-        [(a["page_title"], a["wikitext"]) for a in picked], workers=2, max_recommendations=0
+        [Page(a["wikitext"], a["page_title"]) for a in picked], workers=2, max_recommendations=0
     )
     assert [item.index for item in many] == list(range(5))
     for article, item in zip(picked, many, strict=True):
         single = engine.recommend(article["wikitext"], article["page_title"], max_recommendations=0)
-        assert item.input == (article["page_title"], article["wikitext"])
+        assert item.input == Page(article["wikitext"], article["page_title"])
         assert item.unwrap() == single
         assert single.page_title == article["page_title"]
 

@@ -20,6 +20,7 @@ from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
     Cancelled,
+    ClientClosed,
     ConfigurationError,
     DatasetError,
     DecodeError,
@@ -81,6 +82,7 @@ __all__ = [
     "Cancelled",
     "CandidateScore",
     "Client",
+    "ClientClosed",
     "ConfigurationError",
     "DatasetChecksums",
     "DatasetError",

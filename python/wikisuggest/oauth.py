@@ -495,11 +495,13 @@ def authorize_with_loopback(
         open_browser(request.url)
         code = request.parse_redirect(server.wait(timeout))
     return Token.from_dict(
-        client._native.authorization_code(
+        client._open()
+        .authorization_code(
             code,
             _args.text("client_id", client_id),
             _args.optional_text("client_secret", client_secret),
             request.code_verifier,
             request.redirect_uri,
         )
+        .send()  # type: ignore[arg-type]
     )
