@@ -1,9 +1,9 @@
 //! The one tokio runtime of the process, and the bridge from sync Python calls to it.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use pyo3::prelude::*;

@@ -57,6 +57,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def _short_input(spec: Any) -> str:
+    if isinstance(getattr(spec, "page_title", None), str):
+        return _short(spec.page_title)
     if isinstance(spec, Mapping):
         title = spec.get("page_title", spec.get("title", spec.get("seed")))
         return _short(str(title)) if title is not None else f"<{len(spec)} fields>"
@@ -180,7 +182,9 @@ class _Progress:
             try:
                 from tqdm.auto import tqdm
             except ImportError as err:
-                raise ImportError("progress=True needs tqdm: pip install tqdm") from err
+                raise ImportError(
+                    "progress=True needs tqdm: pip install 'wikisuggest[progress]'"
+                ) from err
             self.bar = tqdm(total=total, desc=desc, unit="page")
 
     def update(self, item: BatchItem[Any]) -> None:

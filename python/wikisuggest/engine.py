@@ -61,6 +61,11 @@ class Page(NamedTuple):
     revid: int | None = None
     language_code: str | None = None
 
+    def __repr__(self) -> str:
+        # Short: the wikitext of an article runs to tens of thousands of characters.
+        size = len(self.wikitext) if isinstance(self.wikitext, str) else "?"
+        return f"Page(page_title={self.page_title!r}, wikitext=<{size} characters>)"
+
 
 class RecommendOptions(TypedDict, total=False):
     """The keyword arguments of :meth:`LinkEngine.recommend` (defaults there)."""
