@@ -28,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::NativeEngine>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;

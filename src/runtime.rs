@@ -58,6 +58,24 @@ impl Drop for InFlight {
     }
 }
 
+/// Called at interpreter exit: wait (without the interpreter, at most a second) until no
+/// request task is alive, then a moment more. A task that delivers a result to asyncio
+/// attaches to the interpreter once more after it finishes; if that happens while the
+/// interpreter is finalizing, CPython ends the thread in a way that aborts the process.
+#[pyfunction]
+pub fn quiesce(py: Python<'_>) {
+    if FIRST_PID.get().is_none() {
+        return;
+    }
+    py.detach(|| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while IN_FLIGHT.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(SIGNAL_CHECK_INTERVAL);
+    });
+}
+
 /// Number of native tasks alive right now (requests, back-off sleeps). For tests.
 #[pyfunction]
 pub fn in_flight_tasks() -> usize {

@@ -368,3 +368,28 @@ def test_typed_results_under_mypy(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout
+
+
+def test_asyncio_program_exits_cleanly() -> None:
+    """An asyncio program that used the client ends with status 0: the I/O threads finish
+    handing results to asyncio before the interpreter is finalized (it used to abort about
+    one exit in four)."""
+    script = (
+        "import asyncio, wikisuggest\n"
+        "async def main():\n"
+        "    async with wikisuggest.AsyncClient('T/1.0 (t@example.org)') as client:\n"
+        "        calls = [client.link_recommendations('wikipedia', 'en', t)\n"
+        "                 for t in ('Aardvark', 'Apollo 11')]\n"
+        "        return await asyncio.gather(*calls)\n"
+        "print(sum(len(r) for r in asyncio.run(main())))\n"
+    )
+    pages = ROOT / "tests" / "data" / "parity" / "articles" / "enwiki"
+    with wikisuggest.Server(datasets=_datasets(), pages=pages) as server:
+        env = {**os.environ, "WIKISUGGEST_BASE_URL": server.url}
+        codes = [
+            subprocess.run(
+                [sys.executable, "-c", script], env=env, capture_output=True, timeout=60
+            ).returncode
+            for _ in range(12)
+        ]
+    assert codes == [0] * 12

@@ -350,7 +350,11 @@ def parser() -> argparse.ArgumentParser:
         "token", help="request an OAuth 2.0 access token (client credentials)"
     )
     token.add_argument("--client-id", default=os.environ.get("WIKISUGGEST_CLIENT_ID"))
-    token.add_argument("--auth-url", default=None, help="OAuth 2.0 server (default: Meta-Wiki)")
+    token.add_argument(
+        "--auth-url",
+        default=os.environ.get("WIKISUGGEST_AUTH_URL"),
+        help="OAuth 2.0 server (default: $WIKISUGGEST_AUTH_URL, else Meta-Wiki)",
+    )
     token.add_argument(
         "--show-token", action="store_true", help="print the access token itself (a secret)"
     )

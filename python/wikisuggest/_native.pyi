@@ -15,6 +15,7 @@ __all__ = [
     "NativeEngine",
     "NativeServer",
     "in_flight_tasks",
+    "quiesce",
     "authorization_url",
     "parse_redirect",
     "file_store_load",
@@ -26,6 +27,7 @@ __all__ = [
 __version__: str
 
 def in_flight_tasks() -> int: ...
+def quiesce() -> None: ...
 def authorization_url(
     auth_url: str,
     client_id: str,
