@@ -211,8 +211,13 @@ def test_bad_parameters_are_value_errors_and_nothing_is_sent(
 def test_post_revid_must_be_integer(client: wikisuggest.Client) -> None:
     with pytest.raises(wikisuggest.InvalidParameter, match="revid"):
         client.link_recommendations_for_revision(
-            "wikipedia", "en", "Cat", wikitext="x", revid="1", pageid=1
-        )  # type: ignore[arg-type]
+            "wikipedia",
+            "en",
+            "Cat",
+            wikitext="x",
+            revid="1",  # type: ignore[call-overload]
+            pageid=1,
+        )
 
 
 @pytest.mark.parametrize(

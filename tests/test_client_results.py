@@ -30,7 +30,7 @@ def test_link_set_is_frozen_dataclasses(client: wikisuggest.Client) -> None:
     )
     assert link.score == pytest.approx(0.5133472084999084)
     assert result.meta is not None and result.meta.format_version == 1
-    assert result.meta.dataset_checksums == wikisuggest.DatasetChecksums(**CHECKSUMS)
+    assert result.meta.dataset_checksums == wikisuggest.DatasetChecksums.from_dict(CHECKSUMS)
     with pytest.raises(AttributeError):
         link.score = 1.0  # type: ignore[misc]
     assert result.to_dict() == link_set("Cat")

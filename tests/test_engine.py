@@ -136,7 +136,7 @@ def test_per_page_errors_are_reported_in_place(engine: LinkEngine) -> None:
     assert isinstance(results[1].error, wikisuggest.WikitextError)
     assert isinstance(results[1].error, ValueError)
     assert isinstance(results[2].error, wikisuggest.UnsupportedLanguage)
-    assert results[2].error.language == "ja"  # type: ignore[union-attr]
+    assert results[2].error.language == "ja"
     assert isinstance(results[3].error, wikisuggest.InvalidParameter)
     assert isinstance(results[4].error, wikisuggest.InvalidParameter)
     assert results[0].result == results[5].result
