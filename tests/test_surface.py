@@ -292,11 +292,11 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     missing = cli("convert", str(tmp_path / "nothing"), "enwiki", str(tmp_path / "out"))
-    assert missing.returncode == 1
+    assert missing.returncode == 2
     assert "Traceback" not in missing.stderr
     assert missing.stderr.count("\n") == 1 and missing.stderr.startswith("wikisuggest convert: ")
     debug = cli("--debug", "convert", str(tmp_path / "nothing"), "enwiki", str(tmp_path / "out"))
-    assert debug.returncode == 1 and "Traceback" in debug.stderr
+    assert debug.returncode == 1 and "Traceback" in debug.stderr  # raised: Python's status
 
 
 def test_cli_token_without_client_id_is_a_usage_error() -> None:

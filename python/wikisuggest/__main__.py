@@ -400,8 +400,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a command. A failure is one line on stderr and an exit status (1, or 2 for a
-    refused argument); ``--debug`` shows the traceback instead."""
+    """Run a command. A failure is one line on stderr and an exit status (2 for the library's
+    own errors, 1 for any other); ``--debug`` shows the traceback instead."""
     import wikisuggest
 
     args = parser().parse_args(argv)
@@ -421,9 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"wikisuggest {args.command}: {_one_line(err)}", file=sys.stderr)
-        if isinstance(err, wikisuggest.InvalidParameter | wikisuggest.ConfigurationError):
-            return 2
-        return 1
+        return 2 if isinstance(err, wikisuggest.WikisuggestError) else 1
 
 
 def _one_line(err: BaseException) -> str:
