@@ -6,11 +6,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use tokio::sync::Mutex;
+use wikisuggest_core::Client;
 use wikisuggest_core::batch::{BatchItem, BatchStream};
-use wikisuggest_core::client::{PreparedRequest, ResponseKind};
-use wikisuggest_core::{Client, Result as CoreResult};
 
-use crate::client::{LinkArgs, NativeClient, TranslationArgs};
+use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
 use crate::errors::core_error;
 use crate::runtime::{InFlight, runtime, wait_interruptibly};
 
@@ -65,15 +64,12 @@ fn item_tuple(py: Python<'_>, item: BatchItem) -> PyResult<Bound<'_, PyAny>> {
 }
 
 impl NativeBatch {
-    fn start(
-        client: &Arc<Client>,
-        requests: Vec<CoreResult<PreparedRequest>>,
-        kind: ResponseKind,
-        raw: bool,
-    ) -> PyResult<Self> {
+    /// Prepare every item's request and start them all.
+    fn start<A: Operation>(client: &Arc<Client>, items: Vec<A>, raw: bool) -> PyResult<Self> {
         let rt = runtime()?;
         Python::attach(crate::logging::refresh);
-        let stream = BatchStream::spawn(client.clone(), requests, kind, raw, rt.handle());
+        let requests = items.into_iter().map(|args| args.prepare(client)).collect();
+        let stream = BatchStream::spawn(client.clone(), requests, A::KIND, raw, rt.handle());
         Ok(Self {
             total: stream.total(),
             stream: Arc::new(Mutex::new(stream)),
@@ -86,16 +82,7 @@ impl NativeBatch {
     /// Link requests: each item is the options dict of one `NativeClient.link_recommendations`.
     #[staticmethod]
     fn links(client: &NativeClient, items: Vec<LinkArgs>, raw: bool) -> PyResult<Self> {
-        let requests = items
-            .into_iter()
-            .map(|args| args.prepare(&client.inner))
-            .collect();
-        Self::start(
-            &client.inner,
-            requests,
-            ResponseKind::LinkRecommendationSet,
-            raw,
-        )
+        Self::start(&client.inner, items, raw)
     }
 
     #[staticmethod]
@@ -104,16 +91,7 @@ impl NativeBatch {
         items: Vec<TranslationArgs>,
         raw: bool,
     ) -> PyResult<Self> {
-        let requests = items
-            .into_iter()
-            .map(|args| args.prepare(&client.inner))
-            .collect();
-        Self::start(
-            &client.inner,
-            requests,
-            ResponseKind::TranslationRecommendations,
-            raw,
-        )
+        Self::start(&client.inner, items, raw)
     }
 
     #[getter]

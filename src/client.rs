@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
-use wikisuggest_core::oauth::{Grant, request_token};
+use wikisuggest_core::oauth::{Grant, TokenManager, request_token};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
 };
@@ -61,8 +61,16 @@ pub(crate) struct LinkArgs {
     pageid: Option<i64>,
 }
 
-impl LinkArgs {
-    pub(crate) fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
+/// An operation's options value: how it becomes a request, and what its response holds.
+pub(crate) trait Operation {
+    const KIND: ResponseKind;
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error>;
+}
+
+impl Operation for LinkArgs {
+    const KIND: ResponseKind = ResponseKind::LinkRecommendationSet;
+
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
         let params = LinkParams {
             project: self.project,
             domain: self.domain,
@@ -102,8 +110,10 @@ pub(crate) struct TranslationArgs {
     rank_method: String,
 }
 
-impl TranslationArgs {
-    pub(crate) fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
+impl Operation for TranslationArgs {
+    const KIND: ResponseKind = ResponseKind::TranslationRecommendations;
+
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
         let params = TranslationParams {
             source: self.source,
             target: self.target,
@@ -152,17 +162,13 @@ impl NativeCall {
         }
     }
 
-    /// A request whose response is decoded as `kind` (a validation failure surfaces on send).
-    fn fetch(
-        client: &Arc<Client>,
-        request: Result<PreparedRequest, Error>,
-        kind: ResponseKind,
-        raw: bool,
-    ) -> Self {
+    /// The request of `args` (a validation failure surfaces on send).
+    fn fetch<A: Operation>(client: &Arc<Client>, args: A, raw: bool) -> Self {
+        let request = args.prepare(client);
         let client = client.clone();
         Self::new(async move {
             Ok(Outcome::Fetched(FetchedOut(
-                client.fetch(&request?, kind, raw).await?,
+                client.fetch(&request?, A::KIND, raw).await?,
             )))
         })
     }
@@ -172,6 +178,14 @@ impl NativeCall {
         let client = client.clone();
         Self::new(async move {
             let token = request_token(&client, &grant).await?;
+            Ok(Outcome::Token(TokenOut(token.to_stored())))
+        })
+    }
+
+    /// A token manager's current token, renewed first when due.
+    pub(crate) fn token(manager: Arc<TokenManager>) -> Self {
+        Self::new(async move {
+            let token = manager.token().await?;
             Ok(Outcome::Token(TokenOut(token.to_stored())))
         })
     }
@@ -296,23 +310,11 @@ impl NativeClient {
 
     /// Link recommendations: GET for a stored revision, POST when `args` holds `wikitext`.
     fn link_recommendations(&self, args: LinkArgs, raw: bool) -> NativeCall {
-        let request = args.prepare(&self.inner);
-        NativeCall::fetch(
-            &self.inner,
-            request,
-            ResponseKind::LinkRecommendationSet,
-            raw,
-        )
+        NativeCall::fetch(&self.inner, args, raw)
     }
 
     fn translation_recommendations(&self, args: TranslationArgs, raw: bool) -> NativeCall {
-        let request = args.prepare(&self.inner);
-        NativeCall::fetch(
-            &self.inner,
-            request,
-            ResponseKind::TranslationRecommendations,
-            raw,
-        )
+        NativeCall::fetch(&self.inner, args, raw)
     }
 
     fn client_credentials(&self, client_id: String, client_secret: String) -> NativeCall {

@@ -293,11 +293,11 @@ class TokenManager:
 
     def token(self) -> Token:
         """The current token, renewed first if it is due (blocking)."""
-        return Token.from_dict(self._native.token())
+        return Token.from_dict(self._native.token().send())
 
     async def token_async(self) -> Token:
         """The current token, renewed first if it is due (asyncio)."""
-        return Token.from_dict(await self._native.token_async())
+        return Token.from_dict(await self._native.token().send_async())
 
     def __repr__(self) -> str:
         client = "" if self.client_id is None else f", client_id={self.client_id!r}"
@@ -503,5 +503,5 @@ def authorize_with_loopback(
             request.code_verifier,
             request.redirect_uri,
         )
-        .send()  # type: ignore[arg-type]
+        .send()
     )
