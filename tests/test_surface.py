@@ -10,6 +10,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -393,3 +394,32 @@ def test_asyncio_program_exits_cleanly() -> None:
             for _ in range(12)
         ]
     assert codes == [0] * 12
+
+
+def test_build_scan_is_interruptible(tmp_path: Path) -> None:
+    """Ctrl-C during `wikisuggest build`'s scan of a dump ends it (the dump here is a pipe that
+    never ends, so only an interruptible wait can return)."""
+    import signal
+
+    dump = tmp_path / "endless-pages-articles.xml"
+    os.mkfifo(dump)
+    out = str(tmp_path / "out")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wikisuggest", "build", str(dump), "--wiki", "x", "--out", out],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # Opening the writing end waits until the scan has opened the reading end.
+    with open(dump, "w") as writer:
+        writer.write('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n<page>')
+        writer.flush()
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        try:
+            status = process.wait(timeout=30)
+        finally:
+            process.kill()
+    assert process.stderr is not None
+    assert status == 130, process.stderr.read()
+    assert "interrupted" in process.stderr.read()
+    process.stderr.close()
