@@ -5,15 +5,15 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from conftest import USER_AGENT
+from conftest import client_of
 from contract_server import CHECKSUMS, ContractServer, Scripted, link_set
 
 import wikisuggest
 
 
 @pytest.fixture
-def client(contract_server: ContractServer) -> wikisuggest.Client:
-    return wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+def client(contract_server: ContractServer, client_kind: str) -> wikisuggest.Client:
+    return client_of(client_kind, base_url=contract_server.url, max_retries=0)
 
 
 def test_link_set_is_frozen_dataclasses(client: wikisuggest.Client) -> None:
