@@ -123,7 +123,7 @@ def test_result_is_the_client_dataclass(engine: LinkEngine) -> None:
 
 def test_per_page_errors_are_reported_in_place(engine: LinkEngine) -> None:
     good = page(ARTICLES[3])
-    pages = [
+    pages: list[Any] = [
         good,
         {"wikitext": 42, "page_title": "Numbers"},
         {"wikitext": "Some text.", "page_title": "Japanese", "language_code": "ja"},

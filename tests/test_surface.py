@@ -20,7 +20,7 @@ from contract_server import ContractServer
 
 import wikisuggest
 from wikisuggest import InvalidParameter, LinkEngine
-from wikisuggest.engine import Page, demo_articles
+from wikisuggest.engine import Page, PageSpec, demo_articles
 from wikisuggest.server import ServerOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,9 +58,9 @@ def test_a_string_is_not_a_list_of_pages(
     with pytest.raises(InvalidParameter):
         client.translation_recommendations_many("Aardvark", source="en", target="fr")
     with pytest.raises(InvalidParameter):
-        engine.recommend_many("The aardvark is a mammal.")
+        engine.recommend_many("The aardvark is a mammal.")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameter):
-        next(engine.recommend_iter("The aardvark is a mammal."))
+        next(engine.recommend_iter("The aardvark is a mammal."))  # type: ignore[arg-type]
     assert contract_server.requests == []  # not one request per character
 
 
@@ -132,7 +132,7 @@ def _datasets() -> Path:
 
 
 def test_a_lone_surrogate_fails_only_its_page(engine: LinkEngine, aardvark: str) -> None:
-    pages = [
+    pages: list[PageSpec] = [
         Page(aardvark, "Aardvark"),
         Page(aardvark + "\ud800", "Aardvark"),
         {"wikitext": aardvark, "page_title": LONE_SURROGATE},

@@ -12,11 +12,14 @@ import dataclasses
 import gc
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from . import _args, _frames
 from ._native import NativeBatch
 from .errors import Cancelled, InvalidParameter, WikisuggestError
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["AsyncBatch", "BatchInterrupted", "BatchItem", "BatchResults"]
 
@@ -86,7 +89,7 @@ class BatchResults(list[BatchItem[T]]):
         """The items that failed."""
         return [item for item in self if item.error is not None]
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """One row per link (or translation recommendation) with the page's columns; a failed
         input is one row with its ``error``."""
         rows: list[dict[str, Any]] = []

@@ -67,6 +67,10 @@ class Page(NamedTuple):
         return f"Page(page_title={self.page_title!r}, wikitext=<{size} characters>)"
 
 
+#: A page of a batch: a :class:`Page`, a tuple in its order, or a dict with its fields.
+PageSpec = Page | tuple[Any, ...] | Mapping[str, Any]
+
+
 class RecommendOptions(TypedDict, total=False):
     """The keyword arguments of :meth:`LinkEngine.recommend` (defaults there)."""
 
@@ -233,7 +237,7 @@ class LinkEngine:
 
     def recommend_iter(
         self,
-        pages: Iterable[Any],
+        pages: Iterable[PageSpec],
         *,
         workers: int | None = None,
         language_code: str | None = None,
@@ -295,7 +299,7 @@ class LinkEngine:
 
     def recommend_many(
         self,
-        pages: Iterable[Any],
+        pages: Iterable[PageSpec],
         *,
         workers: int | None = None,
         progress: bool = False,

@@ -10,9 +10,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _frames
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = [
     "DatasetChecksums",
@@ -196,7 +199,7 @@ class LinkRecommendationSet:
     def __iter__(self) -> Iterator[LinkRecommendation]:
         return iter(self.links)
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """One row per link, with the page's title, pageid and revid (needs pandas)."""
         page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}
         rows = [{**page, **link.to_dict()} for link in self.links]
