@@ -37,8 +37,12 @@ struct OptionArgs {
 impl OptionArgs {
     /// Checked with the client's own rules, so a value one path refuses the other refuses too.
     fn validate(self, py: Python<'_>) -> PyResult<RecommendOptions> {
-        wikisuggest_core::params::check_link_options(self.threshold, self.max_recommendations)
-            .map_err(|e| core_error(py, e))?;
+        wikisuggest_core::params::check_link_options(
+            self.threshold,
+            self.max_recommendations,
+            &self.sections_to_exclude,
+        )
+        .map_err(|e| core_error(py, e))?;
         let time_budget = match self.time_budget {
             None => None,
             Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {

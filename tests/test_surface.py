@@ -81,6 +81,7 @@ async def test_a_string_is_not_a_list_of_pages_async(contract_server: ContractSe
         ({"threshold": 2.0}, "threshold"),
         ({"threshold": -0.1}, "threshold"),
         ({"max_recommendations": -1}, "max_recommendations"),
+        ({"sections_to_exclude": [""]}, "sections_to_exclude"),
     ],
 )
 def test_engine_refuses_what_the_client_refuses(
