@@ -41,9 +41,9 @@ SUBSTITUTIONS = [
     (r"AsyncIterator", "Iterator"),
     (r"start_async_batch", "start_batch"),
     (r"send_async", "send"),
-    (r"cancelling the task", "Ctrl-C"),
     (r"The asyncio client: each operation is a coroutine", "The blocking client"),
     (r"Safe to share between tasks", "Safe to share between threads"),
+    (r"Cancelling a call", "Interrupting a call with Ctrl-C"),
 ]
 
 

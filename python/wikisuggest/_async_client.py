@@ -34,8 +34,8 @@ __all__ = ["AsyncClient"]
 class AsyncClient(ClientBase):
     """The asyncio client: each operation is a coroutine. Safe to share between tasks.
 
-    Requests run on one shared I/O runtime, without the GIL; a blocking call can be
-    interrupted with Ctrl-C, an awaited one cancelled, and either way its request is aborted.
+    Requests run on one shared I/O runtime, without the GIL. Cancelling a call aborts its
+    request.
     """
 
     __slots__ = ()
@@ -314,8 +314,8 @@ class AsyncClient(ClientBase):
         per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...); a
         single string is refused (it is not a list of titles). The result holds every
         item in input order, each a result or that page's error; with ``as_completed=True``,
-        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting (Ctrl-C,
-        or cancelling the task) keeps every finished result (:class:`BatchInterrupted`).
+        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
+        keeps every finished result (:class:`BatchInterrupted` on Ctrl-C).
         """
         defaults = {
             "project": project,

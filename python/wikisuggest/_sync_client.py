@@ -33,8 +33,8 @@ __all__ = ["Client"]
 class Client(ClientBase):
     """The blocking client. Safe to share between threads.
 
-    Requests run on one shared I/O runtime, without the GIL; a blocking call can be
-    interrupted with Ctrl-C, an awaited one cancelled, and either way its request is aborted.
+    Requests run on one shared I/O runtime, without the GIL. Interrupting a call with Ctrl-C aborts its
+    request.
     """
 
     __slots__ = ()
@@ -311,8 +311,8 @@ class Client(ClientBase):
         per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...); a
         single string is refused (it is not a list of titles). The result holds every
         item in input order, each a result or that page's error; with ``as_completed=True``,
-        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting (Ctrl-C,
-        or Ctrl-C) keeps every finished result (:class:`BatchInterrupted`).
+        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
+        keeps every finished result (:class:`BatchInterrupted` on Ctrl-C).
         """
         defaults = {
             "project": project,
