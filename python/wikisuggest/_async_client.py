@@ -34,8 +34,8 @@ __all__ = ["AsyncClient"]
 class AsyncClient(ClientBase):
     """The asyncio client: each operation is a coroutine. Safe to share between tasks.
 
-    Requests run on one shared I/O runtime, without the GIL. Cancelling a call aborts its
-    request.
+    Requests run on one shared I/O runtime, without the GIL.
+    Cancelling a call aborts its request.
     """
 
     __slots__ = ()

@@ -33,8 +33,8 @@ __all__ = ["Client"]
 class Client(ClientBase):
     """The blocking client. Safe to share between threads.
 
-    Requests run on one shared I/O runtime, without the GIL. Interrupting a call with Ctrl-C aborts its
-    request.
+    Requests run on one shared I/O runtime, without the GIL.
+    Interrupting a call with Ctrl-C aborts its request.
     """
 
     __slots__ = ()
