@@ -107,6 +107,8 @@ async def test_engine_async_refuses_nan(engine: LinkEngine, aardvark: str) -> No
         await engine.recommend_async(aardvark, "Aardvark", threshold=math.nan)
     result = await engine.recommend_async(aardvark, "Aardvark", threshold=0.2)
     assert result == engine.recommend(aardvark, "Aardvark", threshold=0.2)
+    with pytest.raises(InvalidParameter):
+        await engine.recommend_async(aardvark, "Aardvark", treshold=0.2)  # type: ignore[call-arg]
 
 
 def test_reference_server_refuses_nan_threshold(engine: LinkEngine) -> None:
@@ -258,6 +260,29 @@ def test_blocking_client_is_generated_from_the_async_one() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_stale_blocking_client_fails_the_check(tmp_path: Path) -> None:
+    """Editing the asyncio client without regenerating is caught."""
+    import shutil
+
+    (tmp_path / "scripts").mkdir()
+    package = tmp_path / "python" / "wikisuggest"
+    package.mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "unasync.py", tmp_path / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    shutil.copy(ROOT / "python" / "wikisuggest" / "_sync_client.py", package)
+    source = (ROOT / "python" / "wikisuggest" / "_async_client.py").read_text()
+    (package / "_async_client.py").write_text(
+        source.replace("threshold: float = 0.5", "threshold: float = 0.6")
+    )
+    script = [sys.executable, str(tmp_path / "scripts" / "unasync.py")]
+    stale = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
+    assert stale.returncode == 1 and "stale" in stale.stderr
+    subprocess.run(script, capture_output=True, check=True)
+    assert "threshold: float = 0.6" in (package / "_sync_client.py").read_text()
+    fresh = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
+    assert fresh.returncode == 0, fresh.stderr
 
 
 def test_sync_and_async_clients_have_the_same_methods() -> None:
