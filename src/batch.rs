@@ -2,58 +2,16 @@
 //! (interruptible) or awaited. Dropping it aborts what has not finished.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use tokio::sync::Mutex;
+use wikisuggest_core::Client;
 use wikisuggest_core::batch::{BatchItem, BatchStream};
-use wikisuggest_core::client::{PreparedRequest, ResponseKind};
-use wikisuggest_core::params::RevisionBody;
-use wikisuggest_core::{Client, Result as CoreResult};
 
-use crate::client::{NativeClient, link_params, translation_params};
+use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
 use crate::errors::core_error;
-use crate::runtime::{InFlight, runtime};
-
-const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
-
-/// project, domain, page_title, language_code, revision, threshold, sections, max_recommendations
-type LinkItem = (
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<i64>,
-    f64,
-    Vec<String>,
-    i64,
-);
-/// project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections,
-/// max_recommendations
-type RevisionItem = (
-    String,
-    String,
-    String,
-    String,
-    i64,
-    i64,
-    Option<String>,
-    f64,
-    Vec<String>,
-    i64,
-);
-/// source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
-type TranslationItem = (
-    String,
-    String,
-    i64,
-    Vec<String>,
-    Vec<String>,
-    bool,
-    String,
-    String,
-);
+use crate::runtime::{InFlight, runtime, wait_interruptibly};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeBatch {
@@ -106,15 +64,12 @@ fn item_tuple(py: Python<'_>, item: BatchItem) -> PyResult<Bound<'_, PyAny>> {
 }
 
 impl NativeBatch {
-    fn start(
-        client: &Arc<Client>,
-        requests: Vec<CoreResult<PreparedRequest>>,
-        kind: ResponseKind,
-        raw: bool,
-    ) -> PyResult<Self> {
+    /// Prepare every item's request and start them all.
+    fn start<A: Operation>(client: &Arc<Client>, items: Vec<A>, raw: bool) -> PyResult<Self> {
         let rt = runtime()?;
         Python::attach(crate::logging::refresh);
-        let stream = BatchStream::spawn(client.clone(), requests, kind, raw, rt.handle());
+        let requests = items.into_iter().map(|args| args.prepare(client)).collect();
+        let stream = BatchStream::spawn(client.clone(), requests, A::KIND, raw, rt.handle());
         Ok(Self {
             total: stream.total(),
             stream: Arc::new(Mutex::new(stream)),
@@ -124,88 +79,19 @@ impl NativeBatch {
 
 #[pymethods]
 impl NativeBatch {
+    /// Link requests: each item is the options dict of one `NativeClient.link_recommendations`.
     #[staticmethod]
-    fn links(client: &NativeClient, items: Vec<LinkItem>, raw: bool) -> PyResult<Self> {
-        let requests = items
-            .into_iter()
-            .map(
-                |(project, domain, title, lang, revision, threshold, sections, max)| {
-                    let params =
-                        link_params(project, domain, title, lang, threshold, sections, max);
-                    client.inner.prepare_link_recommendations(&params, revision)
-                },
-            )
-            .collect();
-        Self::start(
-            &client.inner,
-            requests,
-            ResponseKind::LinkRecommendationSet,
-            raw,
-        )
-    }
-
-    #[staticmethod]
-    fn revisions(client: &NativeClient, items: Vec<RevisionItem>, raw: bool) -> PyResult<Self> {
-        let requests = items
-            .into_iter()
-            .map(
-                |(
-                    project,
-                    domain,
-                    title,
-                    wikitext,
-                    revid,
-                    pageid,
-                    lang,
-                    threshold,
-                    sections,
-                    max,
-                )| {
-                    let params =
-                        link_params(project, domain, title, lang, threshold, sections, max);
-                    let body = RevisionBody {
-                        wikitext,
-                        revid,
-                        pageid,
-                        sections_to_exclude: Vec::new(),
-                    };
-                    client
-                        .inner
-                        .prepare_link_recommendations_for_revision(&params, &body)
-                },
-            )
-            .collect();
-        Self::start(
-            &client.inner,
-            requests,
-            ResponseKind::LinkRecommendationSet,
-            raw,
-        )
+    fn links(client: &NativeClient, items: Vec<LinkArgs>, raw: bool) -> PyResult<Self> {
+        Self::start(&client.inner, items, raw)
     }
 
     #[staticmethod]
     fn translations(
         client: &NativeClient,
-        items: Vec<TranslationItem>,
+        items: Vec<TranslationArgs>,
         raw: bool,
     ) -> PyResult<Self> {
-        let requests = items
-            .into_iter()
-            .map(
-                |(source, target, count, seed, topic, pageviews, algorithm, rank)| {
-                    translation_params(
-                        source, target, count, seed, topic, pageviews, &algorithm, &rank,
-                    )
-                    .and_then(|params| client.inner.prepare_translation_recommendations(&params))
-                },
-            )
-            .collect();
-        Self::start(
-            &client.inner,
-            requests,
-            ResponseKind::TranslationRecommendations,
-            raw,
-        )
+        Self::start(&client.inner, items, raw)
     }
 
     #[getter]
@@ -218,21 +104,17 @@ impl NativeBatch {
     /// without cancelling the batch (call `cancel`).
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let rt = runtime()?;
-        loop {
+        let group = wait_interruptibly(py, |interval| {
             let stream = self.stream.clone();
-            let waited = py.detach(|| {
-                rt.block_on(async move {
-                    tokio::time::timeout(SIGNAL_CHECK_INTERVAL, async move {
-                        stream.lock().await.next_group(GROUP_LIMIT).await
-                    })
-                    .await
+            rt.block_on(async move {
+                tokio::time::timeout(interval, async move {
+                    stream.lock().await.next_group(GROUP_LIMIT).await
                 })
-            });
-            match waited {
-                Ok(group) => return Ok(GroupOut(group).into_pyobject(py)?.unbind()),
-                Err(_still_waiting) => py.check_signals()?,
-            }
-        }
+                .await
+            })
+            .ok()
+        })?;
+        Ok(GroupOut(group).into_pyobject(py)?.unbind())
     }
 
     /// Awaitable form of `next`.

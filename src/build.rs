@@ -15,6 +15,7 @@ use wikisuggest_build::{
 use wikisuggest_engine::Engine;
 
 use crate::errors::wikisuggest_error;
+use crate::runtime::Worker;
 
 fn build_error(error: BuildError) -> PyErr {
     match error {
@@ -61,7 +62,11 @@ impl NativeDatasetBuild {
         options.min_link_count = min_link_count;
         options.keep_missing_targets = keep_missing_targets;
         options.held_out = exclude_held_out.map(|f| split(f, usize::MAX, usize::MAX));
-        let scan = py.detach(|| scan(&dump, &options)).map_err(build_error)?;
+        // The scan reads the whole dump: it runs on a worker so Ctrl-C interrupts the wait
+        // (the abandoned scan ends with the process, or is dropped when it finishes).
+        let scan = Worker::spawn("wikisuggest-scan", move || scan(&dump, &options))?
+            .wait(py)?
+            .map_err(build_error)?;
         Ok(Self {
             scan: std::sync::Mutex::new(scan),
         })

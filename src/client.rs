@@ -1,12 +1,18 @@
 //! `NativeClient`: the object behind `wikisuggest.Client` and `wikisuggest.AsyncClient`.
-//! Each method has a blocking form and an `_async` form sharing one body.
+//!
+//! Each operation is one method that takes one options value (a dict the Python layer builds
+//! once) and returns a [`NativeCall`]: the request is prepared there, once, and only sending
+//! it differs between the blocking (`send`) and the asyncio (`send_async`) client.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
-use wikisuggest_core::oauth::{Grant, request_token};
+use wikisuggest_core::oauth::{Grant, TokenManager, request_token};
 use wikisuggest_core::params::{
     LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
 };
@@ -14,7 +20,7 @@ use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
 
 use crate::convert::FetchedOut;
-use crate::errors::core_error;
+use crate::errors::{core_error, wikisuggest_error};
 use crate::oauth::{NativeTokenManager, TokenOut};
 use crate::runtime::{run_async, run_blocking};
 
@@ -32,59 +38,12 @@ fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
     })
 }
 
-/// Send `request` (if it was valid) and decode the response for Python.
-async fn fetch(
-    client: Arc<Client>,
-    request: Result<PreparedRequest, Error>,
-    kind: ResponseKind,
-    raw: bool,
-) -> Result<FetchedOut, Error> {
-    Ok(FetchedOut(client.fetch(&request?, kind, raw).await?))
-}
-
-/// One token-endpoint request through this client; the token as its dict shape.
-async fn grant(client: Arc<Client>, grant: Grant) -> Result<TokenOut, Error> {
-    let token = request_token(&client, &grant).await?;
-    Ok(TokenOut(token.to_stored()))
-}
-
-fn client_credentials_grant(client_id: String, client_secret: String) -> Grant {
-    Grant::ClientCredentials {
-        client_id,
-        client_secret: Secret::new(client_secret),
-    }
-}
-
-fn authorization_code_grant(
-    code: String,
-    client_id: String,
-    client_secret: Option<String>,
-    code_verifier: Option<String>,
-    redirect_uri: Option<String>,
-) -> Grant {
-    Grant::AuthorizationCode {
-        code: Secret::new(code),
-        client_id,
-        client_secret: client_secret.map(Secret::new),
-        code_verifier: code_verifier.map(Secret::new),
-        redirect_uri,
-    }
-}
-
-fn refresh_token_grant(
-    refresh_token: String,
-    client_id: String,
-    client_secret: Option<String>,
-) -> Grant {
-    Grant::RefreshToken {
-        refresh_token: Secret::new(refresh_token),
-        client_id,
-        client_secret: client_secret.map(Secret::new),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn link_params(
+/// The arguments of one link-recommendation request, as the Python layer passes them: a dict
+/// whose values it has type-checked; ranges are checked by [`LinkParams::validate`]. With
+/// `wikitext` (and `revid`, `pageid`) it is the POST form, otherwise the GET form.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct LinkArgs {
     project: String,
     domain: String,
     page_title: String,
@@ -92,39 +51,165 @@ pub(crate) fn link_params(
     threshold: f64,
     sections_to_exclude: Vec<String>,
     max_recommendations: i64,
-) -> LinkParams {
-    LinkParams {
-        project,
-        domain,
-        page_title,
-        language_code,
-        threshold,
-        sections_to_exclude,
-        max_recommendations,
+    #[pyo3(default)]
+    revision: Option<i64>,
+    #[pyo3(default)]
+    wikitext: Option<String>,
+    #[pyo3(default)]
+    revid: Option<i64>,
+    #[pyo3(default)]
+    pageid: Option<i64>,
+}
+
+/// An operation's options value: how it becomes a request, and what its response holds.
+pub(crate) trait Operation {
+    const KIND: ResponseKind;
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error>;
+}
+
+impl Operation for LinkArgs {
+    const KIND: ResponseKind = ResponseKind::LinkRecommendationSet;
+
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
+        let params = LinkParams {
+            project: self.project,
+            domain: self.domain,
+            page_title: self.page_title,
+            language_code: self.language_code,
+            threshold: self.threshold,
+            sections_to_exclude: self.sections_to_exclude,
+            max_recommendations: self.max_recommendations,
+        };
+        let Some(wikitext) = self.wikitext else {
+            return client.prepare_link_recommendations(&params, self.revision);
+        };
+        let required = |name: &str, value: Option<i64>| {
+            value.ok_or_else(|| Error::invalid(name, "is required with wikitext"))
+        };
+        let body = RevisionBody {
+            wikitext,
+            revid: required("revid", self.revid)?,
+            pageid: required("pageid", self.pageid)?,
+            sections_to_exclude: Vec::new(),
+        };
+        client.prepare_link_recommendations_for_revision(&params, &body)
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn translation_params(
+/// The arguments of one translation-recommendation request (a dict, as for [`LinkArgs`]).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct TranslationArgs {
     source: String,
     target: String,
     count: i64,
     seed: Vec<String>,
     topic: Vec<String>,
     include_pageviews: bool,
-    search_algorithm: &str,
-    rank_method: &str,
-) -> Result<TranslationParams, Error> {
-    Ok(TranslationParams {
-        count,
-        seed,
-        topic,
-        include_pageviews,
-        search_algorithm: SearchAlgorithm::parse(search_algorithm)?,
-        rank_method: RankMethod::parse(rank_method)?,
-        // Parameters this binding does not pass yet keep the service's defaults.
-        ..TranslationParams::new(&source, &target)
-    })
+    search_algorithm: String,
+    rank_method: String,
+}
+
+impl Operation for TranslationArgs {
+    const KIND: ResponseKind = ResponseKind::TranslationRecommendations;
+
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
+        let params = TranslationParams {
+            count: self.count,
+            seed: self.seed,
+            topic: self.topic,
+            include_pageviews: self.include_pageviews,
+            search_algorithm: SearchAlgorithm::parse(&self.search_algorithm)?,
+            rank_method: RankMethod::parse(&self.rank_method)?,
+            // Parameters of the current service this call does not send keep their defaults.
+            ..TranslationParams::new(&self.source, &self.target)
+        };
+        client.prepare_translation_recommendations(&params)
+    }
+}
+
+/// What a call produces, converted to Python once it is back.
+enum Outcome {
+    Fetched(FetchedOut),
+    Token(TokenOut),
+}
+
+impl<'py> IntoPyObject<'py> for Outcome {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        match self {
+            Self::Fetched(fetched) => fetched.into_pyobject(py),
+            Self::Token(token) => token.into_pyobject(py),
+        }
+    }
+}
+
+type Work = Pin<Box<dyn Future<Output = Result<Outcome, Error>> + Send>>;
+
+/// A prepared request, sent once: blocking (`send`) or awaited (`send_async`).
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeCall {
+    work: Mutex<Option<Work>>,
+}
+
+impl NativeCall {
+    fn new(work: impl Future<Output = Result<Outcome, Error>> + Send + 'static) -> Self {
+        Self {
+            work: Mutex::new(Some(Box::pin(work))),
+        }
+    }
+
+    /// The request of `args` (a validation failure surfaces on send).
+    fn fetch<A: Operation>(client: &Arc<Client>, args: A, raw: bool) -> Self {
+        let request = args.prepare(client);
+        let client = client.clone();
+        Self::new(async move {
+            Ok(Outcome::Fetched(FetchedOut(
+                client.fetch(&request?, A::KIND, raw).await?,
+            )))
+        })
+    }
+
+    /// One token-endpoint request; the token comes back as its dict shape.
+    fn grant(client: &Arc<Client>, grant: Grant) -> Self {
+        let client = client.clone();
+        Self::new(async move {
+            let token = request_token(&client, &grant).await?;
+            Ok(Outcome::Token(TokenOut(token.to_stored())))
+        })
+    }
+
+    /// A token manager's current token, renewed first when due.
+    pub(crate) fn token(manager: Arc<TokenManager>) -> Self {
+        Self::new(async move {
+            let token = manager.token().await?;
+            Ok(Outcome::Token(TokenOut(token.to_stored())))
+        })
+    }
+
+    fn take(&self) -> PyResult<Work> {
+        self.work
+            .lock()
+            .ok()
+            .and_then(|mut work| work.take())
+            .ok_or_else(|| wikisuggest_error("this request was already sent"))
+    }
+}
+
+#[pymethods]
+impl NativeCall {
+    /// Send and wait, without the GIL and interruptibly (Ctrl-C aborts the request).
+    fn send(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(run_blocking(py, self.take()?)?.into_pyobject(py)?.unbind())
+    }
+
+    /// Send as an awaitable for the running asyncio loop; cancelling it aborts the request.
+    fn send_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        run_async(py, self.take()?)
+    }
 }
 
 #[pymethods]
@@ -228,334 +313,54 @@ impl NativeClient {
         )
     }
 
-    #[pyo3(signature = (project, domain, page_title, language_code, revision, threshold, sections_to_exclude, max_recommendations, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn link_recommendations(
-        &self,
-        py: Python<'_>,
-        project: String,
-        domain: String,
-        page_title: String,
-        language_code: Option<String>,
-        revision: Option<i64>,
-        threshold: f64,
-        sections_to_exclude: Vec<String>,
-        max_recommendations: i64,
-        raw: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let params = link_params(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        );
-        let request = self.inner.prepare_link_recommendations(&params, revision);
-        let out = run_blocking(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::LinkRecommendationSet,
-                raw,
-            ),
-        )?;
-        Ok(out.into_pyobject(py)?.unbind())
+    /// Link recommendations: GET for a stored revision, POST when `args` holds `wikitext`.
+    fn link_recommendations(&self, args: LinkArgs, raw: bool) -> NativeCall {
+        NativeCall::fetch(&self.inner, args, raw)
     }
 
-    #[pyo3(signature = (project, domain, page_title, language_code, revision, threshold, sections_to_exclude, max_recommendations, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn link_recommendations_async<'py>(
-        &self,
-        py: Python<'py>,
-        project: String,
-        domain: String,
-        page_title: String,
-        language_code: Option<String>,
-        revision: Option<i64>,
-        threshold: f64,
-        sections_to_exclude: Vec<String>,
-        max_recommendations: i64,
-        raw: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let params = link_params(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        );
-        let request = self.inner.prepare_link_recommendations(&params, revision);
-        run_async(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::LinkRecommendationSet,
-                raw,
-            ),
-        )
+    fn translation_recommendations(&self, args: TranslationArgs, raw: bool) -> NativeCall {
+        NativeCall::fetch(&self.inner, args, raw)
     }
 
-    #[pyo3(signature = (project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections_to_exclude, max_recommendations, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn link_recommendations_for_revision(
-        &self,
-        py: Python<'_>,
-        project: String,
-        domain: String,
-        page_title: String,
-        wikitext: String,
-        revid: i64,
-        pageid: i64,
-        language_code: Option<String>,
-        threshold: f64,
-        sections_to_exclude: Vec<String>,
-        max_recommendations: i64,
-        raw: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let params = link_params(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        );
-        let body = RevisionBody {
-            wikitext,
-            revid,
-            pageid,
-            sections_to_exclude: Vec::new(),
+    fn client_credentials(&self, client_id: String, client_secret: String) -> NativeCall {
+        let grant = Grant::ClientCredentials {
+            client_id,
+            client_secret: Secret::new(client_secret),
         };
-        let request = self
-            .inner
-            .prepare_link_recommendations_for_revision(&params, &body);
-        let out = run_blocking(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::LinkRecommendationSet,
-                raw,
-            ),
-        )?;
-        Ok(out.into_pyobject(py)?.unbind())
-    }
-
-    #[pyo3(signature = (project, domain, page_title, wikitext, revid, pageid, language_code, threshold, sections_to_exclude, max_recommendations, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn link_recommendations_for_revision_async<'py>(
-        &self,
-        py: Python<'py>,
-        project: String,
-        domain: String,
-        page_title: String,
-        wikitext: String,
-        revid: i64,
-        pageid: i64,
-        language_code: Option<String>,
-        threshold: f64,
-        sections_to_exclude: Vec<String>,
-        max_recommendations: i64,
-        raw: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let params = link_params(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        );
-        let body = RevisionBody {
-            wikitext,
-            revid,
-            pageid,
-            sections_to_exclude: Vec::new(),
-        };
-        let request = self
-            .inner
-            .prepare_link_recommendations_for_revision(&params, &body);
-        run_async(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::LinkRecommendationSet,
-                raw,
-            ),
-        )
-    }
-
-    #[pyo3(signature = (source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn translation_recommendations(
-        &self,
-        py: Python<'_>,
-        source: String,
-        target: String,
-        count: i64,
-        seed: Vec<String>,
-        topic: Vec<String>,
-        include_pageviews: bool,
-        search_algorithm: &str,
-        rank_method: &str,
-        raw: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let request = translation_params(
-            source,
-            target,
-            count,
-            seed,
-            topic,
-            include_pageviews,
-            search_algorithm,
-            rank_method,
-        )
-        .and_then(|params| self.inner.prepare_translation_recommendations(&params));
-        let out = run_blocking(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::TranslationRecommendations,
-                raw,
-            ),
-        )?;
-        Ok(out.into_pyobject(py)?.unbind())
-    }
-
-    #[pyo3(signature = (source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method, raw))]
-    #[allow(clippy::too_many_arguments)]
-    fn translation_recommendations_async<'py>(
-        &self,
-        py: Python<'py>,
-        source: String,
-        target: String,
-        count: i64,
-        seed: Vec<String>,
-        topic: Vec<String>,
-        include_pageviews: bool,
-        search_algorithm: &str,
-        rank_method: &str,
-        raw: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let request = translation_params(
-            source,
-            target,
-            count,
-            seed,
-            topic,
-            include_pageviews,
-            search_algorithm,
-            rank_method,
-        )
-        .and_then(|params| self.inner.prepare_translation_recommendations(&params));
-        run_async(
-            py,
-            fetch(
-                self.inner.clone(),
-                request,
-                ResponseKind::TranslationRecommendations,
-                raw,
-            ),
-        )
-    }
-
-    fn client_credentials(
-        &self,
-        py: Python<'_>,
-        client_id: String,
-        client_secret: String,
-    ) -> PyResult<Py<PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            client_credentials_grant(client_id, client_secret),
-        );
-        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
-    }
-
-    fn client_credentials_async<'py>(
-        &self,
-        py: Python<'py>,
-        client_id: String,
-        client_secret: String,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            client_credentials_grant(client_id, client_secret),
-        );
-        run_async(py, request)
+        NativeCall::grant(&self.inner, grant)
     }
 
     #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
     fn authorization_code(
         &self,
-        py: Python<'_>,
         code: String,
         client_id: String,
         client_secret: Option<String>,
         code_verifier: Option<String>,
         redirect_uri: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            authorization_code_grant(code, client_id, client_secret, code_verifier, redirect_uri),
-        );
-        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
-    }
-
-    #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
-    fn authorization_code_async<'py>(
-        &self,
-        py: Python<'py>,
-        code: String,
-        client_id: String,
-        client_secret: Option<String>,
-        code_verifier: Option<String>,
-        redirect_uri: Option<String>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            authorization_code_grant(code, client_id, client_secret, code_verifier, redirect_uri),
-        );
-        run_async(py, request)
+    ) -> NativeCall {
+        let grant = Grant::AuthorizationCode {
+            code: Secret::new(code),
+            client_id,
+            client_secret: client_secret.map(Secret::new),
+            code_verifier: code_verifier.map(Secret::new),
+            redirect_uri,
+        };
+        NativeCall::grant(&self.inner, grant)
     }
 
     #[pyo3(signature = (refresh_token, client_id, client_secret=None))]
     fn refresh_token(
         &self,
-        py: Python<'_>,
         refresh_token: String,
         client_id: String,
         client_secret: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            refresh_token_grant(refresh_token, client_id, client_secret),
-        );
-        Ok(run_blocking(py, request)?.into_pyobject(py)?.unbind())
-    }
-
-    #[pyo3(signature = (refresh_token, client_id, client_secret=None))]
-    fn refresh_token_async<'py>(
-        &self,
-        py: Python<'py>,
-        refresh_token: String,
-        client_id: String,
-        client_secret: Option<String>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let request = grant(
-            self.inner.clone(),
-            refresh_token_grant(refresh_token, client_id, client_secret),
-        );
-        run_async(py, request)
+    ) -> NativeCall {
+        let grant = Grant::RefreshToken {
+            refresh_token: Secret::new(refresh_token),
+            client_id,
+            client_secret: client_secret.map(Secret::new),
+        };
+        NativeCall::grant(&self.inner, grant)
     }
 }

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -16,40 +15,51 @@ use wikisuggest_engine::{
     default_workers,
 };
 
-use crate::errors::{engine_error, wikisuggest_error};
-
-/// How often a waiting call wakes up to let Python handle signals (Ctrl-C).
-const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+use crate::errors::{core_error, engine_error, wikisuggest_error};
+use crate::runtime::Worker;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeEngine {
     engine: Arc<Engine>,
 }
 
-/// The options shared by the pages of one call.
-fn options(
+/// The options shared by the pages of one call, as the Python layer passes them (a dict).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct OptionArgs {
     language_code: Option<String>,
     threshold: f64,
     max_recommendations: i64,
     sections_to_exclude: Vec<String>,
     time_budget: Option<f64>,
-) -> PyResult<RecommendOptions> {
-    let time_budget = match time_budget {
-        None => None,
-        Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {
-            crate::errors::invalid_parameter(
-                "time_budget",
-                "must be a non-negative number of seconds",
-            )
-        })?),
-    };
-    Ok(RecommendOptions {
-        language_code,
-        threshold,
-        max_recommendations,
-        sections_to_exclude,
-        time_budget,
-    })
+}
+
+impl OptionArgs {
+    /// Checked with the client's own rules, so a value one path refuses the other refuses too.
+    fn validate(self, py: Python<'_>) -> PyResult<RecommendOptions> {
+        wikisuggest_core::params::check_link_options(
+            self.threshold,
+            self.max_recommendations,
+            &self.sections_to_exclude,
+        )
+        .map_err(|e| core_error(py, e))?;
+        let time_budget = match self.time_budget {
+            None => None,
+            Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {
+                crate::errors::invalid_parameter(
+                    "time_budget",
+                    "must be a non-negative number of seconds",
+                )
+            })?),
+        };
+        Ok(RecommendOptions {
+            language_code: self.language_code,
+            threshold: self.threshold,
+            max_recommendations: self.max_recommendations,
+            sections_to_exclude: self.sections_to_exclude,
+            time_budget,
+        })
+    }
 }
 
 /// The engine's result as the client's model, so both paths share one conversion.
@@ -237,60 +247,30 @@ impl NativeEngine {
         }
     }
 
-    #[pyo3(signature = (wikitext, page_title, pageid, revid, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
-    #[allow(clippy::too_many_arguments)]
+    /// One page, `(wikitext, page_title, pageid, revid, language_code)`, with `options`;
+    /// `send_async` awaits it on the shared runtime's blocking pool instead.
+    #[pyo3(signature = (page, options, send_async=false))]
     fn recommend<'py>(
         &self,
         py: Python<'py>,
-        wikitext: String,
-        page_title: String,
-        pageid: Option<i64>,
-        revid: Option<i64>,
-        language_code: Option<String>,
-        threshold: f64,
-        max_recommendations: i64,
-        sections_to_exclude: Vec<String>,
-        time_budget: Option<f64>,
+        page: PageTuple,
+        options: OptionArgs,
+        send_async: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = options(
-            language_code,
-            threshold,
-            max_recommendations,
-            sections_to_exclude,
-            time_budget,
-        )?;
+        let opts = options.validate(py)?;
         let engine = self.engine.clone();
-        let result = py.detach(|| engine.recommend(&wikitext, &page_title, pageid, revid, &opts));
-        result_to_py(py, result)
-    }
-
-    /// The same as `recommend`, awaited: the work runs on the shared runtime's blocking pool.
-    #[pyo3(signature = (wikitext, page_title, pageid, revid, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
-    #[allow(clippy::too_many_arguments)]
-    fn recommend_async<'py>(
-        &self,
-        py: Python<'py>,
-        wikitext: String,
-        page_title: String,
-        pageid: Option<i64>,
-        revid: Option<i64>,
-        language_code: Option<String>,
-        threshold: f64,
-        max_recommendations: i64,
-        sections_to_exclude: Vec<String>,
-        time_budget: Option<f64>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = options(
-            language_code,
-            threshold,
-            max_recommendations,
-            sections_to_exclude,
-            time_budget,
-        )?;
+        let (wikitext, page_title, pageid, revid, language_code) = page;
+        let opts = RecommendOptions {
+            language_code: language_code.or(opts.language_code),
+            ..opts
+        };
+        let work = move || engine.recommend(&wikitext, &page_title, pageid, revid, &opts);
+        if !send_async {
+            let result = py.detach(work);
+            return result_to_py(py, result);
+        }
         let rt = crate::runtime::runtime()?;
-        let engine = self.engine.clone();
-        let work = rt
-            .spawn_blocking(move || engine.recommend(&wikitext, &page_title, pageid, revid, &opts));
+        let work = rt.spawn_blocking(work);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let joined = work.await;
             Python::attach(|py| match joined {
@@ -309,26 +289,15 @@ impl NativeEngine {
     /// `None` for a page not started because a signal handler raised; `interruption` is that
     /// exception (e.g. `KeyboardInterrupt`) or `None`. Pages already running when the signal
     /// arrives are finished and kept.
-    #[pyo3(signature = (pages, workers, language_code, threshold, max_recommendations, sections_to_exclude, time_budget))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (pages, workers, options))]
     fn recommend_chunk<'py>(
         &self,
         py: Python<'py>,
         pages: Vec<PageTuple>,
         workers: Option<usize>,
-        language_code: Option<String>,
-        threshold: f64,
-        max_recommendations: i64,
-        sections_to_exclude: Vec<String>,
-        time_budget: Option<f64>,
+        options: OptionArgs,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let opts = options(
-            language_code,
-            threshold,
-            max_recommendations,
-            sections_to_exclude,
-            time_budget,
-        )?;
+        let opts = options.validate(py)?;
         let pages: Vec<Page> = pages
             .into_iter()
             .map(
@@ -343,41 +312,17 @@ impl NativeEngine {
             .collect();
         let workers = workers.unwrap_or_else(default_workers).max(1);
         let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
         let engine = self.engine.clone();
         let flag = stop.clone();
-        std::thread::Builder::new()
-            .name("wikisuggest-engine".into())
-            .spawn(move || {
-                let done = engine.recommend_batch_until(&pages, &opts, workers, &flag);
-                // The receiver only goes away if the caller is gone; nothing to report then.
-                let _ = tx.send(done);
-            })
-            .map_err(|e| wikisuggest_error(&format!("cannot start engine threads: {e}")))?;
-        // `detach` needs a `Sync` closure; a `Receiver` is only `Send`.
-        let rx = std::sync::Mutex::new(rx);
-        let wait = || match rx.lock() {
-            Ok(rx) => rx.recv_timeout(SIGNAL_CHECK_INTERVAL),
-            Err(_) => Err(mpsc::RecvTimeoutError::Disconnected),
-        };
-        let mut interruption: Option<PyErr> = None;
-        let done = loop {
-            match py.detach(wait) {
-                Ok(done) => break done,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if interruption.is_none()
-                        && let Err(signal) = py.check_signals()
-                    {
-                        // Stop handing out pages; wait for the running ones to finish.
-                        stop.store(true, Ordering::SeqCst);
-                        interruption = Some(signal);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(wikisuggest_error(
-                        "internal error: the engine threads stopped without a result",
-                    ));
-                }
+        let worker = Worker::spawn("wikisuggest-engine", move || {
+            engine.recommend_batch_until(&pages, &opts, workers, &flag)
+        })?;
+        let (done, interruption) = match worker.wait(py) {
+            Ok(done) => (done, None),
+            Err(signal) => {
+                // Stop handing out pages; wait for the running ones to finish.
+                stop.store(true, Ordering::SeqCst);
+                (worker.finish(py)?, Some(signal))
             }
         };
         let items = done

@@ -2,20 +2,54 @@
 //! `python/wikisuggest/errors.py`. Nothing here inspects message text: the class is chosen
 //! from the error's variant and, for HTTP errors, from the kind the core decided.
 
+use pyo3::PyTypeInfo;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyModule};
+use pyo3::types::{PyDict, PyType};
 use pythonize::pythonize;
 use wikisuggest_core::Error;
 use wikisuggest_core::http_error::{HttpError, HttpErrorKind, OAuthErrorBody};
 use wikisuggest_engine::{Error as EngineError, TextError};
 
-pyo3::import_exception!(wikisuggest.errors, WikisuggestError);
+/// The classes of `python/wikisuggest/errors.py`, as handles the compiler checks.
+mod classes {
+    pyo3::import_exception!(wikisuggest.errors, WikisuggestError);
+    pyo3::import_exception!(wikisuggest.errors, InvalidParameter);
+    pyo3::import_exception!(wikisuggest.errors, ConfigurationError);
+    pyo3::import_exception!(wikisuggest.errors, TransportError);
+    pyo3::import_exception!(wikisuggest.errors, ResponseTooLarge);
+    pyo3::import_exception!(wikisuggest.errors, MediaWikiError);
+    pyo3::import_exception!(wikisuggest.errors, EditConflict);
+    pyo3::import_exception!(wikisuggest.errors, Timeout);
+    pyo3::import_exception!(wikisuggest.errors, DecodeError);
+    pyo3::import_exception!(wikisuggest.errors, ReauthorizationRequired);
+    pyo3::import_exception!(wikisuggest.errors, StateMismatch);
+    pyo3::import_exception!(wikisuggest.errors, DatasetError);
+    pyo3::import_exception!(wikisuggest.errors, WikitextError);
+    pyo3::import_exception!(wikisuggest.errors, UnsupportedLanguage);
+    pyo3::import_exception!(wikisuggest.errors, HTTPError);
+    pyo3::import_exception!(wikisuggest.errors, Unauthorized);
+    pyo3::import_exception!(wikisuggest.errors, ReadDenied);
+    pyo3::import_exception!(wikisuggest.errors, NotFound);
+    pyo3::import_exception!(wikisuggest.errors, UnsupportedDomain);
+    pyo3::import_exception!(wikisuggest.errors, UnsupportedMediaType);
+    pyo3::import_exception!(wikisuggest.errors, UnprocessableEntity);
+    pyo3::import_exception!(wikisuggest.errors, RateLimited);
+    pyo3::import_exception!(wikisuggest.errors, ServerError);
+    pyo3::import_exception!(wikisuggest.errors, OAuthError);
+    pyo3::import_exception!(wikisuggest.errors, InvalidClient);
+    pyo3::import_exception!(wikisuggest.errors, InvalidGrant);
+    pyo3::import_exception!(wikisuggest.errors, InvalidRequest);
+    pyo3::import_exception!(wikisuggest.errors, InvalidScope);
+    pyo3::import_exception!(wikisuggest.errors, UnsupportedGrantType);
+    pyo3::import_exception!(wikisuggest.errors, UnauthorizedClient);
+    pyo3::import_exception!(wikisuggest.errors, AccessDenied);
+}
 
-static ERRORS_MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+/// A class of the exception tree: a typo is a compile error, not a failed look-up at run time.
+type Class = for<'py> fn(Python<'py>) -> Bound<'py, PyType>;
 
 pub fn wikisuggest_error(message: &str) -> PyErr {
-    WikisuggestError::new_err(message.to_owned())
+    classes::WikisuggestError::new_err(message.to_owned())
 }
 
 /// An `InvalidParameter` naming `parameter`, raised before any work starts.
@@ -25,7 +59,7 @@ pub fn invalid_parameter(parameter: &str, message: &str) -> PyErr {
         kwargs.set_item("parameter", parameter)?;
         instantiate(
             py,
-            "InvalidParameter",
+            classes::InvalidParameter::type_object,
             &format!("{parameter}: {message}"),
             &kwargs,
         )
@@ -40,14 +74,14 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
 
 fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
     let kwargs = PyDict::new(py);
-    let class = match error {
+    let class: Class = match error {
         EngineError::Text(TextError::UnsupportedLanguage { language }) => {
             kwargs.set_item("language", language)?;
-            "UnsupportedLanguage"
+            classes::UnsupportedLanguage::type_object
         }
-        EngineError::Text(_) => "WikitextError",
-        EngineError::InvalidArgument(_) => "InvalidParameter",
-        _ => "DatasetError",
+        EngineError::Text(_) => classes::WikitextError::type_object,
+        EngineError::InvalidArgument(_) => classes::InvalidParameter::type_object,
+        _ => classes::DatasetError::type_object,
     };
     instantiate(py, class, &error.to_string(), &kwargs)
 }
@@ -59,28 +93,28 @@ pub fn core_error(py: Python<'_>, error: Error) -> PyErr {
 
 fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
     let kwargs = PyDict::new(py);
-    let class = match error {
+    let class: Class = match error {
         Error::InvalidParameter { name, .. } => {
             kwargs.set_item("parameter", name)?;
-            "InvalidParameter"
+            classes::InvalidParameter::type_object
         }
-        Error::Config(_) => "ConfigurationError",
+        Error::Config(_) => classes::ConfigurationError::type_object,
         Error::Http(http) => {
             fill_http(py, &kwargs, http)?;
             http_class(http)
         }
         Error::Timeout { url, .. } => {
             kwargs.set_item("url", url)?;
-            "Timeout"
+            classes::Timeout::type_object
         }
         Error::Transport { url, .. } => {
             kwargs.set_item("url", url)?;
-            "TransportError"
+            classes::TransportError::type_object
         }
         Error::ResponseTooLarge { url, limit } => {
             kwargs.set_item("url", url)?;
             kwargs.set_item("limit", limit)?;
-            "ResponseTooLarge"
+            classes::ResponseTooLarge::type_object
         }
         Error::Decode {
             url,
@@ -91,68 +125,64 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             kwargs.set_item("url", url)?;
             kwargs.set_item("status", status)?;
             kwargs.set_item("snippet", snippet)?;
-            "DecodeError"
+            classes::DecodeError::type_object
         }
-        Error::ReauthorizationRequired(_) => "ReauthorizationRequired",
-        Error::StateMismatch => "StateMismatch",
+        Error::ReauthorizationRequired(_) => classes::ReauthorizationRequired::type_object,
+        Error::StateMismatch => classes::StateMismatch::type_object,
         Error::AuthorizationFailed(body) => {
             fill_oauth(&kwargs, body)?;
             oauth_class(&body.error)
         }
         Error::Api { code, .. } => {
             kwargs.set_item("code", code)?;
-            "MediaWikiError"
+            classes::MediaWikiError::type_object
         }
         Error::EditConflict { title, baserevid } => {
             kwargs.set_item("title", title)?;
             kwargs.set_item("baserevid", baserevid)?;
-            "EditConflict"
+            classes::EditConflict::type_object
         }
-        Error::Internal(_) => "WikisuggestError",
+        Error::Internal(_) => classes::WikisuggestError::type_object,
     };
     instantiate(py, class, &error.to_string(), &kwargs)
 }
 
 fn instantiate(
     py: Python<'_>,
-    class: &str,
+    class: Class,
     message: &str,
     kwargs: &Bound<'_, PyDict>,
 ) -> PyResult<PyErr> {
-    let module = ERRORS_MODULE.get_or_try_init(py, || {
-        PyModule::import(py, "wikisuggest.errors").map(Bound::unbind)
-    })?;
-    let cls = module.bind(py).getattr(class)?;
-    let instance = cls.call((message,), Some(kwargs))?;
+    let instance = class(py).call((message,), Some(kwargs))?;
     Ok(PyErr::from_value(instance))
 }
 
-fn http_class(http: &HttpError) -> &'static str {
+fn http_class(http: &HttpError) -> Class {
     match http.kind {
-        HttpErrorKind::Unauthorized => "Unauthorized",
-        HttpErrorKind::ReadDenied => "ReadDenied",
-        HttpErrorKind::UnsupportedDomain => "UnsupportedDomain",
-        HttpErrorKind::NotFound => "NotFound",
-        HttpErrorKind::UnsupportedMediaType => "UnsupportedMediaType",
-        HttpErrorKind::UnprocessableEntity => "UnprocessableEntity",
-        HttpErrorKind::RateLimited => "RateLimited",
-        HttpErrorKind::ServerError => "ServerError",
+        HttpErrorKind::Unauthorized => classes::Unauthorized::type_object,
+        HttpErrorKind::ReadDenied => classes::ReadDenied::type_object,
+        HttpErrorKind::UnsupportedDomain => classes::UnsupportedDomain::type_object,
+        HttpErrorKind::NotFound => classes::NotFound::type_object,
+        HttpErrorKind::UnsupportedMediaType => classes::UnsupportedMediaType::type_object,
+        HttpErrorKind::UnprocessableEntity => classes::UnprocessableEntity::type_object,
+        HttpErrorKind::RateLimited => classes::RateLimited::type_object,
+        HttpErrorKind::ServerError => classes::ServerError::type_object,
         HttpErrorKind::OAuth => oauth_class(http.oauth.as_ref().map_or("", |o| o.error.as_str())),
-        HttpErrorKind::Other => "HTTPError",
+        HttpErrorKind::Other => classes::HTTPError::type_object,
     }
 }
 
 /// The exception class for an OAuth 2.0 `error` code (token endpoint or authorize redirect).
-fn oauth_class(error: &str) -> &'static str {
+fn oauth_class(error: &str) -> Class {
     match error {
-        "invalid_client" => "InvalidClient",
-        "invalid_grant" => "InvalidGrant",
-        "invalid_request" => "InvalidRequest",
-        "invalid_scope" => "InvalidScope",
-        "unsupported_grant_type" => "UnsupportedGrantType",
-        "unauthorized_client" => "UnauthorizedClient",
-        "access_denied" => "AccessDenied",
-        _ => "OAuthError",
+        "invalid_client" => classes::InvalidClient::type_object,
+        "invalid_grant" => classes::InvalidGrant::type_object,
+        "invalid_request" => classes::InvalidRequest::type_object,
+        "invalid_scope" => classes::InvalidScope::type_object,
+        "unsupported_grant_type" => classes::UnsupportedGrantType::type_object,
+        "unauthorized_client" => classes::UnauthorizedClient::type_object,
+        "access_denied" => classes::AccessDenied::type_object,
+        _ => classes::OAuthError::type_object,
     }
 }
 

@@ -24,12 +24,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<client::NativeCall>()?;
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
     m.add_class::<engine::NativeEngine>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<mediawiki::NativeWiki>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;

@@ -16,8 +16,8 @@ use wikisuggest_core::oauth::{
 };
 use wikisuggest_core::{Error, Result as CoreResult, Secret};
 
+use crate::client::NativeCall;
 use crate::errors::core_error;
-use crate::runtime::{run_async, run_blocking};
 
 /// A store made of two Python callables, `load() -> dict | None` and `save(dict)`.
 ///
@@ -103,6 +103,23 @@ fn store_from(
     }
 }
 
+/// The options both kinds of renewing manager take.
+fn manager_options(
+    auth_url: Option<String>,
+    user_agent: Option<String>,
+    leeway: f64,
+    store_path: Option<PathBuf>,
+    store_load: Option<Py<PyAny>>,
+    store_save: Option<Py<PyAny>>,
+) -> CoreResult<ManagerOptions> {
+    Ok(ManagerOptions {
+        auth_url,
+        user_agent,
+        leeway: leeway_from(leeway)?,
+        store: store_from(store_path, store_load, store_save)?,
+    })
+}
+
 fn leeway_from(seconds: f64) -> CoreResult<Duration> {
     Duration::try_from_secs_f64(seconds).map_err(|_| {
         Error::invalid(
@@ -154,15 +171,12 @@ impl NativeTokenManager {
         store_load: Option<Py<PyAny>>,
         store_save: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let built = (|| {
-            let options = ManagerOptions {
-                auth_url,
-                user_agent,
-                leeway: leeway_from(leeway)?,
-                store: store_from(store_path, store_load, store_save)?,
-            };
+        let built = manager_options(
+            auth_url, user_agent, leeway, store_path, store_load, store_save,
+        )
+        .and_then(|options| {
             TokenManager::client_credentials(client_id, Secret::new(client_secret), options)
-        })();
+        });
         wrap(py, built)
     }
 
@@ -186,13 +200,10 @@ impl NativeTokenManager {
             Some(dict) => Some(Token::from_stored(&depythonize::<StoredToken>(&dict)?)),
             None => None,
         };
-        let built = (|| {
-            let options = ManagerOptions {
-                auth_url,
-                user_agent,
-                leeway: leeway_from(leeway)?,
-                store: store_from(store_path, store_load, store_save)?,
-            };
+        let built = manager_options(
+            auth_url, user_agent, leeway, store_path, store_load, store_save,
+        )
+        .and_then(|options| {
             TokenManager::refresh_token(
                 refresh_token.map(Secret::new),
                 initial,
@@ -200,7 +211,7 @@ impl NativeTokenManager {
                 client_secret.map(Secret::new),
                 options,
             )
-        })();
+        });
         wrap(py, built)
     }
 
@@ -229,20 +240,9 @@ impl NativeTokenManager {
         self.inner.leeway().as_secs_f64()
     }
 
-    /// The current token as a dict, renewed first when due.
-    fn token(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let manager = self.inner.clone();
-        let out = run_blocking(py, async move {
-            manager.token().await.map(|t| TokenOut(t.to_stored()))
-        })?;
-        Ok(out.into_pyobject(py)?.unbind())
-    }
-
-    fn token_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let manager = self.inner.clone();
-        run_async(py, async move {
-            manager.token().await.map(|t| TokenOut(t.to_stored()))
-        })
+    /// The current token as a dict, renewed first when due: sent blocking or awaited.
+    fn token(&self) -> NativeCall {
+        NativeCall::token(self.inner.clone())
     }
 
     /// A server rejected `rejected` (HTTP 401): the token to replay the request with once

@@ -1,8 +1,9 @@
 //! The one tokio runtime of the process, and the bridge from sync Python calls to it.
 
 use std::future::Future;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -57,15 +58,107 @@ impl Drop for InFlight {
     }
 }
 
+/// Called at interpreter exit: wait (without the interpreter, at most a second) until no
+/// request task is alive, then a moment more. A task that delivers a result to asyncio
+/// attaches to the interpreter once more after it finishes; if that happens while the
+/// interpreter is finalizing, CPython ends the thread in a way that aborts the process.
+#[pyfunction]
+pub fn quiesce(py: Python<'_>) {
+    if FIRST_PID.get().is_none() {
+        return;
+    }
+    py.detach(|| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while IN_FLIGHT.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(SIGNAL_CHECK_INTERVAL);
+    });
+}
+
 /// Number of native tasks alive right now (requests, back-off sleeps). For tests.
 #[pyfunction]
 pub fn in_flight_tasks() -> usize {
     IN_FLIGHT.load(Ordering::SeqCst)
 }
 
-/// Run `fut` on the shared runtime while the calling thread waits without holding the
-/// interpreter, waking every 50 ms to run Python's signal handlers. If one raises
-/// (`KeyboardInterrupt`), the task is aborted — dropping the request — and that error returned.
+/// The one wait of every blocking call: `poll` blocks for at most the interval it is given
+/// and returns `Some` once the work is done. It runs without holding the interpreter, and
+/// between polls Python's signal handlers run; if one raises (`KeyboardInterrupt`), that error
+/// is returned and the work is left to the caller to stop.
+pub fn wait_interruptibly<T, F>(py: Python<'_>, mut poll: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnMut(Duration) -> Option<T> + Send,
+{
+    loop {
+        if let Some(done) = py.detach(|| poll(SIGNAL_CHECK_INTERVAL)) {
+            return Ok(done);
+        }
+        py.check_signals()?;
+    }
+}
+
+/// Work running on a thread of its own, waited for with [`wait_interruptibly`].
+pub struct Worker<T> {
+    // `detach` needs a `Sync` closure; a `Receiver` is only `Send`.
+    done: Mutex<mpsc::Receiver<T>>,
+}
+
+impl<T: Send + 'static> Worker<T> {
+    pub fn spawn(name: &str, work: impl FnOnce() -> T + Send + 'static) -> PyResult<Self> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                // The receiver only goes away if the caller is gone; nothing to report then.
+                let _ = tx.send(work());
+            })
+            .map_err(|e| wikisuggest_error(&format!("cannot start a worker thread: {e}")))?;
+        Ok(Self {
+            done: Mutex::new(rx),
+        })
+    }
+
+    fn poll(&self, interval: Option<Duration>) -> Option<PyResult<T>> {
+        let stopped = || {
+            Some(Err(wikisuggest_error(
+                "internal error: a worker thread stopped without a result",
+            )))
+        };
+        let Ok(rx) = self.done.lock() else {
+            return stopped();
+        };
+        let received = match interval {
+            Some(interval) => rx.recv_timeout(interval),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match received {
+            Ok(value) => Some(Ok(value)),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => stopped(),
+        }
+    }
+
+    /// The result, or the error a signal handler raised (the work then goes on unless the
+    /// caller stops it; if it is dropped, its result is discarded when it ends).
+    pub fn wait(&self, py: Python<'_>) -> PyResult<T> {
+        wait_interruptibly(py, |interval| self.poll(Some(interval)))?
+    }
+
+    /// The result, ignoring signals: for the rest of a wait a signal already interrupted.
+    pub fn finish(&self, py: Python<'_>) -> PyResult<T> {
+        py.detach(|| self.poll(None)).unwrap_or_else(|| {
+            Err(wikisuggest_error(
+                "internal error: a worker thread stopped without a result",
+            ))
+        })
+    }
+}
+
+/// Run `fut` on the shared runtime while the calling thread waits interruptibly (see
+/// [`wait_interruptibly`]). On a signal the task is aborted — dropping the request — and the
+/// signal's error returned.
 pub fn run_blocking<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
 where
     T: Send + 'static,
@@ -77,24 +170,19 @@ where
         let _guard = InFlight::enter();
         fut.await
     });
-    loop {
-        let waited = py.detach(|| {
-            rt.block_on(async { tokio::time::timeout(SIGNAL_CHECK_INTERVAL, &mut handle).await })
-        });
-        match waited {
-            Ok(Ok(Ok(value))) => return Ok(value),
-            Ok(Ok(Err(error))) => return Err(core_error(py, error)),
-            Ok(Err(join_error)) => {
-                return Err(wikisuggest_error(&format!(
-                    "internal error: the request task failed: {join_error}"
-                )));
-            }
-            Err(_still_running) => {
-                if let Err(signal) = py.check_signals() {
-                    handle.abort();
-                    return Err(signal);
-                }
-            }
+    let waited = wait_interruptibly(py, |interval| {
+        rt.block_on(async { tokio::time::timeout(interval, &mut handle).await })
+            .ok()
+    });
+    match waited {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(error))) => Err(core_error(py, error)),
+        Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
+            "internal error: the request task failed: {join_error}"
+        ))),
+        Err(signal) => {
+            handle.abort();
+            Err(signal)
         }
     }
 }

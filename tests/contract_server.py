@@ -115,7 +115,7 @@ class ContractServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> ContractServer:
         self._thread.start()

@@ -27,7 +27,7 @@ def main() -> int:
     latencies: list[float] = []
 
     def worker() -> None:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
         while True:
             with lock:
                 i = next(next_id, None)
@@ -52,7 +52,7 @@ def main() -> int:
                     good = reply.status == 200 and body["pageid"] == i and body["revid"] == i
             except (OSError, http.client.HTTPException, ValueError) as err:
                 conn.close()
-                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+                conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
                 with lock:
                     errors.append(f"{i}: {err!r}")
                 continue

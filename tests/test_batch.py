@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from typing import Any
 
 import pytest
 from conftest import USER_AGENT
@@ -26,13 +27,17 @@ def test_results_in_input_order(contract_server: ContractServer) -> None:
     results = client_for(contract_server).link_recommendations_many(titles, domain="en")
     assert isinstance(results, wikisuggest.BatchResults)
     assert [item.index for item in results] == list(range(50))
-    assert [item.result.page_title for item in results] == titles
+    assert [item.unwrap().page_title for item in results] == titles
     assert all(item.ok for item in results)
     assert len(results.results) == 50 and results.errors == []
 
 
 def test_page_spec_forms(contract_server: ContractServer) -> None:
-    pages = ["Cat", ("simple", "Dog"), {"title": "Bird", "domain": "de", "threshold": 0.7}]
+    pages: list[Any] = [
+        "Cat",
+        ("simple", "Dog"),
+        {"title": "Bird", "domain": "de", "threshold": 0.7},
+    ]
     results = client_for(contract_server).link_recommendations_many(pages, domain="en")
     assert [r.page_title for r in results.results] == ["Cat", "Dog", "Bird"]
     paths = sorted(
@@ -46,7 +51,7 @@ def test_page_spec_forms(contract_server: ContractServer) -> None:
 
 def test_mixed_failures_keep_every_success(contract_server: ContractServer) -> None:
     client = client_for(contract_server)
-    pages = [
+    pages: list[Any] = [
         ("en", "Fine 1"),
         ("xx", "Unsupported"),
         ("en", "Missing page"),
@@ -82,7 +87,7 @@ def test_transient_errors_per_item(contract_server: ContractServer) -> None:
     results = client.link_recommendations_many(["A", "B", "C", "D"], domain="en")
     kinds = [type(item.error).__name__ if item.error else "ok" for item in results]
     assert kinds == ["RateLimited", "ServerError", "Timeout", "ok"]
-    assert results[3].result.page_title == "D"
+    assert results[3].unwrap().page_title == "D"
 
 
 def test_concurrency_bound_is_never_exceeded(contract_server: ContractServer) -> None:
@@ -153,7 +158,7 @@ def test_revisions_and_translations(contract_server: ContractServer) -> None:
         target="de",
         count=1,
     )
-    assert [len(t.result) if t.ok else type(t.error).__name__ for t in translations] == [
+    assert [len(t.unwrap()) if t.ok else type(t.error).__name__ for t in translations] == [
         1,
         1,
         "InvalidParameter",
@@ -165,7 +170,7 @@ def test_revisions_and_translations(contract_server: ContractServer) -> None:
 async def test_async_batch_await_and_iterate(contract_server: ContractServer) -> None:
     client = wikisuggest.AsyncClient(USER_AGENT, base_url=contract_server.url, max_retries=0)
     results = await client.link_recommendations_many(["A", "B", ("xx", "C")], domain="en")
-    assert [type(i.error).__name__ if i.error else i.result.page_title for i in results] == [
+    assert [type(i.error).__name__ if i.error else i.unwrap().page_title for i in results] == [
         "A",
         "B",
         "UnsupportedDomain",

@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,7 +86,7 @@ def synthetic_dump(path: Path, articles: int = 60, seed: int = 3) -> None:
     path.write_text("\n".join(out), encoding="utf-8")
 
 
-def read_sql_gz(path: Path, table: str) -> list[tuple[int, str, object]]:
+def read_sql_gz(path: Path, table: str) -> list[tuple[int, str, Any]]:
     """An independent reader of the published dumps: INSERT lines, MySQL escapes, pickles."""
     escapes = {b"0": b"\0", b"n": b"\n", b"r": b"\r", b"Z": b"\x1a"}
     line_re = re.compile(

@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-from conftest import USER_AGENT
+from conftest import USER_AGENT, client_of
 from contract_server import EXPIRED_TOKEN, VALID_TOKEN, ContractServer, Scripted
 
 import wikisuggest
 
-
-def make_client(server: ContractServer, **kwargs: object) -> wikisuggest.Client:
-    options: dict[str, object] = {"max_retries": 0, "backoff": 0.01}
-    options.update(kwargs)
-    return wikisuggest.Client(USER_AGENT, base_url=server.url, **options)  # type: ignore[arg-type]
+ClientFactory = Callable[..., wikisuggest.Client]
 
 
-def test_page_not_found(contract_server: ContractServer) -> None:
+@pytest.fixture
+def make_client(client_kind: str) -> ClientFactory:
+    """Clients of one kind per run: every error test runs blocking and asyncio."""
+
+    def make(server: ContractServer, **kwargs: Any) -> wikisuggest.Client:
+        options: dict[str, Any] = {"max_retries": 0, "backoff": 0.01}
+        options.update(kwargs)
+        return client_of(client_kind, base_url=server.url, **options)
+
+    return make
+
+
+def test_page_not_found(make_client: ClientFactory, contract_server: ContractServer) -> None:
     with pytest.raises(wikisuggest.NotFound) as info:
         make_client(contract_server).link_recommendations("wikipedia", "en", "Missing page")
     err = info.value
@@ -29,14 +39,18 @@ def test_page_not_found(contract_server: ContractServer) -> None:
 
 
 @pytest.mark.parametrize(("domain", "status"), [("xx", 404), ("yy", 400)])
-def test_unsupported_domain(contract_server: ContractServer, domain: str, status: int) -> None:
+def test_unsupported_domain(
+    make_client: ClientFactory, contract_server: ContractServer, domain: str, status: int
+) -> None:
     with pytest.raises(wikisuggest.UnsupportedDomain) as info:
         make_client(contract_server).link_recommendations("wikipedia", domain, "Cat")
     assert info.value.status == status
     assert info.value.valid_project_domain_pairs == ["wikipedia/en", "wikipedia/simple"]
 
 
-def test_post_without_token_is_unauthorized_with_remedy(contract_server: ContractServer) -> None:
+def test_post_without_token_is_unauthorized_with_remedy(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     with pytest.raises(wikisuggest.Unauthorized) as info:
         make_client(contract_server).link_recommendations_for_revision(
             "wikipedia", "en", "Cat", wikitext="x", revid=1, pageid=1
@@ -48,6 +62,7 @@ def test_post_without_token_is_unauthorized_with_remedy(contract_server: Contrac
 
 
 def test_expired_personal_token_is_not_replayed_and_not_leaked(
+    make_client: ClientFactory,
     contract_server: ContractServer,
 ) -> None:
     client = make_client(contract_server, auth=EXPIRED_TOKEN)
@@ -60,7 +75,7 @@ def test_expired_personal_token_is_not_replayed_and_not_leaked(
         assert EXPIRED_TOKEN not in text
 
 
-def test_415_rest_body(contract_server: ContractServer) -> None:
+def test_415_rest_body(make_client: ClientFactory, contract_server: ContractServer) -> None:
     contract_server.then(
         Scripted(
             415,
@@ -81,7 +96,7 @@ def test_415_rest_body(contract_server: ContractServer) -> None:
     assert info.value.reason == "Unsupported Media Type"
 
 
-def test_422_detail(contract_server: ContractServer) -> None:
+def test_422_detail(make_client: ClientFactory, contract_server: ContractServer) -> None:
     contract_server.then(
         Scripted(
             422,
@@ -103,7 +118,9 @@ def test_422_detail(contract_server: ContractServer) -> None:
     assert "count: Input should be a valid integer" in str(info.value)
 
 
-def test_read_denied_explains_the_remedy(contract_server: ContractServer) -> None:
+def test_read_denied_explains_the_remedy(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(
         Scripted(403, {"errorKey": "rest-read-denied", "httpCode": 403, "httpReason": "Forbidden"})
     )
@@ -112,7 +129,9 @@ def test_read_denied_explains_the_remedy(contract_server: ContractServer) -> Non
     assert "log in to that project" in str(info.value)
 
 
-def test_server_error_with_text_body(contract_server: ContractServer) -> None:
+def test_server_error_with_text_body(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(
         Scripted(
             500,
@@ -126,7 +145,9 @@ def test_server_error_with_text_body(contract_server: ContractServer) -> None:
     assert "KeyError" in info.value.body
 
 
-def test_html_rate_limit_page_with_http_date(contract_server: ContractServer) -> None:
+def test_html_rate_limit_page_with_http_date(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     when = email.utils.formatdate(time.time() + 90, usegmt=True)
     contract_server.then(
         Scripted(
@@ -145,7 +166,9 @@ def test_html_rate_limit_page_with_http_date(contract_server: ContractServer) ->
     assert err.headers["x-request-id"] == "req-123"
 
 
-def test_retry_after_seconds_is_honoured(contract_server: ContractServer) -> None:
+def test_retry_after_seconds_is_honoured(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(Scripted(503, b"", {"Retry-After": "1"}))
     client = make_client(contract_server, max_retries=2)
     started = time.monotonic()
@@ -156,7 +179,9 @@ def test_retry_after_seconds_is_honoured(contract_server: ContractServer) -> Non
     assert 1.0 <= elapsed < 3.0
 
 
-def test_retry_after_beyond_the_cap_is_raised_not_waited(contract_server: ContractServer) -> None:
+def test_retry_after_beyond_the_cap_is_raised_not_waited(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(
         Scripted(429, {"httpCode": 429, "httpReason": "Too Many Requests"}, {"Retry-After": "3600"})
     )
@@ -169,7 +194,9 @@ def test_retry_after_beyond_the_cap_is_raised_not_waited(contract_server: Contra
     assert len(contract_server.requests) == 1
 
 
-def test_retries_stop_after_max_retries(contract_server: ContractServer) -> None:
+def test_retries_stop_after_max_retries(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(*[Scripted(502, b"bad gateway", {"Content-Type": "text/plain"})] * 3)
     with pytest.raises(wikisuggest.ServerError) as info:
         make_client(contract_server, max_retries=2).link_recommendations("wikipedia", "en", "Cat")
@@ -179,7 +206,7 @@ def test_retries_stop_after_max_retries(contract_server: ContractServer) -> None
 
 @pytest.mark.parametrize("status", [500, 404, 400])
 def test_non_transient_statuses_are_not_retried(
-    contract_server: ContractServer, status: int
+    make_client: ClientFactory, contract_server: ContractServer, status: int
 ) -> None:
     contract_server.then(Scripted(status, {"message": "no"}))
     with pytest.raises(wikisuggest.HTTPError):
@@ -187,7 +214,9 @@ def test_non_transient_statuses_are_not_retried(
     assert len(contract_server.requests) == 1
 
 
-def test_post_is_not_retried_after_the_server_saw_it(contract_server: ContractServer) -> None:
+def test_post_is_not_retried_after_the_server_saw_it(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(Scripted(503, b""))
     client = make_client(contract_server, max_retries=3, auth=VALID_TOKEN)
     with pytest.raises(wikisuggest.ServerError):
@@ -197,7 +226,9 @@ def test_post_is_not_retried_after_the_server_saw_it(contract_server: ContractSe
     assert len(contract_server.requests) == 1
 
 
-def test_post_is_retried_after_429(contract_server: ContractServer) -> None:
+def test_post_is_retried_after_429(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(Scripted(429, b"slow down", {"Retry-After": "0"}))
     client = make_client(contract_server, max_retries=3, auth=VALID_TOKEN)
     result = client.link_recommendations_for_revision(
@@ -207,7 +238,7 @@ def test_post_is_retried_after_429(contract_server: ContractServer) -> None:
     assert [r.method for r in contract_server.requests] == ["POST", "POST"]
 
 
-def test_timeout(contract_server: ContractServer) -> None:
+def test_timeout(make_client: ClientFactory, contract_server: ContractServer) -> None:
     contract_server.then(Scripted(200, {"links": []}, delay=2.0))
     client = make_client(contract_server, timeout=0.3)
     started = time.monotonic()
@@ -218,19 +249,21 @@ def test_timeout(contract_server: ContractServer) -> None:
     assert isinstance(info.value, wikisuggest.TransportError)
 
 
-def test_dropped_connection(contract_server: ContractServer) -> None:
+def test_dropped_connection(make_client: ClientFactory, contract_server: ContractServer) -> None:
     contract_server.then(Scripted(drop=True))
     with pytest.raises(wikisuggest.TransportError):
         make_client(contract_server).link_recommendations("wikipedia", "en", "Cat")
 
 
-def test_truncated_body(contract_server: ContractServer) -> None:
+def test_truncated_body(make_client: ClientFactory, contract_server: ContractServer) -> None:
     contract_server.then(Scripted(200, b'{"links": [', truncate=True))
     with pytest.raises(wikisuggest.TransportError):
         make_client(contract_server).link_recommendations("wikipedia", "en", "Cat")
 
 
-def test_get_is_retried_after_a_dropped_connection(contract_server: ContractServer) -> None:
+def test_get_is_retried_after_a_dropped_connection(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     contract_server.then(Scripted(drop=True))
     result = make_client(contract_server, max_retries=2).link_recommendations(
         "wikipedia", "en", "Cat"
@@ -246,7 +279,9 @@ def test_connection_refused() -> None:
     assert "127.0.0.1:9" in str(info.value)
 
 
-def test_errors_pickle_with_their_attributes(contract_server: ContractServer) -> None:
+def test_errors_pickle_with_their_attributes(
+    make_client: ClientFactory, contract_server: ContractServer
+) -> None:
     import pickle
 
     with pytest.raises(wikisuggest.UnsupportedDomain) as info:

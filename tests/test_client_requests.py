@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import USER_AGENT
+from conftest import USER_AGENT, client_of
 from contract_server import VALID_TOKEN, ContractServer
 
 import wikisuggest
 
 
 @pytest.fixture
-def client(contract_server: ContractServer) -> wikisuggest.Client:
-    return wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+def client(contract_server: ContractServer, client_kind: str) -> wikisuggest.Client:
+    return client_of(client_kind, base_url=contract_server.url, max_retries=0)
 
 
 def test_title_is_one_encoded_segment(
@@ -63,8 +63,8 @@ def test_single_section_string_is_one_section(
     assert contract_server.requests[-1].query["sections_to_exclude"] == ["References"]
 
 
-def test_post_sends_json_body_and_bearer(contract_server: ContractServer) -> None:
-    client = wikisuggest.Client(USER_AGENT, base_url=contract_server.url, auth=VALID_TOKEN)
+def test_post_sends_json_body_and_bearer(contract_server: ContractServer, client_kind: str) -> None:
+    client = client_of(client_kind, base_url=contract_server.url, auth=VALID_TOKEN)
     result = client.link_recommendations_for_revision(
         "wikipedia",
         "en",
@@ -138,10 +138,10 @@ def test_client_refuses_user_agent_without_operator_contact(user_agent: str) -> 
 
 
 def test_user_agent_from_environment(
-    monkeypatch: pytest.MonkeyPatch, contract_server: ContractServer
+    monkeypatch: pytest.MonkeyPatch, contract_server: ContractServer, client_kind: str
 ) -> None:
     monkeypatch.setenv("WIKISUGGEST_USER_AGENT", "EnvBot/2.0 (envbot@example.org)")
-    client = wikisuggest.Client(base_url=contract_server.url)
+    client = client_of(client_kind, None, base_url=contract_server.url)
     client.link_recommendations("wikipedia", "en", "Cat")
     assert (
         contract_server.requests[-1]
@@ -211,8 +211,13 @@ def test_bad_parameters_are_value_errors_and_nothing_is_sent(
 def test_post_revid_must_be_integer(client: wikisuggest.Client) -> None:
     with pytest.raises(wikisuggest.InvalidParameter, match="revid"):
         client.link_recommendations_for_revision(
-            "wikipedia", "en", "Cat", wikitext="x", revid="1", pageid=1
-        )  # type: ignore[arg-type]
+            "wikipedia",
+            "en",
+            "Cat",
+            wikitext="x",
+            revid="1",  # type: ignore[call-overload]
+            pageid=1,
+        )
 
 
 @pytest.mark.parametrize(

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from conftest import USER_AGENT
+from conftest import client_of
 from contract_server import CHECKSUMS, ContractServer, Scripted, link_set
 
 import wikisuggest
 
 
 @pytest.fixture
-def client(contract_server: ContractServer) -> wikisuggest.Client:
-    return wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+def client(contract_server: ContractServer, client_kind: str) -> wikisuggest.Client:
+    return client_of(client_kind, base_url=contract_server.url, max_retries=0)
 
 
 def test_link_set_is_frozen_dataclasses(client: wikisuggest.Client) -> None:
@@ -30,7 +30,7 @@ def test_link_set_is_frozen_dataclasses(client: wikisuggest.Client) -> None:
     )
     assert link.score == pytest.approx(0.5133472084999084)
     assert result.meta is not None and result.meta.format_version == 1
-    assert result.meta.dataset_checksums == wikisuggest.DatasetChecksums(**CHECKSUMS)
+    assert result.meta.dataset_checksums == wikisuggest.DatasetChecksums.from_dict(CHECKSUMS)
     with pytest.raises(AttributeError):
         link.score = 1.0  # type: ignore[misc]
     assert result.to_dict() == link_set("Cat")

@@ -147,7 +147,8 @@ async def test_threads_and_tasks_share_one_renewal(oauth_server: OAuthTestServer
         t.start()
     go.set()
     from_tasks = await asyncio.gather(*(manager.token_async() for _ in range(500)))
-    await asyncio.to_thread(lambda: [t.join() for t in threads])
+    for t in threads:
+        await asyncio.to_thread(t.join)
     seen = set(from_threads) | {t.access_token for t in from_tasks}
     assert len(from_threads) == 500
     assert len(seen) == 1

@@ -63,7 +63,7 @@ def browser_for(server: OAuthTestServer) -> Callable[[str], None]:
 
 
 def failures(calls: list[Callable[[], Any]]) -> list[BaseException]:
-    caught = []
+    caught: list[BaseException] = []
     for call in calls:
         with pytest.raises(WikisuggestError) as info:
             call()

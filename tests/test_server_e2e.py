@@ -41,6 +41,7 @@ def assert_offsets(result: wikisuggest.LinkRecommendationSet, wikitext: str) -> 
     assert result.links_count == len(result.links)
     for i, link in enumerate(result.links):
         start = link.wikitext_offset
+        assert start is not None and link.score is not None
         assert wikitext[start : start + len(link.link_text)] == link.link_text
         assert link.link_index == i
         assert 0.0 <= link.score <= 1.0

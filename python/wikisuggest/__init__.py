@@ -22,6 +22,7 @@ from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
     Cancelled,
+    ClientClosed,
     ConfigurationError,
     DatasetError,
     DecodeError,
@@ -93,6 +94,7 @@ __all__ = [
     "Cancelled",
     "CandidateScore",
     "Client",
+    "ClientClosed",
     "ConfigurationError",
     "CollectionMembership",
     "DatasetChecksums",

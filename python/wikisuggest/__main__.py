@@ -160,7 +160,10 @@ def _translate(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .build import build, format_report, write_report
+    from .build import _require_training_deps, build, format_report, write_report
+
+    # Before the scan (minutes on a large dump), not after it.
+    _require_training_deps()
 
     report = build(
         args.dump,
@@ -187,6 +190,8 @@ def _build(args: argparse.Namespace) -> int:
 def _token(args: argparse.Namespace) -> int:
     """Request an access token with client credentials (the secret comes from the
     environment, never the command line, where other users could read it)."""
+    if not args.client_id:
+        args.usage.error("--client-id is required (or set WIKISUGGEST_CLIENT_ID)")
     secret = os.environ.get("WIKISUGGEST_CLIENT_SECRET")
     if not secret:
         print("wikisuggest token: set WIKISUGGEST_CLIENT_SECRET", file=sys.stderr)
@@ -249,6 +254,9 @@ def _serve(args: argparse.Namespace) -> int:
             access_token_ttl=args.token_ttl,
             rate_limit=args.rate_limit,
             anonymous_rate_limit=args.anonymous_rate_limit,
+            max_body_bytes=args.max_body_bytes,
+            request_timeout=args.request_timeout,
+            threads=args.threads,
         )
     except wikisuggest.WikisuggestError as err:
         print(f"wikisuggest serve: {err}", file=sys.stderr)
@@ -300,12 +308,22 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=200,
         help="requests per minute per anonymous User-Agent",
     )
+    serve.add_argument(
+        "--max-body-bytes", type=int, default=4 * 1024 * 1024, help="largest request body"
+    )
+    serve.add_argument(
+        "--request-timeout", type=float, default=30.0, help="seconds before a request gets 408"
+    )
+    serve.add_argument("--threads", type=int, default=2, help="server worker threads")
     serve.set_defaults(run=_serve)
 
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="wikisuggest", description=__doc__)
     root.add_argument("--version", action="version", version=f"wikisuggest {__version__}")
+    root.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error, not one line"
+    )
     commands = root.add_subparsers(dest="command", required=True)
 
     commands.add_parser("example", help="a small offline example").set_defaults(run=_example)
@@ -353,7 +371,11 @@ def parser() -> argparse.ArgumentParser:
         "token", help="request an OAuth 2.0 access token (client credentials)"
     )
     token.add_argument("--client-id", default=os.environ.get("WIKISUGGEST_CLIENT_ID"))
-    token.add_argument("--auth-url", default=None, help="OAuth 2.0 server (default: Meta-Wiki)")
+    token.add_argument(
+        "--auth-url",
+        default=os.environ.get("WIKISUGGEST_AUTH_URL"),
+        help="OAuth 2.0 server (default: $WIKISUGGEST_AUTH_URL, else Meta-Wiki)",
+    )
     token.add_argument(
         "--show-token", action="store_true", help="print the access token itself (a secret)"
     )
@@ -361,7 +383,7 @@ def parser() -> argparse.ArgumentParser:
     token.add_argument(
         "--format", choices=["json", "table"], default="table" if sys.stdout.isatty() else "json"
     )
-    token.set_defaults(run=_token)
+    token.set_defaults(run=_token, usage=token)
 
     build = commands.add_parser(
         "build", help="build a wiki's link-engine datasets from its XML dump (needs [train])"
@@ -403,14 +425,41 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command. A failure is one line on stderr and an exit status (2 for the library's
+    own errors, 1 for any other); ``--debug`` shows the traceback instead."""
     import wikisuggest
 
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except wikisuggest.WikisuggestError as err:
-        print(f"wikisuggest: {type(err).__name__}: {err}", file=sys.stderr)
-        return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): nothing left to say, and nobody to say it to.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("wikisuggest: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:
+        if args.debug:
+            raise
+        print(f"wikisuggest {args.command}: {_one_line(err)}", file=sys.stderr)
+        return 2 if isinstance(err, wikisuggest.WikisuggestError) else 1
+
+
+def _one_line(err: BaseException) -> str:
+    """The error as one line: its type and message; an error nobody anticipated says how to
+    see more. A missing optional dependency's message names its ``pip install`` line."""
+    from .errors import WikisuggestError
+
+    message = " ".join(str(err).split()) or "(no message)"
+    if isinstance(err, ImportError):
+        return message
+    expected = isinstance(err, WikisuggestError | OSError | ValueError)
+    hint = "" if expected else " (unexpected; run with --debug for the traceback)"
+    return f"{type(err).__name__}: {message}{hint}"
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from deep inside the extension.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import InvalidParameter
@@ -19,6 +19,21 @@ def text(name: str, value: Any) -> str:
         raise InvalidParameter(
             f"{name} must be a string, got {type(value).__name__}", parameter=name
         )
+    return encodable(name, value)
+
+
+def encodable(name: str, value: str) -> str:
+    """``value``, if it can be sent as UTF-8: a lone surrogate (e.g. from a file decoded with
+    ``surrogateescape``) is refused here, as this one argument's error, instead of failing
+    the conversion of a whole call or batch."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise InvalidParameter(
+                f"{name} is not valid Unicode text: a lone surrogate at position {err.start}",
+                parameter=name,
+            ) from None
     return value
 
 
@@ -85,7 +100,7 @@ def text_list(name: str, value: Any) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [value]
+        return [encodable(name, value)]
     if not isinstance(value, Iterable) or isinstance(value, (bytes, dict)):
         raise InvalidParameter(
             f"{name} must be a string or a list of strings, got {type(value).__name__}",
@@ -97,6 +112,7 @@ def text_list(name: str, value: Any) -> list[str]:
             raise InvalidParameter(
                 f"{name} must contain only strings, got {type(item).__name__}", parameter=name
             )
+        encodable(name, item)
     return items
 
 
@@ -111,3 +127,58 @@ def user_agent(value: str | None) -> str:
     if value is None:
         value = os.environ.get("WIKISUGGEST_USER_AGENT", "")
     return text("user_agent", value)
+
+
+def link_options(
+    project: Any,
+    domain: Any,
+    page_title: Any,
+    language_code: Any,
+    threshold: Any,
+    sections_to_exclude: Any,
+    max_recommendations: Any,
+) -> dict[str, Any]:
+    """The options dict of one link request, each value type-checked (ranges: native)."""
+    return {
+        "project": text("project", project),
+        "domain": text("domain", domain),
+        "page_title": text("page_title", page_title),
+        "language_code": optional_text("language_code", language_code),
+        "threshold": number("threshold", threshold),
+        "sections_to_exclude": text_list("sections_to_exclude", sections_to_exclude),
+        "max_recommendations": integer("max_recommendations", max_recommendations),
+    }
+
+
+def translation_options(
+    source: Any,
+    target: Any,
+    count: Any,
+    seed: Any,
+    topic: Any,
+    include_pageviews: Any,
+    search_algorithm: Any,
+    rank_method: Any,
+) -> dict[str, Any]:
+    """The options dict of one translation request, each value type-checked."""
+    return {
+        "source": text("source", source),
+        "target": text("target", target),
+        "count": integer("count", count),
+        "seed": text_list("seed", seed),
+        "topic": text_list("topic", topic),
+        "include_pageviews": flag("include_pageviews", include_pageviews),
+        "search_algorithm": text("search_algorithm", search_algorithm),
+        "rank_method": text("rank_method", rank_method),
+    }
+
+
+def not_text(name: str, value: Any) -> None:
+    """Refuse a string (or bytes, or a mapping) where an iterable of items is expected:
+    iterating it would make one item per character (or key)."""
+    if isinstance(value, (str, bytes, Mapping)):
+        raise InvalidParameter(
+            f"{name} must be an iterable of items (e.g. a list), not a single "
+            f"{type(value).__name__}",
+            parameter=name,
+        )

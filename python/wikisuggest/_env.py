@@ -12,9 +12,12 @@ code. An explicit argument always wins over the environment.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from .oauth import TokenManager
 
 
 def setting(name: str, explicit: str | None, default: str) -> str:
@@ -23,7 +26,7 @@ def setting(name: str, explicit: str | None, default: str) -> str:
     return os.environ.get(name) or default
 
 
-def auth(explicit: Any, auth_url: str) -> Any:
+def auth(explicit: TokenManager | str | None, auth_url: str) -> TokenManager | str | None:
     """The explicit ``auth``, else credentials from the environment, else None."""
     if explicit is not None:
         return explicit

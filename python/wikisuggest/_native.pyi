@@ -2,19 +2,21 @@
 
 from collections.abc import Awaitable, Callable
 from os import PathLike
-from typing import Any, final
+from typing import Any, Literal, final, overload
 
 from .models import LinkRecommendationSet
 
 __all__ = [
     "__version__",
     "NativeClient",
+    "NativeCall",
     "NativeTokenManager",
     "NativeWiki",
     "NativeBatch",
     "NativeEngine",
     "NativeServer",
     "in_flight_tasks",
+    "quiesce",
     "authorization_url",
     "parse_redirect",
     "file_store_load",
@@ -27,6 +29,7 @@ __all__ = [
 __version__: str
 
 def in_flight_tasks() -> int: ...
+def quiesce() -> None: ...
 def authorization_url(
     auth_url: str,
     client_id: str,
@@ -76,8 +79,7 @@ class NativeTokenManager:
     def auth_url(self) -> str | None: ...
     @property
     def leeway(self) -> float: ...
-    def token(self) -> dict[str, Any]: ...
-    def token_async(self) -> Awaitable[dict[str, Any]]: ...
+    def token(self) -> NativeCall: ...
     def renew_rejected(self, rejected: str) -> dict[str, Any] | None: ...
     def renew_rejected_async(self, rejected: str) -> Awaitable[dict[str, Any] | None]: ...
 
@@ -110,86 +112,9 @@ class NativeClient:
     def user_agent(self) -> str: ...
     @property
     def max_concurrency(self) -> int: ...
-    def link_recommendations(
-        self,
-        project: str,
-        domain: str,
-        page_title: str,
-        language_code: str | None,
-        revision: int | None,
-        threshold: float,
-        sections_to_exclude: list[str],
-        max_recommendations: int,
-        raw: bool,
-    ) -> Any: ...
-    def link_recommendations_async(
-        self,
-        project: str,
-        domain: str,
-        page_title: str,
-        language_code: str | None,
-        revision: int | None,
-        threshold: float,
-        sections_to_exclude: list[str],
-        max_recommendations: int,
-        raw: bool,
-    ) -> Awaitable[Any]: ...
-    def link_recommendations_for_revision(
-        self,
-        project: str,
-        domain: str,
-        page_title: str,
-        wikitext: str,
-        revid: int,
-        pageid: int,
-        language_code: str | None,
-        threshold: float,
-        sections_to_exclude: list[str],
-        max_recommendations: int,
-        raw: bool,
-    ) -> Any: ...
-    def link_recommendations_for_revision_async(
-        self,
-        project: str,
-        domain: str,
-        page_title: str,
-        wikitext: str,
-        revid: int,
-        pageid: int,
-        language_code: str | None,
-        threshold: float,
-        sections_to_exclude: list[str],
-        max_recommendations: int,
-        raw: bool,
-    ) -> Awaitable[Any]: ...
-    def translation_recommendations(
-        self,
-        source: str,
-        target: str,
-        count: int,
-        seed: list[str],
-        topic: list[str],
-        include_pageviews: bool,
-        search_algorithm: str,
-        rank_method: str,
-        raw: bool,
-    ) -> Any: ...
-    def translation_recommendations_async(
-        self,
-        source: str,
-        target: str,
-        count: int,
-        seed: list[str],
-        topic: list[str],
-        include_pageviews: bool,
-        search_algorithm: str,
-        rank_method: str,
-        raw: bool,
-    ) -> Awaitable[Any]: ...
-    def client_credentials(self, client_id: str, client_secret: str) -> dict[str, Any]: ...
-    def client_credentials_async(
-        self, client_id: str, client_secret: str
-    ) -> Awaitable[dict[str, Any]]: ...
+    def link_recommendations(self, args: dict[str, Any], raw: bool) -> NativeCall: ...
+    def translation_recommendations(self, args: dict[str, Any], raw: bool) -> NativeCall: ...
+    def client_credentials(self, client_id: str, client_secret: str) -> NativeCall: ...
     def authorization_code(
         self,
         code: str,
@@ -197,41 +122,25 @@ class NativeClient:
         client_secret: str | None = None,
         code_verifier: str | None = None,
         redirect_uri: str | None = None,
-    ) -> dict[str, Any]: ...
-    def authorization_code_async(
-        self,
-        code: str,
-        client_id: str,
-        client_secret: str | None = None,
-        code_verifier: str | None = None,
-        redirect_uri: str | None = None,
-    ) -> Awaitable[dict[str, Any]]: ...
+    ) -> NativeCall: ...
     def refresh_token(
         self, refresh_token: str, client_id: str, client_secret: str | None = None
-    ) -> dict[str, Any]: ...
-    def refresh_token_async(
-        self, refresh_token: str, client_id: str, client_secret: str | None = None
-    ) -> Awaitable[dict[str, Any]]: ...
+    ) -> NativeCall: ...
+
+@final
+class NativeCall:
+    # The value is the operation's: a record (or its JSON with raw), or a token's dict; the
+    # Python layer states which.
+    def send(self) -> Any: ...
+    def send_async(self) -> Awaitable[Any]: ...
 
 @final
 class NativeBatch:
     @staticmethod
-    def links(
-        client: NativeClient,
-        items: list[tuple[str, str, str, str | None, int | None, float, list[str], int]],
-        raw: bool,
-    ) -> NativeBatch: ...
-    @staticmethod
-    def revisions(
-        client: NativeClient,
-        items: list[tuple[str, str, str, str, int, int, str | None, float, list[str], int]],
-        raw: bool,
-    ) -> NativeBatch: ...
+    def links(client: NativeClient, items: list[dict[str, Any]], raw: bool) -> NativeBatch: ...
     @staticmethod
     def translations(
-        client: NativeClient,
-        items: list[tuple[str, str, int, list[str], list[str], bool, str, str]],
-        raw: bool,
+        client: NativeClient, items: list[dict[str, Any]], raw: bool
     ) -> NativeBatch: ...
     @property
     def total(self) -> int: ...
@@ -251,39 +160,25 @@ class NativeEngine:
     def score(
         self, page_title: str, mention: str, language_code: str | None
     ) -> list[dict[str, Any]] | None: ...
+    @overload
     def recommend(
         self,
-        wikitext: str,
-        page_title: str,
-        pageid: int | None,
-        revid: int | None,
-        language_code: str | None,
-        threshold: float,
-        max_recommendations: int,
-        sections_to_exclude: list[str],
-        time_budget: float | None,
+        page: tuple[str, str, int | None, int | None, str | None],
+        options: dict[str, Any],
+        send_async: Literal[False] = False,
     ) -> LinkRecommendationSet: ...
-    def recommend_async(
+    @overload
+    def recommend(
         self,
-        wikitext: str,
-        page_title: str,
-        pageid: int | None,
-        revid: int | None,
-        language_code: str | None,
-        threshold: float,
-        max_recommendations: int,
-        sections_to_exclude: list[str],
-        time_budget: float | None,
-    ) -> Awaitable[Any]: ...
+        page: tuple[str, str, int | None, int | None, str | None],
+        options: dict[str, Any],
+        send_async: Literal[True],
+    ) -> Awaitable[LinkRecommendationSet]: ...
     def recommend_chunk(
         self,
         pages: list[tuple[str, str, int | None, int | None, str | None]],
         workers: int | None,
-        language_code: str | None,
-        threshold: float,
-        max_recommendations: int,
-        sections_to_exclude: list[str],
-        time_budget: float | None,
+        options: dict[str, Any],
     ) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
 
 @final

@@ -12,11 +12,14 @@ import dataclasses
 import gc
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from . import _args, _frames
 from ._native import NativeBatch
 from .errors import Cancelled, InvalidParameter, WikisuggestError
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["AsyncBatch", "BatchInterrupted", "BatchItem", "BatchResults"]
 
@@ -42,9 +45,39 @@ class BatchItem(Generic[T]):
             raise self.error
         return self.result  # type: ignore[return-value]
 
+    def __repr__(self) -> str:
+        # Short: an input may hold a whole article's wikitext, a result hundreds of links.
+        if self.error is not None:
+            outcome = f"error={type(self.error).__name__}({_short(str(self.error))})"
+        else:
+            links = getattr(self.result, "links", None)
+            outcome = "ok" if links is None else f"ok, {len(links)} links"
+        return f"BatchItem(index={self.index}, input={_short_input(self.input)}, {outcome})"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _short_input(spec: Any) -> str:
+    if isinstance(getattr(spec, "page_title", None), str):
+        return _short(spec.page_title)
+    if isinstance(spec, Mapping):
+        title = spec.get("page_title", spec.get("title", spec.get("seed")))
+        return _short(str(title)) if title is not None else f"<{len(spec)} fields>"
+    if isinstance(spec, str):
+        return _short(spec)
+    if isinstance(spec, tuple) and len(spec) == 2 and all(isinstance(x, str) for x in spec):
+        return f"({_short(spec[0], 30)}, {_short(spec[1], 30)})"
+    return _short(repr(spec))
+
 
 class BatchResults(list[BatchItem[T]]):
     """Items in input order, with helpers for the successes and the failures."""
+
+    def __repr__(self) -> str:
+        failed = sum(item.error is not None for item in self)
+        return f"BatchResults({len(self)} items: {len(self) - failed} ok, {failed} failed)"
 
     @property
     def results(self) -> list[T]:
@@ -56,7 +89,7 @@ class BatchResults(list[BatchItem[T]]):
         """The items that failed."""
         return [item for item in self if item.error is not None]
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """One row per link (or translation recommendation) with the page's columns; a failed
         input is one row with its ``error``."""
         rows: list[dict[str, Any]] = []
@@ -114,10 +147,13 @@ class BatchInterrupted(KeyboardInterrupt):
 class _Plan(Generic[T]):
     """Inputs split into those sent to the native batch and those already failed."""
 
-    def __init__(self, inputs: Iterable[Any], to_native: Callable[[Any], tuple[Any, ...]]) -> None:
+    def __init__(
+        self, inputs: Iterable[Any], to_native: Callable[[Any], dict[str, Any]], name: str
+    ) -> None:
+        _args.not_text(name, inputs)
         self.inputs = list(inputs)
         self.native_index: list[int] = []
-        self.items: list[tuple[Any, ...]] = []
+        self.items: list[dict[str, Any]] = []
         self.failed: list[BatchItem[T]] = []
         for index, spec in enumerate(self.inputs):
             try:
@@ -154,7 +190,9 @@ class _Progress:
             try:
                 from tqdm.auto import tqdm
             except ImportError as err:
-                raise ImportError("progress=True needs tqdm: pip install tqdm") from err
+                raise ImportError(
+                    "progress=True needs tqdm: pip install 'wikisuggest[progress]'"
+                ) from err
             self.bar = tqdm(total=total, desc=desc, unit="page")
 
     def update(self, item: BatchItem[Any]) -> None:
@@ -169,7 +207,7 @@ class _Progress:
 
 
 def run_sync_iter(
-    plan: _Plan[T], start: Callable[[list[tuple[Any, ...]]], NativeBatch], progress: bool, desc: str
+    plan: _Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
 ) -> Generator[BatchItem[T], None, None]:
     """Items as they complete. Closing the generator (or Ctrl-C) cancels unfinished work."""
     bar = _Progress(progress, len(plan.inputs), desc)
@@ -206,7 +244,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def run_sync(
-    plan: _Plan[T], start: Callable[[list[tuple[Any, ...]]], NativeBatch], progress: bool, desc: str
+    plan: _Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
 ) -> BatchResults[T]:
     finished: list[BatchItem[T]] = []
     iterator = run_sync_iter(plan, start, progress, desc)
@@ -227,7 +265,7 @@ class AsyncBatch(Generic[T]):
     def __init__(
         self,
         plan: _Plan[T],
-        start: Callable[[list[tuple[Any, ...]]], NativeBatch],
+        start: Callable[[list[dict[str, Any]]], NativeBatch],
         progress: bool,
         desc: str,
     ) -> None:
@@ -267,10 +305,12 @@ class AsyncBatch(Generic[T]):
         return self._gather().__await__()
 
 
-def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
-    """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes a request."""
+def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
+    """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes the options
+    of one request; with ``wikitext`` among ``defaults``, of the POST form."""
+    posted = "wikitext" in defaults
 
-    def convert_any(spec: Any) -> tuple[Any, ...]:
+    def convert_any(spec: Any) -> dict[str, Any]:
         options = dict(defaults)
         if isinstance(spec, str):
             options["page_title"] = spec
@@ -283,7 +323,8 @@ def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
             unknown = set(given) - set(defaults) - {"page_title", "domain"}
             if unknown:
                 raise InvalidParameter(
-                    f"unknown page fields: {', '.join(sorted(unknown))}", parameter="pages"
+                    f"unknown page fields: {', '.join(sorted(map(str, unknown)))}",
+                    parameter="pages",
                 )
             options.update(given)
         else:
@@ -296,50 +337,45 @@ def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
             raise InvalidParameter(
                 "no domain for this page: pass domain= or (domain, title) pairs", parameter="domain"
             )
-        common = (
-            _args.text("project", options["project"]),
-            _args.text("domain", options["domain"]),
-            _args.text("page_title", options.get("page_title")),
+        checked = _args.link_options(
+            options["project"],
+            options["domain"],
+            options.get("page_title"),
+            options["language_code"],
+            options["threshold"],
+            options["sections_to_exclude"],
+            options["max_recommendations"],
         )
-        tail = (
-            _args.optional_text("language_code", options["language_code"]),
-            _args.number("threshold", options["threshold"]),
-            _args.text_list("sections_to_exclude", options["sections_to_exclude"]),
-            _args.integer("max_recommendations", options["max_recommendations"]),
-        )
-        if "wikitext" in defaults:
-            return (
-                *common,
-                _args.text("wikitext", options["wikitext"]),
-                _args.integer("revid", options["revid"]),
-                _args.integer("pageid", options["pageid"]),
-                *tail,
-            )
-        revision = _args.optional_integer("revision", options["revision"])
-        return (*common, tail[0], revision, *tail[1:])
+        if posted:
+            checked["wikitext"] = _args.text("wikitext", options["wikitext"])
+            checked["revid"] = _args.integer("revid", options["revid"])
+            checked["pageid"] = _args.integer("pageid", options["pageid"])
+        else:
+            checked["revision"] = _args.optional_integer("revision", options["revision"])
+        return checked
 
     # The common case, a list of titles sharing every other argument: check those arguments
     # once and only slot each title in.
-    template: tuple[Any, ...] | None = None
-    if "wikitext" not in defaults and isinstance(defaults.get("domain"), str):
+    template: dict[str, Any] | None = None
+    if not posted and isinstance(defaults.get("domain"), str):
         try:
             template = convert_any({"page_title": "-"})
         except InvalidParameter:
             template = None
 
-    def convert(spec: Any) -> tuple[Any, ...]:
+    def convert(spec: Any) -> dict[str, Any]:
         if template is not None and type(spec) is str:
-            return (template[0], template[1], spec, *template[3:])
+            return {**template, "page_title": _args.text("page_title", spec)}
         return convert_any(spec)
 
     return convert
 
 
-def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, ...]]:
+def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
     """A request spec: a ``(source, target)`` pair, a seed title (with default languages), or
     a dict of ``translation_recommendations`` arguments."""
 
-    def convert(spec: Any) -> tuple[Any, ...]:
+    def convert(spec: Any) -> dict[str, Any]:
         options = dict(defaults)
         if isinstance(spec, str):
             options["seed"] = spec
@@ -349,7 +385,8 @@ def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, 
             unknown = set(spec) - set(defaults)
             if unknown:
                 raise InvalidParameter(
-                    f"unknown request fields: {', '.join(sorted(unknown))}", parameter="requests"
+                    f"unknown request fields: {', '.join(sorted(map(str, unknown)))}",
+                    parameter="requests",
                 )
             options.update(spec)
         else:
@@ -361,15 +398,41 @@ def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], tuple[Any, 
         for name in ("source", "target"):
             if options.get(name) is None:
                 raise InvalidParameter(f"no {name} language for this request", parameter=name)
-        return (
-            _args.text("source", options["source"]),
-            _args.text("target", options["target"]),
-            _args.integer("count", options["count"]),
-            _args.text_list("seed", options["seed"]),
-            _args.text_list("topic", options["topic"]),
-            _args.flag("include_pageviews", options["include_pageviews"]),
-            _args.text("search_algorithm", options["search_algorithm"]),
-            _args.text("rank_method", options["rank_method"]),
+        return _args.translation_options(
+            options["source"],
+            options["target"],
+            options["count"],
+            options["seed"],
+            options["topic"],
+            options["include_pageviews"],
+            options["search_algorithm"],
+            options["rank_method"],
         )
 
     return convert
+
+
+def start_batch(
+    plan: _Plan[T],
+    start: Callable[[list[dict[str, Any]]], NativeBatch],
+    progress: bool,
+    desc: str,
+    as_completed: bool,
+) -> BatchResults[T] | Iterator[BatchItem[T]]:
+    """A blocking batch: its items in input order, or an iterator of them as they finish."""
+    if as_completed:
+        return run_sync_iter(plan, start, progress, desc)
+    return run_sync(plan, start, progress, desc)
+
+
+def start_async_batch(
+    plan: _Plan[T],
+    start: Callable[[list[dict[str, Any]]], NativeBatch],
+    progress: bool,
+    desc: str,
+    as_completed: bool,
+) -> AsyncBatch[T] | AsyncIterator[BatchItem[T]]:
+    """An asyncio batch: awaitable for items in input order, or (``as_completed``) an async
+    iterator of them as they finish (an :class:`AsyncBatch` can also be iterated)."""
+    batch = AsyncBatch(plan, start, progress, desc)
+    return aiter(batch) if as_completed else batch

@@ -18,7 +18,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 from . import _args
 from ._native import NativeEngine, __version__
@@ -30,6 +33,8 @@ __all__ = [
     "CandidateScore",
     "EngineInfo",
     "LinkEngine",
+    "Page",
+    "RecommendOptions",
     "default_dataset_path",
     "demo_articles",
 ]
@@ -39,6 +44,43 @@ __all__ = [
 _PAGES_PER_WORKER = 4
 
 _PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
+
+#: Characters MediaWiki never allows in a title; one of them (or a line break) in a title
+#: means the caller swapped wikitext and title.
+_NOT_IN_TITLES = frozenset("[]{}|<>\n")
+
+
+class Page(NamedTuple):
+    """A page of :meth:`LinkEngine.recommend_many`, in the order :meth:`LinkEngine.recommend`
+    takes its arguments: ``Page(wikitext, page_title)`` or with keywords. A dict with these
+    keys (``title`` for ``page_title`` too) or a plain tuple in this order works the same."""
+
+    wikitext: str
+    page_title: str
+    pageid: int | None = None
+    revid: int | None = None
+    language_code: str | None = None
+
+    def __repr__(self) -> str:
+        # Short: the wikitext of an article runs to tens of thousands of characters.
+        size = len(self.wikitext) if isinstance(self.wikitext, str) else "?"
+        return f"Page(page_title={self.page_title!r}, wikitext=<{size} characters>)"
+
+
+#: A page of a batch: a :class:`Page`, a tuple in its order, or a dict with its fields.
+PageSpec = Page | tuple[Any, ...] | Mapping[str, Any]
+
+
+class RecommendOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`LinkEngine.recommend` (defaults there)."""
+
+    pageid: int | None
+    revid: int | None
+    language_code: str | None
+    threshold: float
+    max_recommendations: int
+    sections_to_exclude: Iterable[str] | None
+    time_budget: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,42 +206,38 @@ class LinkEngine:
     ) -> LinkRecommendationSet:
         """Links for one page, exactly as production's ``Query.run`` computes them.
 
-        ``language_code`` defaults to the wiki's (``enwiki`` → ``en``). ``max_recommendations``
-        of 0 or less means no limit. ``time_budget`` (seconds) stops early and returns the
-        links found so far, as production does after 29 s; by default there is no budget, so
-        results never depend on machine speed.
+        ``language_code`` defaults to the wiki's (``enwiki`` → ``en``). ``threshold`` (0 to 1)
+        and ``max_recommendations`` (0 means no limit) are checked as the client checks them.
+        ``time_budget`` (seconds) stops early and returns the links found so far, as
+        production does after 29 s; by default there is no budget, so results never depend on
+        machine speed.
         """
-        return self._native.recommend(
-            *_single(wikitext, page_title, pageid, revid),
-            *_options(
-                language_code, threshold, max_recommendations, sections_to_exclude, time_budget
-            ),
-        )
+        options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
+        options["time_budget"] = _budget(time_budget)
+        return self._native.recommend(_single(wikitext, page_title, pageid, revid), options)
 
     async def recommend_async(
-        self,
-        wikitext: str,
-        page_title: str,
-        *,
-        pageid: int | None = None,
-        revid: int | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        max_recommendations: int = 15,
-        sections_to_exclude: Iterable[str] | None = None,
-        time_budget: float | None = None,
+        self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
     ) -> LinkRecommendationSet:
-        """:meth:`recommend` for asyncio: runs on the shared worker pool, not the event loop."""
-        return await self._native.recommend_async(  # type: ignore[no-any-return]
-            *_single(wikitext, page_title, pageid, revid),
-            *_options(
-                language_code, threshold, max_recommendations, sections_to_exclude, time_budget
-            ),
+        """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the shared
+        worker pool, not the event loop."""
+        if unknown := set(options) - set(RecommendOptions.__annotations__):
+            raise InvalidParameter(
+                f"unknown arguments: {', '.join(sorted(unknown))}", parameter=min(unknown)
+            )
+        checked = _options(
+            options.get("language_code"),
+            options.get("threshold", 0.5),
+            options.get("max_recommendations", 15),
+            options.get("sections_to_exclude"),
         )
+        checked["time_budget"] = _budget(options.get("time_budget"))
+        page = _single(wikitext, page_title, options.get("pageid"), options.get("revid"))
+        return await self._native.recommend(page, checked, True)
 
     def recommend_iter(
         self,
-        pages: Iterable[Any],
+        pages: Iterable[PageSpec],
         *,
         workers: int | None = None,
         language_code: str | None = None,
@@ -212,29 +250,30 @@ class LinkEngine:
         ``workers`` threads (default: all cores). ``pages`` is read lazily, a few pages per
         worker at a time, so memory does not grow with its length.
 
-        A page is a dict (``wikitext``, ``page_title``, optional ``pageid``, ``revid``,
-        ``language_code``) or a ``(page_title, wikitext)`` pair. A page that fails carries its
+        A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
+        :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
+        in that order, or a dict with those keys. A page that fails carries its
         error (:class:`~wikisuggest.WikitextError`, :class:`~wikisuggest.UnsupportedLanguage`,
         :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
 
         On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is
         raised with the items of the interrupted chunk (unstarted ones ``Cancelled``).
         """
+        _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
-        options = _options(
-            language_code, threshold, max_recommendations, sections_to_exclude, time_budget
-        )
+        options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
+        options["time_budget"] = _budget(time_budget)
         chunk = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
         while specs := list(itertools.islice(source, chunk)):
             yield from self._chunk(specs, workers, options)
 
     def _chunk(
-        self, specs: list[tuple[int, Any]], workers: int | None, options: tuple[Any, ...]
+        self, specs: list[tuple[int, Any]], workers: int | None, options: dict[str, Any]
     ) -> list[BatchItem[LinkRecommendationSet]]:
         items: dict[int, BatchItem[LinkRecommendationSet]] = {}
-        native_pages: list[tuple[Any, ...]] = []
+        native_pages: list[tuple[str, str, int | None, int | None, str | None]] = []
         positions: list[int] = []
         for index, spec in specs:
             try:
@@ -244,7 +283,7 @@ class LinkEngine:
                 items[index] = BatchItem(index, spec, error=err)
         inputs = dict(specs)
         if native_pages:
-            done, interruption = self._native.recommend_chunk(native_pages, workers, *options)
+            done, interruption = self._native.recommend_chunk(native_pages, workers, options)
             for index, outcome in zip(positions, done, strict=True):
                 if outcome is None:
                     cancelled = Cancelled("interrupted before this page started")
@@ -260,7 +299,7 @@ class LinkEngine:
 
     def recommend_many(
         self,
-        pages: Iterable[Any],
+        pages: Iterable[PageSpec],
         *,
         workers: int | None = None,
         progress: bool = False,
@@ -273,6 +312,7 @@ class LinkEngine:
         """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
         optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
         item read so far (finished ones with their results)."""
+        _args.not_text("pages", pages)
         total = len(pages) if isinstance(pages, Sized) else None
         bar = _Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
@@ -313,50 +353,65 @@ def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
 
 
-def _single(wikitext: Any, page_title: Any, pageid: Any, revid: Any) -> tuple[Any, ...]:
+def _single(
+    wikitext: Any,
+    page_title: Any,
+    pageid: Any = None,
+    revid: Any = None,
+    language_code: Any = None,
+) -> tuple[str, str, int | None, int | None, str | None]:
+    """A page as the native tuple ``(wikitext, title, pageid, revid, language)``."""
     if not isinstance(wikitext, str):
         raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
+    title = _args.text("page_title", page_title)
+    if len(title) > 255 or not _NOT_IN_TITLES.isdisjoint(title):
+        raise InvalidParameter(
+            "page_title cannot be a MediaWiki title (too long, or it holds a line break or "
+            "one of []{}|<>): were wikitext and title swapped? The order is "
+            "(wikitext, page_title), as recommend takes them",
+            parameter="page_title",
+        )
     return (
-        wikitext,
-        _args.text("page_title", page_title),
+        _args.encodable("wikitext", wikitext),
+        title,
         _args.optional_integer("pageid", pageid),
         _args.optional_integer("revid", revid),
+        _args.optional_text("language_code", language_code),
     )
 
 
 def _options(
-    language_code: Any,
-    threshold: Any,
-    max_recommendations: Any,
-    sections_to_exclude: Any,
-    time_budget: Any,
-) -> tuple[Any, ...]:
-    return (
-        _args.optional_text("language_code", language_code),
-        _args.number("threshold", threshold),
-        _args.integer("max_recommendations", max_recommendations),
-        _args.text_list("sections_to_exclude", sections_to_exclude),
-        _budget(time_budget),
-    )
+    language_code: Any, threshold: Any, max_recommendations: Any, sections_to_exclude: Any
+) -> dict[str, Any]:
+    """The options shared by the pages of a call (ranges are checked natively, with the
+    client's rules)."""
+    return {
+        "language_code": _args.optional_text("language_code", language_code),
+        "threshold": _args.number("threshold", threshold),
+        "max_recommendations": _args.integer("max_recommendations", max_recommendations),
+        "sections_to_exclude": _args.text_list("sections_to_exclude", sections_to_exclude),
+    }
 
 
-def _page(spec: Any) -> tuple[Any, ...]:
-    """A page of a batch as the native tuple ``(wikitext, title, pageid, revid, language)``."""
+def _page(spec: Any) -> tuple[str, str, int | None, int | None, str | None]:
+    """A page of a batch: a :class:`Page` (or a tuple in its order) or a dict."""
     if isinstance(spec, Mapping):
         unknown = set(spec) - _PAGE_FIELDS
         if unknown:
             raise InvalidParameter(
                 f"unknown page fields: {', '.join(sorted(map(str, unknown)))}", parameter="pages"
             )
-        title = spec.get("page_title", spec.get("title"))
-        return (
-            *_single(spec.get("wikitext"), title, spec.get("pageid"), spec.get("revid")),
-            _args.optional_text("language_code", spec.get("language_code")),
+        return _single(
+            spec.get("wikitext"),
+            spec.get("page_title", spec.get("title")),
+            spec.get("pageid"),
+            spec.get("revid"),
+            spec.get("language_code"),
         )
-    if isinstance(spec, (tuple, list)) and len(spec) == 2:
-        title, wikitext = spec
-        return (*_single(wikitext, title, None, None), None)
+    if isinstance(spec, (tuple, list)) and 2 <= len(spec) <= 5:
+        return _single(*spec)
     raise InvalidParameter(
-        f"a page must be a dict or a (page_title, wikitext) pair, got {type(spec).__name__}",
+        "a page must be a Page(wikitext, page_title, ...), a tuple in that order or a dict, "
+        f"got {type(spec).__name__}",
         parameter="pages",
     )

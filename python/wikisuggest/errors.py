@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "AccessDenied",
     "Cancelled",
+    "ClientClosed",
     "ConfigurationError",
     "DatasetError",
     "DecodeError",
@@ -108,6 +109,10 @@ class ReauthorizationRequired(WikisuggestError):
 
 class Cancelled(WikisuggestError):
     """The work was cancelled (Ctrl-C or task cancellation) before this item finished."""
+
+
+class ClientClosed(WikisuggestError, RuntimeError):
+    """The client was closed (``close()`` or the end of its ``with`` block) before this call."""
 
 
 class StateMismatch(WikisuggestError, ValueError):

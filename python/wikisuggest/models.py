@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import _frames
 
 if TYPE_CHECKING:
+    import pandas
+
     from .apply import AppliedLinks
 
 __all__ = [
@@ -33,28 +35,37 @@ __all__ = [
 _R = TypeVar("_R")
 
 
-class _NoExtra(Mapping[str, Any]):
-    """The ``extra`` of a record without extra fields: empty, read-only, hashable, shared."""
+class _NoExtra(dict[str, Any]):
+    """The ``extra`` of a record without extra fields: empty, read-only, hashable, shared.
+
+    A ``dict`` (refusing every change) rather than another mapping type, so that
+    ``dataclasses.asdict(record)`` gives plain JSON-serialisable data.
+    """
 
     __slots__ = ()
 
-    def __getitem__(self, key: str) -> Any:
-        raise KeyError(key)
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("a record's extra fields are read-only")
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
+    __setitem__ = __delitem__ = update = setdefault = _refuse
+    pop = popitem = clear = __ior__ = _refuse  # type: ignore[assignment]
 
-    def __len__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]
         return 0
 
-    def __hash__(self) -> int:
-        return 0
+    def __copy__(self) -> _NoExtra:
+        return self
 
-    def __repr__(self) -> str:
-        return "{}"
+    def __deepcopy__(self, memo: object) -> _NoExtra:
+        return self
 
 
 EMPTY_EXTRA: Mapping[str, Any] = _NoExtra()
+
+
+def _no_extra() -> Mapping[str, Any]:
+    # A factory, not a default value: dataclasses refuse a dict instance as a default.
+    return EMPTY_EXTRA
 
 
 def _split(cls: type[Any], data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -98,7 +109,9 @@ class DatasetChecksums:
     pageids: str | None = None
     redirects: str | None = None
     w2vfiltered: str | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DatasetChecksums:
@@ -116,7 +129,9 @@ class Meta:
     application_version: str | None = None
     dataset_checksums: DatasetChecksums | None = None
     format_version: int | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Meta:
@@ -142,7 +157,9 @@ class LinkRecommendation:
     context_after: str | None = None
     link_index: int | None = None
     match_index: int | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendation:
@@ -163,7 +180,9 @@ class LinkRecommendationSet:
     page_title: str | None = None
     pageid: int | None = None
     revid: int | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendationSet:
@@ -180,10 +199,14 @@ class LinkRecommendationSet:
     def __len__(self) -> int:
         return len(self.links)
 
+    def __bool__(self) -> bool:
+        """Always true: a page with no links is still an answer (test ``len(result)``)."""
+        return True
+
     def __iter__(self) -> Iterator[LinkRecommendation]:
         return iter(self.links)
 
-    def to_dataframe(self) -> Any:
+    def to_dataframe(self) -> pandas.DataFrame:
         """One row per link, with the page's title, pageid and revid (needs pandas)."""
         page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}
         rows = [{**page, **link.to_dict()} for link in self.links]
@@ -216,7 +239,9 @@ class PageCollectionMetadata:
     end_date: str | None = None
     articles_count: int | None = None
     articles_by_language_count: Mapping[str, int] | None = field(default=None, hash=False)
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PageCollectionMetadata:
@@ -242,7 +267,9 @@ class TranslationRecommendation:
     size: int | None = None
     lead_section_size: int | None = None
     collection: PageCollectionMetadata | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TranslationRecommendation:
@@ -314,7 +341,9 @@ class PageCollection:
     description: str | None = None
     end_date: str | None = None
     articles_count: int | None = None
-    extra: Mapping[str, Any] = field(default=EMPTY_EXTRA, hash=False, compare=False, repr=False)
+    extra: Mapping[str, Any] = field(
+        default_factory=_no_extra, hash=False, compare=False, repr=False
+    )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PageCollection:

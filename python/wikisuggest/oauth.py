@@ -340,11 +340,11 @@ class TokenManager:
 
     def token(self) -> Token:
         """The current token, renewed first if it is due (blocking)."""
-        return Token.from_dict(self._native.token())
+        return Token.from_dict(self._native.token().send())
 
     async def token_async(self) -> Token:
         """The current token, renewed first if it is due (asyncio)."""
-        return Token.from_dict(await self._native.token_async())
+        return Token.from_dict(await self._native.token().send_async())
 
     def renew_rejected(self, rejected: Token | str) -> Token | None:
         """A server answered 401 to ``rejected``: the token to send instead (renewed once for
@@ -554,13 +554,15 @@ def authorize_with_loopback(
         open_browser(request.url)
         code = request.parse_redirect(server.wait(timeout))
     return Token.from_dict(
-        client._native.authorization_code(
+        client._open()
+        .authorization_code(
             code,
             _args.text("client_id", client_id),
             _args.optional_text("client_secret", client_secret),
             request.code_verifier,
             request.redirect_uri,
         )
+        .send()
     )
 
 

@@ -12,12 +12,35 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Literal, Union
+from typing import TYPE_CHECKING, Literal, TypedDict, Union, overload
 
 from ._native import NativeServer
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 PathLike = Union[str, "os.PathLike[str]"]
 TranslationShape = Literal["array", "envelope"]
+
+
+class ServerOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`Server` other than ``port`` (defaults there); what
+    :func:`serve` passes on, so the two cannot drift apart."""
+
+    host: str
+    datasets: PathLike | None
+    pages: PathLike | None
+    wiki_apis: Mapping[str, str] | None
+    translation: PathLike | None
+    translation_shape: TranslationShape
+    clients: PathLike | None
+    seed: int | None
+    access_token_ttl: float
+    rate_limit: int
+    anonymous_rate_limit: int
+    max_body_bytes: int
+    request_timeout: float
+    threads: int
 
 
 class Server:
@@ -88,6 +111,10 @@ class Server:
         """Stop accepting, finish requests in flight, and wait. Safe to call twice."""
         self._native.stop()
 
+    def close(self) -> None:
+        """The same as :meth:`stop`, for code that closes what it opens."""
+        self.stop()
+
     def __enter__(self) -> Server:
         return self
 
@@ -108,38 +135,21 @@ def _path(value: PathLike | None) -> str | None:
     return None if value is None else os.fspath(value)
 
 
+@overload
 def serve(
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8080,
-    datasets: PathLike | None = None,
-    pages: PathLike | None = None,
-    wiki_apis: Mapping[str, str] | None = None,
-    translation: PathLike | None = None,
-    clients: PathLike | None = None,
-    seed: int | None = None,
-    access_token_ttl: float = 14400.0,
-    rate_limit: int = 200,
-    anonymous_rate_limit: int = 200,
-    translation_shape: TranslationShape = "array",
-    background: bool = False,
+    *, port: int = ..., background: Literal[False] = ..., **options: Unpack[ServerOptions]
+) -> None: ...
+@overload
+def serve(
+    *, port: int = ..., background: Literal[True], **options: Unpack[ServerOptions]
+) -> Server: ...
+def serve(
+    *, port: int = 8080, background: bool = False, **options: Unpack[ServerOptions]
 ) -> Server | None:
     """Serve until interrupted (Ctrl-C), or with ``background=True`` return the running
-    :class:`Server` (use it in a ``with`` block). Arguments as for :class:`Server`."""
-    server = Server(
-        host=host,
-        port=port,
-        datasets=datasets,
-        pages=pages,
-        wiki_apis=wiki_apis,
-        translation=translation,
-        clients=clients,
-        seed=seed,
-        access_token_ttl=access_token_ttl,
-        rate_limit=rate_limit,
-        anonymous_rate_limit=anonymous_rate_limit,
-        translation_shape=translation_shape,
-    )
+    :class:`Server` (use it in a ``with`` block). Every other argument is :class:`Server`'s,
+    with its default; only ``port`` defaults to 8080 here instead of a free port."""
+    server = Server(port=port, **options)
     if background:
         return server
     print(f"Serving on {server.url}", flush=True)

@@ -51,22 +51,11 @@ impl LinkParams {
         if self.page_title.trim().is_empty() {
             return Err(Error::invalid("page_title", "must not be empty"));
         }
-        if !(0.0..=1.0).contains(&self.threshold) {
-            return Err(Error::invalid(
-                "threshold",
-                format!("must be between 0 and 1, got {}", self.threshold),
-            ));
-        }
-        check_count("max_recommendations", self.max_recommendations)?;
-        for section in &self.sections_to_exclude {
-            if section.is_empty() {
-                return Err(Error::invalid(
-                    "sections_to_exclude",
-                    "section names must not be empty",
-                ));
-            }
-        }
-        Ok(())
+        check_link_options(
+            self.threshold,
+            self.max_recommendations,
+            &self.sections_to_exclude,
+        )
     }
 
     /// The query parameters common to GET and POST.
@@ -452,6 +441,40 @@ fn check_code(name: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// The ranges of the options every link operation shares, checked the same way wherever one
+/// runs: by the client before it sends, by the local engine before it computes. NaN fails the
+/// range check (it would otherwise compare as "keep every link").
+pub fn check_link_options(
+    threshold: f64,
+    max_recommendations: i64,
+    sections_to_exclude: &[String],
+) -> Result<()> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(Error::invalid(
+            "threshold",
+            format!("must be between 0 and 1, got {threshold}"),
+        ));
+    }
+    check_count("max_recommendations", max_recommendations)?;
+    if sections_to_exclude.iter().any(String::is_empty) {
+        return Err(Error::invalid(
+            "sections_to_exclude",
+            "section names must not be empty",
+        ));
+    }
+    Ok(())
+}
+
+/// What a service that, like the upstream one, compares scores against any `threshold` can
+/// still refuse: a value that is not a number at all. The reference server calls this, so an
+/// out-of-range threshold keeps upstream's answer (no links) while NaN is a 400.
+pub fn check_threshold_is_number(threshold: f64) -> Result<()> {
+    if threshold.is_nan() {
+        return Err(Error::invalid("threshold", "must be a number, got NaN"));
+    }
+    Ok(())
+}
+
 fn check_count(name: &str, value: i64) -> Result<()> {
     if value < 0 {
         return Err(Error::invalid(
@@ -527,6 +550,30 @@ mod tests {
                 other => panic!("{field}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn shared_link_option_checks() {
+        check_link_options(0.0, 0, &[]).unwrap();
+        check_link_options(1.0, 15, &["See also".to_owned()]).unwrap();
+        assert!(check_link_options(0.5, 15, &[String::new()]).is_err());
+        for (threshold, max, name) in [
+            (f64::NAN, 15, "threshold"),
+            (f64::INFINITY, 15, "threshold"),
+            (2.0, 15, "threshold"),
+            (-0.1, 15, "threshold"),
+            (0.5, -1, "max_recommendations"),
+        ] {
+            match check_link_options(threshold, max, &[]) {
+                Err(Error::InvalidParameter { name: got, .. }) => assert_eq!(got, name),
+                other => panic!("{threshold} {max}: {other:?}"),
+            }
+        }
+        assert!(check_threshold_is_number(f64::NAN).is_err());
+        check_threshold_is_number(1.5).unwrap();
+        let mut nan = LinkParams::new("wikipedia", "en", "Cat");
+        nan.threshold = f64::NAN;
+        assert!(nan.validate().is_err());
     }
 
     #[test]

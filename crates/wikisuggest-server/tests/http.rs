@@ -270,6 +270,19 @@ async fn link_errors_are_json() {
                 .starts_with("Invalid value")
         );
     }
+    // NaN would compare as "keep every link"; it is refused like the client refuses it.
+    let nan = get(
+        addr,
+        &format!("{LINKS}/wikipedia/en/Anarchism?threshold=nan"),
+    )
+    .await;
+    assert_eq!(nan.status, 400);
+    assert!(
+        nan.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("threshold")
+    );
     let auth = [("Authorization", "Bearer test-personal-token-0123456789")];
     let post = |body: &'static str| {
         send(

@@ -93,6 +93,8 @@ async fn links(
         Source::Body(bytes) => parse_body(&bytes)?,
     };
     let threshold = query.threshold().map_err(ApiError::bad_request)?;
+    wikisuggest_core::params::check_threshold_is_number(threshold)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let max_recommendations = query.max_recommendations().map_err(ApiError::bad_request)?;
     let request = LinkRequest {
         page_title,

@@ -1,0 +1,488 @@
+"""``AsyncClient``: the service operations as coroutines.
+
+This is the one hand-written definition of every client operation: ``_sync_client.py`` (the
+blocking ``Client``) is generated from it by ``scripts/unasync.py``, and the test suite fails
+when the two differ. Edit this file, then run ``python scripts/unasync.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
+
+from . import _args
+from ._client_base import (
+    ClientBase,
+    LinkOptions,
+    LinkPage,
+    RankMethod,
+    SearchAlgorithm,
+    TranslationOptions,
+    TranslationRequest,
+)
+from .batch import AsyncBatch, BatchItem, start_async_batch
+from .models import LinkRecommendationSet, TranslationRecommendation
+from .oauth import Token
+
+if TYPE_CHECKING:
+    from typing_extensions import Self, Unpack
+
+__all__ = ["AsyncClient"]
+
+
+class AsyncClient(ClientBase):
+    """The asyncio client: each operation is a coroutine. Safe to share between tasks.
+
+    Requests run on one shared I/O runtime, without the GIL.
+    Cancelling a call aborts its request.
+    """
+
+    __slots__ = ()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @overload
+    async def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        revision: int | None = ...,
+        raw: Literal[False] = ...,
+        **options: Unpack[LinkOptions],
+    ) -> LinkRecommendationSet: ...
+    @overload
+    async def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        revision: int | None = ...,
+        raw: Literal[True],
+        **options: Unpack[LinkOptions],
+    ) -> dict[str, Any]: ...
+    async def link_recommendations(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        revision: int | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> LinkRecommendationSet | dict[str, Any]:
+        """Link recommendations for the latest (or ``revision``) revision of a page (GET).
+
+        ``threshold`` (0 to 1) is the lowest score kept, ``max_recommendations`` the most links
+        returned; ``raw=True`` returns the response's JSON instead of the dataclasses.
+        """
+        options = _args.link_options(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        )
+        options["revision"] = _args.optional_integer("revision", revision)
+        call = self._open().link_recommendations(options, _args.flag("raw", raw))
+        return cast("LinkRecommendationSet | dict[str, Any]", await call.send_async())
+
+    @overload
+    async def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        raw: Literal[False] = ...,
+        **options: Unpack[LinkOptions],
+    ) -> LinkRecommendationSet: ...
+    @overload
+    async def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        raw: Literal[True],
+        **options: Unpack[LinkOptions],
+    ) -> dict[str, Any]: ...
+    async def link_recommendations_for_revision(
+        self,
+        project: str,
+        domain: str,
+        page_title: str,
+        *,
+        wikitext: str,
+        revid: int,
+        pageid: int,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+    ) -> LinkRecommendationSet | dict[str, Any]:
+        """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
+        options = _args.link_options(
+            project,
+            domain,
+            page_title,
+            language_code,
+            threshold,
+            sections_to_exclude,
+            max_recommendations,
+        )
+        options["wikitext"] = _args.text("wikitext", wikitext)
+        options["revid"] = _args.integer("revid", revid)
+        options["pageid"] = _args.integer("pageid", pageid)
+        call = self._open().link_recommendations(options, _args.flag("raw", raw))
+        return cast("LinkRecommendationSet | dict[str, Any]", await call.send_async())
+
+    @overload
+    async def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        raw: Literal[False] = ...,
+        **options: Unpack[TranslationOptions],
+    ) -> list[TranslationRecommendation]: ...
+    @overload
+    async def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        raw: Literal[True],
+        **options: Unpack[TranslationOptions],
+    ) -> list[dict[str, Any]]: ...
+    async def translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+    ) -> list[TranslationRecommendation] | list[dict[str, Any]]:
+        """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
+        options = _args.translation_options(
+            source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
+        )
+        call = self._open().translation_recommendations(options, _args.flag("raw", raw))
+        return cast(
+            "list[TranslationRecommendation] | list[dict[str, Any]]", await call.send_async()
+        )
+
+    async def client_credentials(self, client_id: str, client_secret: str) -> Token:
+        """Request an app token with the client-credentials grant (it has no refresh token)."""
+        call = self._open().client_credentials(
+            _args.text("client_id", client_id), _args.text("client_secret", client_secret)
+        )
+        return Token.from_dict(cast("dict[str, Any]", await call.send_async()))
+
+    async def authorization_code(
+        self,
+        code: str,
+        client_id: str,
+        client_secret: str | None = None,
+        code_verifier: str | None = None,
+        redirect_uri: str | None = None,
+    ) -> Token:
+        """Exchange an authorization code (with its PKCE ``code_verifier``) for a token pair.
+
+        ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
+        """
+        call = self._open().authorization_code(
+            _args.text("code", code),
+            _args.text("client_id", client_id),
+            _args.optional_text("client_secret", client_secret),
+            _args.optional_text("code_verifier", code_verifier),
+            _args.optional_text("redirect_uri", redirect_uri),
+        )
+        return Token.from_dict(cast("dict[str, Any]", await call.send_async()))
+
+    async def refresh_token(
+        self, refresh_token: str, client_id: str, client_secret: str | None = None
+    ) -> Token:
+        """Exchange a refresh token for a new token pair. The server rotates the refresh token:
+        keep the returned one (a :class:`TokenManager` does this for you)."""
+        call = self._open().refresh_token(
+            _args.text("refresh_token", refresh_token),
+            _args.text("client_id", client_id),
+            _args.optional_text("client_secret", client_secret),
+        )
+        return Token.from_dict(cast("dict[str, Any]", await call.send_async()))
+
+    @overload
+    def link_recommendations_many(
+        self,
+        pages: Iterable[LinkPage],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        revision: int | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncBatch[LinkRecommendationSet]: ...
+    @overload
+    def link_recommendations_many(
+        self,
+        pages: Iterable[LinkPage],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        revision: int | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncIterator[BatchItem[LinkRecommendationSet]]: ...
+    @overload
+    def link_recommendations_many(
+        self,
+        pages: Iterable[LinkPage],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        revision: int | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncBatch[dict[str, Any]]: ...
+    @overload
+    def link_recommendations_many(
+        self,
+        pages: Iterable[LinkPage],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        revision: int | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncIterator[BatchItem[dict[str, Any]]]: ...
+    def link_recommendations_many(
+        self,
+        pages: Iterable[LinkPage],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        revision: int | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+        """Link recommendations for many pages (GET each).
+
+        ``pages`` holds titles (with ``domain=``), ``(domain, title)`` pairs, or dicts of
+        per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...); a
+        single string is refused (it is not a list of titles). The result holds every
+        item in input order, each a result or that page's error; with ``as_completed=True``,
+        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
+        keeps every finished result (:class:`BatchInterrupted` on Ctrl-C).
+        """
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "revision": revision,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+        }
+        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return start_async_batch(plan, start, progress, "link recommendations", as_completed)
+
+    @overload
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Mapping[str, Any]],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncBatch[LinkRecommendationSet]: ...
+    @overload
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Mapping[str, Any]],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncIterator[BatchItem[LinkRecommendationSet]]: ...
+    @overload
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Mapping[str, Any]],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncBatch[dict[str, Any]]: ...
+    @overload
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Mapping[str, Any]],
+        *,
+        project: str = ...,
+        domain: str | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[LinkOptions],
+    ) -> AsyncIterator[BatchItem[dict[str, Any]]]: ...
+    def link_recommendations_for_revision_many(
+        self,
+        pages: Iterable[Mapping[str, Any]],
+        *,
+        project: str = "wikipedia",
+        domain: str | None = None,
+        language_code: str | None = None,
+        threshold: float = 0.5,
+        sections_to_exclude: str | Iterable[str] | None = None,
+        max_recommendations: int = 15,
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+        """Link recommendations for many supplied revisions (POST each). Each page is a dict
+        with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
+        argument of :meth:`link_recommendations_for_revision`)."""
+        defaults = {
+            "project": project,
+            "domain": domain,
+            "language_code": language_code,
+            "threshold": threshold,
+            "sections_to_exclude": sections_to_exclude,
+            "max_recommendations": max_recommendations,
+            "wikitext": None,
+            "revid": None,
+            "pageid": None,
+        }
+        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return start_async_batch(plan, start, progress, "link recommendations", as_completed)
+
+    @overload
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[TranslationRequest],
+        *,
+        source: str | None = ...,
+        target: str | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[TranslationOptions],
+    ) -> AsyncBatch[list[TranslationRecommendation]]: ...
+    @overload
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[TranslationRequest],
+        *,
+        source: str | None = ...,
+        target: str | None = ...,
+        raw: Literal[False] = ...,
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[TranslationOptions],
+    ) -> AsyncIterator[BatchItem[list[TranslationRecommendation]]]: ...
+    @overload
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[TranslationRequest],
+        *,
+        source: str | None = ...,
+        target: str | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[False] = ...,
+        progress: bool = ...,
+        **options: Unpack[TranslationOptions],
+    ) -> AsyncBatch[list[dict[str, Any]]]: ...
+    @overload
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[TranslationRequest],
+        *,
+        source: str | None = ...,
+        target: str | None = ...,
+        raw: Literal[True],
+        as_completed: Literal[True],
+        progress: bool = ...,
+        **options: Unpack[TranslationOptions],
+    ) -> AsyncIterator[BatchItem[list[dict[str, Any]]]]: ...
+    def translation_recommendations_many(
+        self,
+        requests: Iterable[TranslationRequest],
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        count: int = 12,
+        seed: str | Iterable[str] | None = None,
+        topic: str | Iterable[str] | None = None,
+        include_pageviews: bool = False,
+        search_algorithm: SearchAlgorithm = "morelike",
+        rank_method: RankMethod = "default",
+        raw: bool = False,
+        as_completed: bool = False,
+        progress: bool = False,
+    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+        """Translation recommendations for many requests: seed titles (with ``source=`` and
+        ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
+        defaults = {
+            "source": source,
+            "target": target,
+            "count": count,
+            "seed": seed,
+            "topic": topic,
+            "include_pageviews": include_pageviews,
+            "search_algorithm": search_algorithm,
+            "rank_method": rank_method,
+        }
+        plan, start = self._translation_plan(requests, defaults, _args.flag("raw", raw))
+        return start_async_batch(plan, start, progress, "translation recommendations", as_completed)

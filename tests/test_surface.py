@@ -1,0 +1,451 @@
+"""The surface a newcomer meets: misuse is refused clearly, results behave like data, clients
+close, the blocking client is the generated twin of the asyncio one, the CLI speaks in lines."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import USER_AGENT
+from contract_server import ContractServer
+
+import wikisuggest
+from wikisuggest import InvalidParameter, LinkEngine
+from wikisuggest.engine import Page, PageSpec, demo_articles
+from wikisuggest.server import ServerOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+LONE_SURROGATE = "Bad \udc80 title"
+
+
+@pytest.fixture(scope="module")
+def engine() -> LinkEngine:
+    return LinkEngine.default()
+
+
+@pytest.fixture(scope="module")
+def aardvark() -> str:
+    return demo_articles()["Aardvark"]
+
+
+def client_for(server: ContractServer) -> wikisuggest.Client:
+    return wikisuggest.Client(USER_AGENT, base_url=server.url, max_retries=0)
+
+
+def async_client_for(server: ContractServer) -> wikisuggest.AsyncClient:
+    return wikisuggest.AsyncClient(USER_AGENT, base_url=server.url, max_retries=0)
+
+
+# --- a string where pages are expected ------------------------------------------------------
+
+
+def test_a_string_is_not_a_list_of_pages(
+    contract_server: ContractServer, engine: LinkEngine
+) -> None:
+    client = client_for(contract_server)
+    with pytest.raises(InvalidParameter) as caught:
+        client.link_recommendations_many("Aardvark", domain="en")
+    assert caught.value.parameter == "pages"
+    with pytest.raises(InvalidParameter):
+        client.translation_recommendations_many("Aardvark", source="en", target="fr")
+    with pytest.raises(InvalidParameter):
+        engine.recommend_many("The aardvark is a mammal.")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameter):
+        next(engine.recommend_iter("The aardvark is a mammal."))  # type: ignore[arg-type]
+    assert contract_server.requests == []  # not one request per character
+
+
+async def test_a_string_is_not_a_list_of_pages_async(contract_server: ContractServer) -> None:
+    client = async_client_for(contract_server)
+    with pytest.raises(InvalidParameter):
+        await client.link_recommendations_many("Aardvark", domain="en")
+    assert contract_server.requests == []
+
+
+# --- one validation for client and engine ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "parameter"),
+    [
+        ({"threshold": math.nan}, "threshold"),
+        ({"threshold": 2.0}, "threshold"),
+        ({"threshold": -0.1}, "threshold"),
+        ({"max_recommendations": -1}, "max_recommendations"),
+        ({"sections_to_exclude": [""]}, "sections_to_exclude"),
+    ],
+)
+def test_engine_refuses_what_the_client_refuses(
+    contract_server: ContractServer,
+    engine: LinkEngine,
+    aardvark: str,
+    options: dict[str, Any],
+    parameter: str,
+) -> None:
+    with pytest.raises(InvalidParameter) as by_client:
+        client_for(contract_server).link_recommendations("wikipedia", "en", "Aardvark", **options)
+    with pytest.raises(InvalidParameter) as by_engine:
+        engine.recommend(aardvark, "Aardvark", **options)
+    with pytest.raises(InvalidParameter) as by_batch:
+        engine.recommend_many([Page(aardvark, "Aardvark")], **options)
+    assert by_client.value.parameter == by_engine.value.parameter == parameter
+    assert by_batch.value.parameter == parameter
+    assert contract_server.requests == []
+
+
+async def test_engine_async_refuses_nan(engine: LinkEngine, aardvark: str) -> None:
+    with pytest.raises(InvalidParameter):
+        await engine.recommend_async(aardvark, "Aardvark", threshold=math.nan)
+    result = await engine.recommend_async(aardvark, "Aardvark", threshold=0.2)
+    assert result == engine.recommend(aardvark, "Aardvark", threshold=0.2)
+    with pytest.raises(InvalidParameter):
+        await engine.recommend_async(aardvark, "Aardvark", treshold=0.2)  # type: ignore[call-arg]
+
+
+def test_reference_server_refuses_nan_threshold(engine: LinkEngine) -> None:
+    import urllib.error
+    import urllib.request
+
+    pages = ROOT / "python" / "wikisuggest" / "data" / "articles"
+    with wikisuggest.Server(datasets=_datasets(), pages=pages) as server:
+        path = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/Aardvark"
+        request = urllib.request.Request(
+            f"{server.url}{path}?threshold=nan", headers={"User-Agent": USER_AGENT}
+        )
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=30)
+        assert caught.value.code == 400
+        assert "threshold" in caught.value.read().decode()
+
+
+def _datasets() -> Path:
+    return ROOT / "tests" / "data" / "parity" / "datasets"
+
+
+# --- one bad item does not lose the batch ---------------------------------------------------
+
+
+def test_a_lone_surrogate_fails_only_its_page(engine: LinkEngine, aardvark: str) -> None:
+    pages: list[PageSpec] = [
+        Page(aardvark, "Aardvark"),
+        Page(aardvark + "\ud800", "Aardvark"),
+        {"wikitext": aardvark, "page_title": LONE_SURROGATE},
+        Page(aardvark, "Aardvark"),
+    ]
+    results = engine.recommend_many(pages, workers=1)
+    assert [item.ok for item in results] == [True, False, False, True]
+    assert isinstance(results[1].error, InvalidParameter)
+    assert results[1].error.parameter == "wikitext"
+    assert isinstance(results[2].error, InvalidParameter)
+    assert results[0].unwrap() == results[3].unwrap() and len(results[0].unwrap()) > 0
+    assert [item.ok for item in engine.recommend_iter(pages)] == [True, False, False, True]
+    with pytest.raises(InvalidParameter):
+        engine.recommend(aardvark + "\udc80", "Aardvark")
+
+
+def test_a_lone_surrogate_fails_only_its_request(contract_server: ContractServer) -> None:
+    client = client_for(contract_server)
+    results = client.link_recommendations_many(["Cat", LONE_SURROGATE, "Dog"], domain="en")
+    assert [item.ok for item in results] == [True, False, True]
+    assert isinstance(results[1].error, InvalidParameter)
+    assert len(contract_server.requests) == 2
+    revisions = client.link_recommendations_for_revision_many(
+        [
+            {"page_title": "Cat", "wikitext": "x", "revid": 1, "pageid": 2},
+            {"page_title": "Dog", "wikitext": "\udc80", "revid": 1, "pageid": 2},
+        ],
+        domain="en",
+    )
+    assert isinstance(revisions[1].error, InvalidParameter)
+    translations = client.translation_recommendations_many(
+        ["Douglas Adams", LONE_SURROGATE], source="en", target="fr"
+    )
+    assert [item.ok for item in translations] == [True, False]
+    with pytest.raises(InvalidParameter):
+        client.link_recommendations("wikipedia", "en", LONE_SURROGATE)
+
+
+# --- pages in the order recommend takes them ------------------------------------------------
+
+
+def test_swapped_title_and_wikitext_are_refused(engine: LinkEngine, aardvark: str) -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        engine.recommend("Aardvark", aardvark)  # (title, wikitext): the wrong way round
+    assert caught.value.parameter == "page_title"
+    swapped = engine.recommend_many([("Aardvark", aardvark)])
+    assert isinstance(swapped[0].error, InvalidParameter)
+    by_keyword = engine.recommend_many([Page(page_title="Aardvark", wikitext=aardvark)])
+    positional = engine.recommend_many([(aardvark, "Aardvark")])
+    assert (
+        by_keyword[0].unwrap() == positional[0].unwrap() == engine.recommend(aardvark, "Aardvark")
+    )
+
+
+# --- results behave like data ---------------------------------------------------------------
+
+
+def test_results_are_json_data_and_truthy(engine: LinkEngine, aardvark: str) -> None:
+    result = engine.recommend(aardvark, "Aardvark")
+    as_json = json.loads(json.dumps(dataclasses.asdict(result)))
+    assert [link["link_target"] for link in as_json["links"]] == [
+        link.link_target for link in result.links
+    ]
+    assert json.loads(json.dumps(result.to_dict()))["page_title"] == "Aardvark"
+    empty = engine.recommend("Nothing to link here.", "Aardvark")
+    assert len(empty) == 0 and empty.links == ()
+    assert bool(empty)  # an answer with no links is still an answer
+    with pytest.raises(TypeError):
+        empty.extra["x"] = 1  # type: ignore[index]
+    assert empty.extra == {}
+
+
+def test_batch_reprs_are_short(engine: LinkEngine, aardvark: str) -> None:
+    pages = [Page(aardvark, "Aardvark")] * 20 + [Page(aardvark, "Not|a title")]
+    results = engine.recommend_many(pages, workers=2)
+    assert len(aardvark) > 10_000
+    assert repr(results) == "BatchResults(21 items: 20 ok, 1 failed)"
+    assert len(repr(results[0])) < 200 and "Aardvark" in repr(results[0])
+    assert "InvalidParameter" in repr(results[-1]) and len(repr(results[-1])) < 250
+
+
+# --- lifecycle ------------------------------------------------------------------------------
+
+
+def test_client_closes(contract_server: ContractServer) -> None:
+    with client_for(contract_server) as client:
+        assert client.link_recommendations("wikipedia", "en", "Cat").page_title == "Cat"
+    assert client.closed and "closed" in repr(client)
+    with pytest.raises(wikisuggest.ClientClosed):
+        client.link_recommendations("wikipedia", "en", "Cat")
+    with pytest.raises(wikisuggest.ClientClosed):
+        client.link_recommendations_many(["Cat"], domain="en")
+    client.close()  # again: nothing happens
+    assert len(contract_server.requests) == 1
+
+
+async def test_async_client_closes(contract_server: ContractServer) -> None:
+    async with async_client_for(contract_server) as client:
+        assert (await client.link_recommendations("wikipedia", "en", "Cat")).page_title == "Cat"
+    with pytest.raises(wikisuggest.ClientClosed):
+        await client.translation_recommendations("en", "fr")
+    client.close()
+    assert len(contract_server.requests) == 1
+
+
+def test_server_close_is_stop() -> None:
+    server = wikisuggest.serve(port=0, background=True, threads=1, request_timeout=5.0)
+    with server:
+        assert server.running
+    assert not server.running
+    server.close()
+
+
+# --- one definition per operation -----------------------------------------------------------
+
+
+def test_blocking_client_is_generated_from_the_async_one() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "unasync.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_stale_blocking_client_fails_the_check(tmp_path: Path) -> None:
+    """Editing the asyncio client without regenerating is caught."""
+    import shutil
+
+    (tmp_path / "scripts").mkdir()
+    package = tmp_path / "python" / "wikisuggest"
+    package.mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "unasync.py", tmp_path / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    shutil.copy(ROOT / "python" / "wikisuggest" / "_sync_client.py", package)
+    source = (ROOT / "python" / "wikisuggest" / "_async_client.py").read_text()
+    (package / "_async_client.py").write_text(
+        source.replace("threshold: float = 0.5", "threshold: float = 0.6")
+    )
+    script = [sys.executable, str(tmp_path / "scripts" / "unasync.py")]
+    stale = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
+    assert stale.returncode == 1 and "stale" in stale.stderr
+    subprocess.run(script, capture_output=True, check=True)
+    assert "threshold: float = 0.6" in (package / "_sync_client.py").read_text()
+    fresh = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
+    assert fresh.returncode == 0, fresh.stderr
+
+
+def test_sync_and_async_clients_have_the_same_methods() -> None:
+    def public(cls: type) -> dict[str, object]:
+        return {
+            name: inspect.signature(member).parameters
+            for name, member in vars(cls).items()
+            if callable(member) and not name.startswith("_")
+        }
+
+    sync, asynchronous = public(wikisuggest.Client), public(wikisuggest.AsyncClient)
+    assert sync == asynchronous and len(sync) == 9
+
+
+def test_serve_takes_every_server_option() -> None:
+    server_options = set(inspect.signature(wikisuggest.Server).parameters) - {"port"}
+    assert server_options == set(ServerOptions.__annotations__)
+    assert {"max_body_bytes", "request_timeout", "threads"} <= server_options
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wikisuggest", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_errors_are_one_line(tmp_path: Path) -> None:
+    missing = cli("convert", str(tmp_path / "nothing"), "enwiki", str(tmp_path / "out"))
+    assert missing.returncode == 2
+    assert "Traceback" not in missing.stderr
+    assert missing.stderr.count("\n") == 1 and missing.stderr.startswith("wikisuggest convert: ")
+    debug = cli("--debug", "convert", str(tmp_path / "nothing"), "enwiki", str(tmp_path / "out"))
+    assert debug.returncode == 1 and "Traceback" in debug.stderr  # raised: Python's status
+
+
+def test_cli_token_without_client_id_is_a_usage_error() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIKISUGGEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "token"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "usage:" in done.stderr and "--client-id" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_cli_closed_pipe_ends_quietly() -> None:
+    done = subprocess.run(
+        f"{sys.executable} -m wikisuggest demo | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.startswith("Local link engine")
+    assert done.stderr == ""
+
+
+def test_cli_missing_extra_names_the_install_line(tmp_path: Path) -> None:
+    # An environment without the `train` extra: xgboost cannot be imported.
+    (tmp_path / "xgboost.py").write_text("raise ImportError('No module named xgboost')\n")
+    env = {"PYTHONPATH": str(tmp_path)}
+    done = cli("build", str(tmp_path / "dump.xml"), "--wiki", "x", "--out", str(tmp_path), env=env)
+    assert done.returncode == 1
+    assert "pip install 'wikisuggest[train]'" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+# --- typed surface --------------------------------------------------------------------------
+
+
+def test_typed_results_under_mypy(tmp_path: Path) -> None:
+    """The README-style uses type-check under --strict: raw picks the type, batches are typed."""
+    sample = tmp_path / "typed_use.py"
+    sample.write_text(
+        "import wikisuggest\n"
+        "from typing import Any\n"
+        "async def main(c: wikisuggest.AsyncClient, s: wikisuggest.Client) -> None:\n"
+        "    r = await c.link_recommendations('wikipedia', 'en', 'Cat')\n"
+        "    n: int = len(r.links)\n"
+        "    d: dict[str, Any] = await c.link_recommendations('wikipedia', 'en', 'Cat', raw=True)\n"
+        "    many = await c.link_recommendations_many(['Cat'], domain='en')\n"
+        "    titles: list[str | None] = [x.page_title for x in many.results]\n"
+        "    for item in s.link_recommendations_many(['Cat'], domain='en', as_completed=True):\n"
+        "        t: wikisuggest.LinkRecommendationSet = item.unwrap()\n"
+        "    recs = s.translation_recommendations('en', 'fr')\n"
+        "    first: str = recs[0].title\n"
+        "    e = await wikisuggest.LinkEngine.default().recommend_async('x', 'Cat')\n"
+        "    links: int = len(e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(sample)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+
+
+def test_asyncio_program_exits_cleanly() -> None:
+    """An asyncio program that used the client ends with status 0: the I/O threads finish
+    handing results to asyncio before the interpreter is finalized (it used to abort about
+    one exit in four)."""
+    script = (
+        "import asyncio, wikisuggest\n"
+        "async def main():\n"
+        "    async with wikisuggest.AsyncClient('T/1.0 (t@example.org)') as client:\n"
+        "        calls = [client.link_recommendations('wikipedia', 'en', t)\n"
+        "                 for t in ('Aardvark', 'Apollo 11')]\n"
+        "        return await asyncio.gather(*calls)\n"
+        "print(sum(len(r) for r in asyncio.run(main())))\n"
+    )
+    pages = ROOT / "tests" / "data" / "parity" / "articles" / "enwiki"
+    with wikisuggest.Server(datasets=_datasets(), pages=pages) as server:
+        env = {**os.environ, "WIKISUGGEST_BASE_URL": server.url}
+        codes = [
+            subprocess.run(
+                [sys.executable, "-c", script], env=env, capture_output=True, timeout=60
+            ).returncode
+            for _ in range(12)
+        ]
+    assert codes == [0] * 12
+
+
+def test_build_scan_is_interruptible(tmp_path: Path) -> None:
+    """Ctrl-C during `wikisuggest build`'s scan of a dump ends it (the dump here is a pipe that
+    never ends, so only an interruptible wait can return)."""
+    import signal
+
+    dump = tmp_path / "endless-pages-articles.xml"
+    os.mkfifo(dump)
+    out = str(tmp_path / "out")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wikisuggest", "build", str(dump), "--wiki", "x", "--out", out],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # Opening the writing end waits until the scan has opened the reading end.
+    with open(dump, "w") as writer:
+        writer.write('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n<page>')
+        writer.flush()
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        try:
+            status = process.wait(timeout=30)
+        finally:
+            process.kill()
+    assert process.stderr is not None
+    assert status == 130, process.stderr.read()
+    assert "interrupted" in process.stderr.read()
+    process.stderr.close()
