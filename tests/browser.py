@@ -99,19 +99,19 @@ def decode_png(data: bytes) -> Image:
     rgb = bytearray()
     for y in range(height):
         start = y * (stride + 1)
-        kind = raw[start]
+        filter_type = raw[start]
         row = bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = row[i - channels] if i >= channels else 0
             up = previous[i]
             corner = previous[i - channels] if i >= channels else 0
-            if kind == 1:
+            if filter_type == 1:
                 row[i] = (row[i] + left) & 0xFF
-            elif kind == 2:
+            elif filter_type == 2:
                 row[i] = (row[i] + up) & 0xFF
-            elif kind == 3:
+            elif filter_type == 3:
                 row[i] = (row[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
+            elif filter_type == 4:
                 p = left + up - corner
                 pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
                 pred = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)

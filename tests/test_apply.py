@@ -50,15 +50,15 @@ def _check_applied_result(engine: LinkEngine, title: str, wikitext: str) -> tupl
     # (The engine can suggest a target the page links already when a later link with the same
     # label hid the first one from it; the page then keeps its one link.)
     existing = linked_targets(wikitext)
-    for item in applied.skipped:
-        if item.reason is SkipReason.ALREADY_LINKED:
-            assert item.link.link_target in existing, (title, item)
+    for skipped in applied.skipped:
+        if skipped.reason is SkipReason.ALREADY_LINKED:
+            assert skipped.link.link_target in existing, (title, skipped)
         else:
             allowed = {SkipReason.INSIDE_WORD, SkipReason.OVERLAPS, SkipReason.IN_MARKUP}
-            assert item.reason in allowed, (title, item)
+            assert skipped.reason in allowed, (title, skipped)
     again = engine.recommend(applied.wikitext, title, max_recommendations=0)
-    linked = {item.link.link_text.lower() for item in applied.applied}
-    targets = {item.link.link_target for item in applied.applied}
+    linked = {skipped.link.link_text.lower() for item in applied.applied}
+    targets = {skipped.link.link_target for item in applied.applied}
     for link in again.links:
         assert link.link_text.lower() not in linked, (title, link)
         assert link.link_target not in targets, (title, link)

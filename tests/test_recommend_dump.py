@@ -123,7 +123,9 @@ def _written_rows(out: Path) -> list[dict[str, Any]]:
 
 
 @needs_gensim
-def test_rows_are_those_of_recommend_on_each_article(dumps: dict[str, Path], tmp_path: Path):
+def test_rows_are_those_of_recommend_on_each_article(
+    dumps: dict[str, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "links.parquet"
     summary = recommend_dump(
         dumps["multistream"], DATASET, "enwiki", out, pages_per_part=30, batch_pages=16
@@ -179,11 +181,11 @@ def _interrupt_part_way(command: list[str], out: Path, sig: int) -> dict[str, An
     assert len(state["parts"]) >= before + 3
     # What it wrote stays readable.
     assert pq.read_table(out).num_rows == state["links"] + state["errors"]
-    return state
+    return dict(state)
 
 
 @needs_gensim
-def test_interrupted_runs_resume_to_the_same_rows(dumps: dict[str, Path], tmp_path: Path):
+def test_interrupted_runs_resume_to_the_same_rows(dumps: dict[str, Path], tmp_path: Path) -> None:
     whole = tmp_path / "whole"
     recommend_dump(dumps["xml"], DATASET, "enwiki", whole, pages_per_part=50)
     out = tmp_path / "interrupted"
@@ -201,7 +203,7 @@ def test_interrupted_runs_resume_to_the_same_rows(dumps: dict[str, Path], tmp_pa
 
 
 @needs_gensim
-def test_output_of_another_run_is_not_mixed_in(dumps: dict[str, Path], tmp_path: Path):
+def test_output_of_another_run_is_not_mixed_in(dumps: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "links.parquet"
     recommend_dump(dumps["xml"], DATASET, "enwiki", out, threshold=0.9)
     with pytest.raises(wikisuggest.InvalidParameter, match="another dump or other options"):
@@ -215,7 +217,7 @@ def test_output_of_another_run_is_not_mixed_in(dumps: dict[str, Path], tmp_path:
 
 
 @needs_gensim
-def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path):
+def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path) -> None:
     xml = dumps["xml"].read_bytes()
     cut = tmp_path / "cut.xml"
     cut.write_bytes(xml[: len(xml) * 2 // 3])

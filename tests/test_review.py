@@ -14,7 +14,7 @@ from wikisuggest import BatchItem, BatchResults, LinkRecommendation, LinkRecomme
 from wikisuggest.engine import demo_articles
 from wikisuggest.review import HIGHLIGHT
 
-HIGHLIGHT_RGB = tuple(int(HIGHLIGHT[i : i + 2], 16) for i in (1, 3, 5))
+HIGHLIGHT_RGB = (int(HIGHLIGHT[1:3], 16), int(HIGHLIGHT[3:5], 16), int(HIGHLIGHT[5:7], 16))
 #: What the injected code would paint the page with, had it run.
 ATTACK_RGB = (255, 0, 0)
 ATTACK = "document.title='owned';document.body.style.background='#ff0000'"

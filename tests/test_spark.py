@@ -163,7 +163,9 @@ def _collect(frame: Any) -> list[dict[str, Any]]:
 
 def test_rows_identical_to_recommend_with_map_in_arrow(spark: SparkSession) -> None:
     articles = _enwiki_articles()
-    rows = [("enwiki", pid, 0, title, rev, text) for pid, rev, title, text in articles]
+    rows: list[tuple[str, int, int, str | None, int, str | None]] = [
+        ("enwiki", pid, 0, title, rev, text) for pid, rev, title, text in articles
+    ]
     rows.append(("enwiki", 1, 0, "No text", 2, None))
     rows.append(("dewiki", 3, 0, "Unknown wiki", 4, "Ein [[Text]]."))
     pages = spark.createDataFrame(rows, WIKITEXT_CURRENT).repartition(2)
@@ -189,7 +191,7 @@ def test_many_wikis_in_one_job_with_map_in_pandas_and_shipped_datasets(
     enwiki_pages = _enwiki_articles()[:12]
     testwiki_pages = [(i, 100 + i, f"Essay {i}", t) for i, t in enumerate(TESTWIKI_ARTICLES)]
     slots = {"content_format": "text/x-wiki", "content_model": "wikitext"}
-    rows = [
+    rows: list[tuple[str, int, int, str | None, int, dict[str, dict[str, str]]]] = [
         ("enwiki", pid, 0, title, rev, {"main": {"content_body": text, **slots}})
         for pid, rev, title, text in enwiki_pages
     ]

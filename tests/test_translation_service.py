@@ -59,7 +59,8 @@ def test_page_from_both_shapes() -> None:
     assert (array.continue_offset, array.has_more) == (None, False)
     end = TranslationPage.from_dict({"recommendations": [], "continue_offset": -1})
     assert not end.has_more and len(end) == 0
-    for wrong in ({"items": []}, "text", 3):
+    wrongs: tuple[object, ...] = ({"items": []}, "text", 3)
+    for wrong in wrongs:
         with pytest.raises(TypeError):
             TranslationPage.from_dict(wrong)  # type: ignore[arg-type]
 
@@ -125,6 +126,7 @@ def test_pagination_end_to_end(envelope: wikisuggest.Server) -> None:
     assert len(ids) - len(unique) == sum(1 for p in walked[1:] if p.items)
     present = items[0].collection
     assert present is not None and present.articles_by_language_count is not None
+    assert maths.articles_count is not None
     assert len(unique) == maths.articles_count - present.articles_by_language_count["it"]
     assert all(r.collection and r.collection.name == MATHS and r.rank == 0 for r in items)
     # A given seed gives the same pages; another seed another order.

@@ -17,6 +17,7 @@ from ._client_base import (
     LinkOptions,
     LinkPage,
     RankMethod,
+    RawTranslation,
     SearchAlgorithm,
     TranslationOptions,
     TranslationRequest,
@@ -178,7 +179,7 @@ class AsyncClient(ClientBase):
         *,
         raw: Literal[True],
         **options: Unpack[TranslationOptions],
-    ) -> list[dict[str, Any]]: ...
+    ) -> RawTranslation: ...
     async def translation_recommendations(
         self,
         source: str,
@@ -191,14 +192,14 @@ class AsyncClient(ClientBase):
         search_algorithm: SearchAlgorithm = "morelike",
         rank_method: RankMethod = "default",
         raw: bool = False,
-    ) -> list[TranslationRecommendation] | list[dict[str, Any]]:
+    ) -> list[TranslationRecommendation] | RawTranslation:
         """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
         options = _args.translation_options(
             source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
         )
         call = self._open().translation_recommendations(options, _args.flag("raw", raw))
         return cast(
-            "list[TranslationRecommendation] | list[dict[str, Any]]", await call.send_async()
+            "list[TranslationRecommendation] | RawTranslation", await call.send_async()
         )
 
     async def client_credentials(self, client_id: str, client_secret: str) -> Token:
@@ -443,7 +444,7 @@ class AsyncClient(ClientBase):
         as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> AsyncBatch[list[dict[str, Any]]]: ...
+    ) -> AsyncBatch[RawTranslation]: ...
     @overload
     def translation_recommendations_many(
         self,
@@ -455,7 +456,7 @@ class AsyncClient(ClientBase):
         as_completed: Literal[True],
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> AsyncIterator[BatchItem[list[dict[str, Any]]]]: ...
+    ) -> AsyncIterator[BatchItem[RawTranslation]]: ...
     def translation_recommendations_many(
         self,
         requests: Iterable[TranslationRequest],

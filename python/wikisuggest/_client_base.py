@@ -19,6 +19,9 @@ DEFAULT_BASE_URL = "https://api.wikimedia.org"
 
 SearchAlgorithm = Literal["morelike", "mostpopular"]
 RankMethod = Literal["default", "sitelinks"]
+#: A translation answer as the service sent it: the contract's array, or (since November
+#: 2025) the envelope with the items and the continuation.
+RawTranslation = list[dict[str, Any]] | dict[str, Any]
 
 #: A page of a link batch: a title (with ``domain=``), a ``(domain, title)`` pair, or a dict
 #: of per-page arguments (``page_title``, ``domain``, ``revision``, ``wikitext``, ...).

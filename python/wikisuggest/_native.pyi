@@ -223,6 +223,7 @@ class NativeDumpPages:
         max_bytes: int,
     ) -> NativeDumpPages: ...
     def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
+
 class NativeWiki:
     def __new__(
         cls,

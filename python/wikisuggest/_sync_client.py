@@ -16,6 +16,7 @@ from ._client_base import (
     LinkOptions,
     LinkPage,
     RankMethod,
+    RawTranslation,
     SearchAlgorithm,
     TranslationOptions,
     TranslationRequest,
@@ -177,7 +178,7 @@ class Client(ClientBase):
         *,
         raw: Literal[True],
         **options: Unpack[TranslationOptions],
-    ) -> list[dict[str, Any]]: ...
+    ) -> RawTranslation: ...
     def translation_recommendations(
         self,
         source: str,
@@ -190,13 +191,13 @@ class Client(ClientBase):
         search_algorithm: SearchAlgorithm = "morelike",
         rank_method: RankMethod = "default",
         raw: bool = False,
-    ) -> list[TranslationRecommendation] | list[dict[str, Any]]:
+    ) -> list[TranslationRecommendation] | RawTranslation:
         """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
         options = _args.translation_options(
             source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
         )
         call = self._open().translation_recommendations(options, _args.flag("raw", raw))
-        return cast("list[TranslationRecommendation] | list[dict[str, Any]]", call.send())
+        return cast("list[TranslationRecommendation] | RawTranslation", call.send())
 
     def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
@@ -440,7 +441,7 @@ class Client(ClientBase):
         as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> BatchResults[list[dict[str, Any]]]: ...
+    ) -> BatchResults[RawTranslation]: ...
     @overload
     def translation_recommendations_many(
         self,
@@ -452,7 +453,7 @@ class Client(ClientBase):
         as_completed: Literal[True],
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> Iterator[BatchItem[list[dict[str, Any]]]]: ...
+    ) -> Iterator[BatchItem[RawTranslation]]: ...
     def translation_recommendations_many(
         self,
         requests: Iterable[TranslationRequest],
