@@ -40,6 +40,10 @@ impl PageStore {
         if name.ends_with(".bz2") {
             let decoder = bzip2::read::MultiBzDecoder::new(BufReader::new(file));
             Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
+        } else if name.ends_with(".gz") {
+            // Every member: `cat a.gz b.gz`, pigz and bgzip write several.
+            let decoder = flate2::read::MultiGzDecoder::new(BufReader::new(file));
+            Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
         } else {
             Self::from_xml(BufReader::new(file)).map_err(|e| Error::input(path, e))
         }

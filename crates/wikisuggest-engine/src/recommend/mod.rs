@@ -168,11 +168,14 @@ impl Engine {
             sections_to_exclude: &options.sections_to_exclude,
             time_budget: options.time_budget,
         };
+        self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
         let outcome = pipeline::recommend(&model, &request);
         if let Some(failure) = model.into_failure() {
             return Err(failure);
         }
+        // A mapped file changed during the pass may have given wrong answers: refuse them.
+        self.dataset.check_unchanged()?;
         let found = outcome?;
         Ok(LinkRecommendationSet {
             links: found.links,
@@ -201,8 +204,12 @@ impl Engine {
         let tokenizer = Tokenizer::new(language)?;
         let key = wikisuggest_text::pyunicode::lower(mention);
         let ngram = ngram_feature(&tokenizer, &key);
-        self.scorer
-            .score(&self.dataset, &normalise_title(page_title), &key, ngram)
+        self.dataset.check_unchanged()?;
+        let scores = self
+            .scorer
+            .score(&self.dataset, &normalise_title(page_title), &key, ngram)?;
+        self.dataset.check_unchanged()?;
+        Ok(scores)
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_engine::Dataset;
+use wikisuggest_engine::{Dataset, NativeOpenOptions};
 
 pub use engine::EngineBackend;
 
@@ -56,7 +56,8 @@ pub trait LinkBackend: Send + Sync + 'static {
 }
 
 /// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
-/// published `.sql.gz` / `.sqlite` files).
+/// published `.sql.gz` / `.sqlite` files). A native file's checksum is verified: a
+/// server answers from it for a long time, so it reads it whole once, at start-up.
 pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Arc<Dataset>>> {
     let mut datasets = BTreeMap::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
@@ -67,10 +68,15 @@ pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Arc<Dataset>>> {
         let Some(wiki_id) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
-        let dataset = Dataset::open(&path, &wiki_id).map_err(|source| Error::Dataset {
-            wiki_id: wiki_id.clone(),
-            source,
-        })?;
+        let options = NativeOpenOptions {
+            verify: true,
+            ..NativeOpenOptions::default()
+        };
+        let dataset =
+            Dataset::open_with(&path, &wiki_id, &options).map_err(|source| Error::Dataset {
+                wiki_id: wiki_id.clone(),
+                source,
+            })?;
         log::info!("opened dataset {wiki_id} from {}", path.display());
         datasets.insert(wiki_id, Arc::new(dataset));
     }
