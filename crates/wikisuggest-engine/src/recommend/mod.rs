@@ -153,6 +153,23 @@ impl Engine {
         revid: Option<i64>,
         options: &RecommendOptions,
     ) -> Result<LinkRecommendationSet> {
+        self.recommend_cancellable(wikitext, page_title, pageid, revid, options, None)
+    }
+
+    /// [`Engine::recommend`], stopping as at the end of the time budget once `cancel` is
+    /// set by another thread (e.g. when the request that wanted the result is gone).
+    ///
+    /// # Errors
+    /// As [`Engine::recommend`].
+    pub fn recommend_cancellable(
+        &self,
+        wikitext: &str,
+        page_title: &str,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        options: &RecommendOptions,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<LinkRecommendationSet> {
         let language = options
             .language_code
             .as_deref()
@@ -170,7 +187,7 @@ impl Engine {
         };
         self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
-        let outcome = pipeline::recommend(&model, &request);
+        let outcome = pipeline::recommend_cancellable(&model, &request, cancel);
         if let Some(failure) = model.into_failure() {
             return Err(failure);
         }

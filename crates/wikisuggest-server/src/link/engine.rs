@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use wikisuggest_core::models::{DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta};
@@ -130,17 +131,34 @@ impl LinkBackend for EngineBackend {
         wiki_id: &str,
         request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError> {
+        self.recommend_cancellable(wiki_id, request, &AtomicBool::new(false))
+    }
+
+    fn recommend_cancellable(
+        &self,
+        wiki_id: &str,
+        request: &LinkRequest,
+        cancel: &AtomicBool,
+    ) -> Result<LinkRecommendationSet, BackendError> {
         let dataset = self
             .datasets
             .get(wiki_id)
             .ok_or_else(|| BackendError::Failed(format!("no dataset for {wiki_id}")))?;
         let tokenizer = Tokenizer::new(&request.language_code).map_err(text_error)?;
+        // A mapped dataset changed in place since start-up gives no answers (see
+        // `Dataset::check_unchanged`); checked again after the pass.
+        let unchanged = || {
+            dataset
+                .check_unchanged()
+                .map_err(|e| BackendError::Failed(e.to_string()))
+        };
+        unchanged()?;
         let model = WikiModel {
             dataset,
             scorer: &self.scorer,
             tokenizer: &tokenizer,
         };
-        let found = pipeline::recommend(
+        let found = pipeline::recommend_cancellable(
             &model,
             &pipeline::Request {
                 wikitext: &request.wikitext,
@@ -151,8 +169,10 @@ impl LinkBackend for EngineBackend {
                 sections_to_exclude: &request.sections_to_exclude,
                 time_budget: Some(TIME_BUDGET),
             },
+            Some(cancel),
         )
         .map_err(text_error)?;
+        unchanged()?;
         let links: Vec<LinkRecommendation> = found
             .links
             .into_iter()

@@ -53,6 +53,19 @@ pub trait LinkBackend: Send + Sync + 'static {
         wiki_id: &str,
         request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError>;
+
+    /// [`LinkBackend::recommend`] for a request that may go away: `cancel` is set when
+    /// nobody waits for the answer any more (client gone, request timed out), and a
+    /// backend that can should then stop working. By default, it is ignored.
+    fn recommend_cancellable(
+        &self,
+        wiki_id: &str,
+        request: &LinkRequest,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<LinkRecommendationSet, BackendError> {
+        let _ = cancel;
+        self.recommend(wiki_id, request)
+    }
 }
 
 /// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
