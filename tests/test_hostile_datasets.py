@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,31 @@ def test_verify_must_be_a_bool() -> None:
 def test_an_intact_file_still_answers() -> None:
     engine = LinkEngine.open(default_dataset_path(), "enwiki", verify=True)
     assert engine.recommend(PAGE, "Page", threshold=0.0).links
+
+
+CHANGE_UNDER_ENGINE = """
+import os, shutil, sys
+from wikisuggest import LinkEngine
+from wikisuggest.engine import default_dataset_path
+path = sys.argv[1]
+shutil.copyfile(default_dataset_path(), path)
+engine = LinkEngine.open(path, "enwiki")
+page = sys.argv[2]
+before = engine.recommend(page, "Page", threshold=0.0).links
+os.truncate(path, 10)
+after = engine.recommend(page, "Page", threshold=0.0).links
+print("SAME" if before == after and before else "DIFFERENT")
+"""
+
+
+def test_truncating_the_file_under_a_live_engine_is_harmless(tmp_path: Path) -> None:
+    # In a child process: a fault (SIGBUS on a truncated map) must not take pytest down.
+    out = subprocess.run(
+        [sys.executable, "-c", CHANGE_UNDER_ENGINE, str(tmp_path / "enwiki.linkdata"), PAGE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "SAME"
