@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use wikisuggest_core::models as core;
 use wikisuggest_engine::{
-    Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores, Page, RecommendOptions,
-    default_workers,
+    Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores, NativeOpenOptions, Page,
+    RecommendOptions, default_workers,
 };
 
 use crate::errors::{core_error, engine_error, wikisuggest_error};
@@ -175,16 +175,21 @@ fn scores_to_py<'py>(py: Python<'py>, scores: &MentionScores) -> PyResult<Bound<
 impl NativeEngine {
     /// Opens a dataset directory (native, published or legacy SQLite) or a native file.
     #[staticmethod]
-    #[pyo3(signature = (path, wiki_id, application_version))]
+    #[pyo3(signature = (path, wiki_id, application_version, verify))]
     fn open(
         py: Python<'_>,
         path: PathBuf,
         wiki_id: String,
         application_version: String,
+        verify: bool,
     ) -> PyResult<Self> {
+        let options = NativeOpenOptions {
+            verify,
+            ..NativeOpenOptions::default()
+        };
         let opened = py.detach(|| {
             if path.is_file() {
-                let ds = Dataset::open_native(&path)?;
+                let ds = Dataset::open_native_with(&path, &options)?;
                 if ds.wiki_id() != wiki_id {
                     return Err(wikisuggest_engine::Error::InvalidArgument(format!(
                         "{} holds wiki {:?}, not {wiki_id:?}",
@@ -194,7 +199,7 @@ impl NativeEngine {
                 }
                 Ok(Engine::new(ds))
             } else {
-                Engine::open(&path, &wiki_id)
+                Dataset::open_with(&path, &wiki_id, &options).map(Engine::new)
             }
         });
         let engine = opened
@@ -345,6 +350,13 @@ impl NativeEngine {
         out_dir: PathBuf,
     ) -> PyResult<PathBuf> {
         py.detach(|| wikisuggest_engine::convert(&src_dir, &wiki_id, &out_dir))
+            .map_err(|e| engine_error(py, &e))
+    }
+
+    /// Recomputes the native image's checksum (reads it whole).
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let engine = self.engine.clone();
+        py.detach(|| engine.dataset().verify())
             .map_err(|e| engine_error(py, &e))
     }
 

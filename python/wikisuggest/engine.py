@@ -146,12 +146,18 @@ class LinkEngine:
         self._native = native
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], wiki_id: str) -> LinkEngine:
+    def open(
+        cls, path: str | os.PathLike[str], wiki_id: str, *, verify: bool = False
+    ) -> LinkEngine:
         """Open the dataset of ``wiki_id``: a native ``.linkdata`` file, or a directory
         holding one, the published ``lr_{wiki}_*.sql.gz`` dumps with their model and
-        checksums (verified, then converted in memory), or legacy ``.sqlite`` files."""
+        checksums (verified, then converted in memory), or legacy ``.sqlite`` files.
+
+        A native file's structure is always validated (cheap); ``verify=True`` also checks
+        its checksum, reading the whole file once (see :meth:`verify`)."""
         _args.text("wiki_id", wiki_id)
-        return cls(NativeEngine.open(os.fspath(path), wiki_id, __version__))
+        checked = _args.flag("verify", verify)
+        return cls(NativeEngine.open(os.fspath(path), wiki_id, __version__, checked))
 
     @classmethod
     def default(cls) -> LinkEngine:
@@ -168,6 +174,12 @@ class LinkEngine:
     def info(self) -> EngineInfo:
         """Provenance, sizes and checksums of the loaded dataset."""
         return EngineInfo(**self._native.info())
+
+    def verify(self) -> None:
+        """Check the dataset's checksum over every byte (header, section table and data);
+        raise :class:`~wikisuggest.errors.DatasetError` if it is damaged or was changed in
+        place since it was opened."""
+        self._native.verify()
 
     def score(
         self,

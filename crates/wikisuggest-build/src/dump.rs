@@ -57,11 +57,14 @@ fn namespace_key(name: &str) -> String {
     name.trim().replace('_', " ").to_lowercase()
 }
 
-/// Opens a dump, decompressing `.bz2` (multi-stream, as Wikimedia writes them) by name.
+/// Opens a dump, decompressing `.bz2` and `.gz` by name. Every stream or member is read:
+/// Wikimedia writes multi-stream bzip2, and `cat`, pigz or bgzip multi-member gzip.
 pub fn open_dump(path: &Path) -> Result<DumpReader<Box<dyn BufRead>>> {
     let file = File::open(path).map_err(|e| BuildError::io(path, e))?;
     let raw: Box<dyn Read> = if path.extension().is_some_and(|e| e == "bz2") {
         Box::new(bzip2::read::MultiBzDecoder::new(BufReader::new(file)))
+    } else if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
     } else {
         Box::new(file)
     };
@@ -374,6 +377,33 @@ mod tests {
             );
         }
         let path = std::env::temp_dir().join(format!("ws-dump-{}.xml.bz2", std::process::id()));
+        std::fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
+        let mut r = open_dump(&path)?;
+        let mut titles = Vec::new();
+        while let Some(p) = r.next_page()? {
+            titles.push(p.title);
+        }
+        std::fs::remove_file(&path).map_err(|e| BuildError::io(&path, e))?;
+        assert_eq!(titles, ["Fish & Chips", "Chips"]);
+        Ok(())
+    }
+
+    #[test]
+    fn reads_every_member_of_a_multi_member_gzip() -> Result<()> {
+        use std::io::Write;
+        // What `cat a.gz b.gz`, pigz and bgzip write: one gzip member after another.
+        let (head, tail) = DUMP.split_at(DUMP.find("<page>").unwrap_or(0));
+        let mut bytes = Vec::new();
+        for part in [head, tail] {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(part.as_bytes())
+                .map_err(|e| BuildError::io(Path::new("-"), e))?;
+            bytes.extend(
+                enc.finish()
+                    .map_err(|e| BuildError::io(Path::new("-"), e))?,
+            );
+        }
+        let path = std::env::temp_dir().join(format!("ws-dump-{}.xml.gz", std::process::id()));
         std::fs::write(&path, bytes).map_err(|e| BuildError::io(&path, e))?;
         let mut r = open_dump(&path)?;
         let mut titles = Vec::new();

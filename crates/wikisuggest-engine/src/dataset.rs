@@ -82,6 +82,26 @@ impl<'a> Vector<'a> {
     }
 }
 
+/// How a native file is opened (see [`Dataset::open_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NativeOpenOptions {
+    /// Recompute the checksum over the whole file before use (reads it once). Without
+    /// it, opening validates the structure only (O(1) in the data size).
+    pub verify: bool,
+    /// Files up to this many bytes are read into private memory; larger ones are
+    /// memory-mapped and checked for changes in place before and after each use.
+    pub private_copy_max: u64,
+}
+
+impl Default for NativeOpenOptions {
+    fn default() -> Self {
+        Self {
+            verify: false,
+            private_copy_max: native::reader::PRIVATE_COPY_MAX,
+        }
+    }
+}
+
 /// The datasets and model of one wiki, immutable after opening.
 ///
 /// `Send + Sync`: share it across threads with `Arc<Dataset>`. Lookups take keys exactly
@@ -100,10 +120,15 @@ impl Dataset {
     /// files (checksums verified, converted in memory), else legacy
     /// `{wiki_id}.*.sqlite` files (converted in memory).
     pub fn open(dir: &Path, wiki_id: &str) -> Result<Self> {
+        Self::open_with(dir, wiki_id, &NativeOpenOptions::default())
+    }
+
+    /// [`Dataset::open`], opening a native file as `options` say.
+    pub fn open_with(dir: &Path, wiki_id: &str, options: &NativeOpenOptions) -> Result<Self> {
         validate_wiki_id(wiki_id)?;
         let native_path = dir.join(native::native_file_name(wiki_id));
         if native_path.is_file() {
-            let ds = Self::open_native(&native_path)?;
+            let ds = Self::open_native_with(&native_path, options)?;
             if ds.image.meta.wiki_id != wiki_id {
                 return Err(Error::Corrupt {
                     path: native_path,
@@ -127,16 +152,30 @@ impl Dataset {
         })
     }
 
-    /// Memory-maps a native file. Validates its structure, not its body checksum (see
-    /// [`verify`](Self::verify)).
+    /// Opens a native file (read into memory if small, memory-mapped otherwise).
+    /// Validates its structure, not its checksum (see [`verify`](Self::verify)).
     pub fn open_native(path: &Path) -> Result<Self> {
-        let image = NativeImage::open(path)?;
+        Self::open_native_with(path, &NativeOpenOptions::default())
+    }
+
+    /// Opens a native file as `options` say.
+    pub fn open_native_with(path: &Path, options: &NativeOpenOptions) -> Result<Self> {
+        let image = NativeImage::open(path, options.private_copy_max)?;
+        if options.verify {
+            image.verify()?;
+        }
         let model = image.model()?;
         Ok(Self {
             image,
             model,
             source: DatasetSource::Native(path.to_owned()),
         })
+    }
+
+    /// Fails with [`Error::Corrupt`] if the memory-mapped file was changed in place since
+    /// it was opened (always `Ok` for a file read into memory).
+    pub fn check_unchanged(&self) -> Result<()> {
+        self.image.check_unchanged()
     }
 
     /// Reads a native image held in memory (e.g. embedded or downloaded).
@@ -172,8 +211,10 @@ impl Dataset {
         })
     }
 
-    /// Checks the native body checksum (reads everything once).
+    /// Checks the checksum over the whole native image: header, section table and
+    /// data (reads everything once).
     pub fn verify(&self) -> Result<()> {
+        self.image.check_unchanged()?;
         self.image.verify()
     }
 
@@ -366,6 +407,14 @@ pub fn write_native_file(input: &NativeInput, out_dir: &Path) -> Result<PathBuf>
         .into_inner()
         .map_err(|e| Error::io(&tmp, e.into_error()))?;
     file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    drop(file);
+    // Read back and verify what was written before it replaces anything.
+    let written =
+        NativeImage::open(&tmp, native::reader::PRIVATE_COPY_MAX).and_then(|image| image.verify());
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
     Ok(path)
 }

@@ -53,6 +53,17 @@ pub enum Error {
         reason: String,
     },
 
+    /// A row of a dataset file was refused; `source` says why.
+    #[error("{path}: row on line {line}: {source}")]
+    Row {
+        /// The dataset file.
+        path: PathBuf,
+        /// 1-based line (or row) number.
+        line: u64,
+        /// What is wrong with the row.
+        source: Box<Error>,
+    },
+
     /// A pickled value could not be decoded.
     #[error("pickle error: {0}")]
     Pickle(#[from] PickleError),

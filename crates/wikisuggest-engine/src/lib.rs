@@ -49,7 +49,8 @@ pub mod xgboost;
 
 pub use cosine::SdotKernel;
 pub use dataset::{
-    Candidate, Dataset, DatasetInfo, DatasetSource, Vector, convert, write_native_file,
+    Candidate, Dataset, DatasetInfo, DatasetSource, NativeOpenOptions, Vector, convert,
+    write_native_file,
 };
 pub use error::{Error, PickleError, Result};
 pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};

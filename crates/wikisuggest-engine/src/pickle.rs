@@ -5,7 +5,8 @@
 //! pickle machine, this is a stack machine that knows exactly those opcodes and an
 //! allow-list of globals, and *interprets* the few numpy constructors itself. Anything
 //! else is a typed [`PickleError`]; no input makes it panic, loop or allocate more than a
-//! small multiple of its input size.
+//! small multiple of its input size (shared objects are counted each time they are
+//! expanded into values, against an allowance proportional to the input).
 //!
 //! Objects live in an arena and the stack and memo hold arena ids, so a memoized object
 //! that is mutated afterwards (a dict filled by `SETITEMS`, a dtype finished by `BUILD`)
@@ -201,6 +202,42 @@ enum Slot {
 /// Nesting limit when converting the arena to values (also breaks reference cycles).
 const MAX_DEPTH: usize = 64;
 
+/// How much the values of one pickle may expand to: at most this many values and bytes
+/// of text per input byte, plus a small floor. A pickle refers to a memoized object in
+/// two bytes, so shared containers ("billion laughs": a list of ten references to a list
+/// of ten references to …) would otherwise expand exponentially when converted to values.
+const EXPANSION_PER_BYTE: usize = 16;
+const EXPANSION_FLOOR: usize = 1 << 16;
+
+/// What is left of the expansion allowance while converting arena objects to values.
+struct Budget {
+    values: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn for_input(len: usize) -> Self {
+        let n = len
+            .saturating_mul(EXPANSION_PER_BYTE)
+            .saturating_add(EXPANSION_FLOOR);
+        Self {
+            values: n,
+            bytes: n,
+        }
+    }
+
+    /// Takes one value of `bytes` payload bytes; `false` once the allowance is spent.
+    fn take(&mut self, bytes: usize) -> bool {
+        match (self.values.checked_sub(1), self.bytes.checked_sub(bytes)) {
+            (Some(v), Some(b)) => {
+                (self.values, self.bytes) = (v, b);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 struct Machine<'a> {
     data: &'a [u8],
     pos: usize,
@@ -209,6 +246,7 @@ struct Machine<'a> {
     arena: Vec<Obj>,
     stack: Vec<Slot>,
     memo: Vec<Option<Id>>,
+    budget: Budget,
 }
 
 impl<'a> Machine<'a> {
@@ -220,6 +258,7 @@ impl<'a> Machine<'a> {
             arena: Vec::new(),
             stack: Vec::new(),
             memo: Vec::new(),
+            budget: Budget::for_input(data.len()),
         }
     }
 
@@ -378,7 +417,8 @@ impl<'a> Machine<'a> {
                 b'.' => {
                     // STOP
                     let id = self.pop()?;
-                    return self.value(id, 0);
+                    let mut budget = std::mem::replace(&mut self.budget, Budget::for_input(0));
+                    return self.value(id, 0, &mut budget);
                 }
                 b'(' => self.stack.push(Slot::Mark),
                 b'0' => {
@@ -620,9 +660,18 @@ impl<'a> Machine<'a> {
     fn set_items(&mut self, new: Vec<(Id, Id)>) -> Result<(), PickleError> {
         let target = self.top()?;
         let mut keyed = Vec::with_capacity(new.len());
+        let mut budget = std::mem::replace(&mut self.budget, Budget::for_input(0));
         for (k, v) in new {
-            keyed.push((self.value(k, 0)?, k, v));
+            let key = self.value(k, 0, &mut budget);
+            match key {
+                Ok(key) => keyed.push((key, k, v)),
+                Err(e) => {
+                    self.budget = budget;
+                    return Err(e);
+                }
+            }
         }
+        self.budget = budget;
         let op_pos = self.op_pos;
         let Some(Obj::Dict(dict)) = self.arena.get_mut(target) else {
             return Err(PickleError::Malformed {
@@ -802,22 +851,41 @@ impl<'a> Machine<'a> {
             .ok_or_else(|| self.malformed("array shape holds a non-dimension"))
     }
 
-    /// Converts an arena object into an owned value.
-    fn value(&self, id: Id, depth: usize) -> Result<PickleValue, PickleError> {
+    /// Converts an arena object into an owned value, within `budget`.
+    fn value(&self, id: Id, depth: usize, budget: &mut Budget) -> Result<PickleValue, PickleError> {
         if depth > MAX_DEPTH {
             return Err(self.malformed("nesting too deep (or self-referencing)"));
         }
-        let many = |ids: &[Id]| -> Result<Vec<PickleValue>, PickleError> {
-            ids.iter().map(|&i| self.value(i, depth + 1)).collect()
+        let payload = match self.arena.get(id) {
+            Some(Obj::Value(PickleValue::Str(s))) => s.len(),
+            Some(Obj::Value(PickleValue::Bytes(b))) => b.len(),
+            Some(Obj::Value(PickleValue::Array(a))) => a.data.len(),
+            _ => 0,
+        };
+        if !budget.take(payload) {
+            return Err(self.malformed(format!(
+                "expands to more than {EXPANSION_PER_BYTE} values or bytes per input byte \
+                 (shared containers)"
+            )));
+        }
+        let many = |ids: &[Id], budget: &mut Budget| -> Result<Vec<PickleValue>, PickleError> {
+            ids.iter()
+                .map(|&i| self.value(i, depth + 1, budget))
+                .collect()
         };
         match self.arena.get(id) {
             Some(Obj::Value(v)) => Ok(v.clone()),
-            Some(Obj::Tuple(items)) => Ok(PickleValue::Tuple(many(items)?)),
-            Some(Obj::List(items)) => Ok(PickleValue::List(many(items)?)),
+            Some(Obj::Tuple(items)) => Ok(PickleValue::Tuple(many(items, budget)?)),
+            Some(Obj::List(items)) => Ok(PickleValue::List(many(items, budget)?)),
             Some(Obj::Dict(dict)) => Ok(PickleValue::Dict(
                 dict.entries
                     .iter()
-                    .map(|&(k, v)| Ok((self.value(k, depth + 1)?, self.value(v, depth + 1)?)))
+                    .map(|&(k, v)| {
+                        Ok((
+                            self.value(k, depth + 1, budget)?,
+                            self.value(v, depth + 1, budget)?,
+                        ))
+                    })
                     .collect::<Result<_, PickleError>>()?,
             )),
             Some(Obj::Global(_)) | Some(Obj::Dtype(_)) => {

@@ -8,9 +8,29 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use flate2::read::GzDecoder;
+use flate2::read::MultiGzDecoder;
 
 use crate::error::{Error, Result};
+
+/// Longest line accepted in a dump (one `INSERT` row: the largest published rows are a
+/// few hundred KiB). A longer line is an error naming it, not an allocation of its size.
+pub const MAX_LINE_BYTES: u64 = 64 << 20;
+
+/// Reads one line (through `\n`) into `line`, reading at most `max` bytes: `Ok(false)` at
+/// the end of the input, `Err(())` if the line is longer than `max`.
+pub(crate) fn read_line_bounded(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: u64,
+) -> std::io::Result<Result<bool, ()>> {
+    use std::io::Read;
+    line.clear();
+    let n = reader.by_ref().take(max + 1).read_until(b'\n', line)?;
+    if n as u64 > max {
+        return Ok(Err(()));
+    }
+    Ok(Ok(n > 0))
+}
 
 /// One row of a dump table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,27 +45,34 @@ pub struct SqlRow {
 
 /// Streams the rows of a `.sql.gz` dump of `table`, in file order, to `on_row`.
 ///
-/// Only lines starting with `INSERT INTO` carry data; all others are skipped. Returns the
-/// number of rows read.
+/// Only lines starting with `INSERT INTO` carry data; all others are skipped. Every gzip
+/// member is read (`cat a.gz b.gz`, pigz and bgzip write several). Returns the number of
+/// rows read.
 pub fn read_dump(
     path: &Path,
     table: &str,
     mut on_row: impl FnMut(SqlRow) -> Result<()>,
 ) -> Result<u64> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, GzDecoder::new(file));
+    let mut reader = BufReader::with_capacity(1 << 16, MultiGzDecoder::new(BufReader::new(file)));
     let mut line = Vec::new();
     let mut line_no = 0u64;
     let mut rows = 0u64;
     loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
+        let more = read_line_bounded(&mut reader, &mut line, MAX_LINE_BYTES)
             .map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            return Ok(rows);
-        }
         line_no += 1;
+        match more {
+            Ok(true) => {}
+            Ok(false) => return Ok(rows),
+            Err(()) => {
+                return Err(Error::SqlDump {
+                    path: path.to_owned(),
+                    line: line_no,
+                    reason: format!("line longer than {MAX_LINE_BYTES} bytes"),
+                });
+            }
+        }
         if !line.starts_with(b"INSERT INTO") {
             continue;
         }
@@ -56,7 +83,11 @@ pub fn read_dump(
         })?;
         for row in parsed {
             rows += 1;
-            on_row(row)?;
+            on_row(row).map_err(|e| Error::Row {
+                path: path.to_owned(),
+                line: line_no,
+                source: Box::new(e),
+            })?;
         }
     }
 }

@@ -44,18 +44,58 @@ pub fn read_sqlite(dir: &Path, wiki_id: &str) -> Result<PublishedDataset> {
 }
 
 /// Outer error: SQLite; inner: row decoding.
+///
+/// `unnamed` must be an ordinary table: a view (possibly recursive, so endless) or a
+/// virtual table is refused before any row is read. Every row takes at least a byte of
+/// the file, so more rows than the file has bytes means the read is not of a table.
 fn read_table(path: &Path, kind: TableKind, tables: &mut Tables) -> rusqlite::Result<Result<()>> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
+    let schema: Option<(String, String)> = conn
+        .query_row(
+            "SELECT type, coalesce(sql, '') FROM sqlite_master WHERE name = 'unnamed'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            other => Err(other),
+        })?;
+    let refuse = |reason: String| -> rusqlite::Result<Result<()>> {
+        Ok(Err(Error::Row {
+            path: path.to_owned(),
+            line: 0,
+            source: Box::new(Error::InvalidArgument(reason)),
+        }))
+    };
+    match schema {
+        Some((object, sql))
+            if object == "table" && !sql.to_ascii_uppercase().contains("VIRTUAL") => {}
+        Some((object, _)) => {
+            return refuse(format!("\"unnamed\" is a {object}, not an ordinary table"));
+        }
+        None => return refuse("no table \"unnamed\"".into()),
+    }
+    let max_rows = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut stmt = conn.prepare("SELECT key, value FROM unnamed ORDER BY rowid")?;
     let mut rows = stmt.query([])?;
+    let mut n = 0u64;
     while let Some(row) = rows.next()? {
+        n += 1;
+        if n > max_rows {
+            return refuse(format!("more rows than the file has bytes ({max_rows})"));
+        }
         let key: String = row.get(0)?;
         let value: Vec<u8> = row.get(1)?;
         if let Err(e) = tables.push_row(kind, key, &value) {
-            return Ok(Err(e));
+            return Ok(Err(Error::Row {
+                path: path.to_owned(),
+                line: n,
+                source: Box::new(e),
+            }));
         }
     }
     Ok(Ok(()))

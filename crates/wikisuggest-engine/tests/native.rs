@@ -104,13 +104,18 @@ fn bit_flips_never_panic_and_are_detected_by_verify() {
     let mut rng = common::Rng(0x0bad_5eed_dead_beef);
     let mut detected = 0;
     let mut failed_pages = 0;
+    // The anchor and candidate sections (table entries 8 to 12), which every pass reads.
+    let field = |at: usize| u64::from_le_bytes(image[at..at + 8].try_into().unwrap()) as usize;
+    let anchors_from = field(64 + 8 * 24 + 8);
+    let anchors_to = field(64 + 12 * 24 + 8) + field(64 + 12 * 24 + 16);
     for round in 0..300 {
         let mut bytes = image.clone();
-        // Half the flips hit the header and section table, the rest anywhere.
-        let i = if round % 2 == 0 {
-            rng.below(512)
-        } else {
-            rng.below(bytes.len())
+        // A third of the flips hit the header and section table, a third the anchor
+        // sections, the rest anywhere.
+        let i = match round % 3 {
+            0 => rng.below(512),
+            1 => anchors_from + rng.below(anchors_to - anchors_from),
+            _ => rng.below(bytes.len()),
         };
         bytes[i] ^= 1 << rng.below(8);
         match Dataset::from_native_bytes(bytes) {
@@ -153,10 +158,10 @@ fn garbage_is_rejected() {
         assert!(Dataset::from_native_bytes(bytes).is_err());
     }
     let mut header = b"WSLINKDB".to_vec();
-    header.extend_from_slice(&2u32.to_le_bytes());
+    header.extend_from_slice(&3u32.to_le_bytes());
     header.resize(128, 0);
     match Dataset::from_native_bytes(header) {
-        Err(e) => assert!(e.to_string().contains("version 2"), "{e}"),
+        Err(e) => assert!(e.to_string().contains("version 3"), "{e}"),
         Ok(_) => panic!("accepted a future version"),
     }
 }

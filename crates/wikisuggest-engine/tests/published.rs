@@ -348,11 +348,17 @@ fn truncated_and_corrupt_dumps_are_typed_errors() {
     std::fs::write(&path, gz(bad.as_bytes())).unwrap();
     rewrite_checksum(&path);
     match Dataset::open(&dir, "enwiki") {
-        Err(Error::BadRow {
-            table: "redirects",
-            key,
-            ..
-        }) => assert_eq!(key, "x"),
+        Err(Error::Row { path, source, .. }) => {
+            assert!(path.ends_with("lr_enwiki_redirects.sql.gz"));
+            match *source {
+                Error::BadRow {
+                    table: "redirects",
+                    key,
+                    ..
+                } => assert_eq!(key, "x"),
+                other => panic!("expected a bad row, got {other:?}"),
+            }
+        }
         other => panic!("expected a bad row, got {other:?}"),
     }
 

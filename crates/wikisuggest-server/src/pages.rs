@@ -40,6 +40,10 @@ impl PageStore {
         if name.ends_with(".bz2") {
             let decoder = bzip2::read::MultiBzDecoder::new(BufReader::new(file));
             Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
+        } else if name.ends_with(".gz") {
+            // Every member: `cat a.gz b.gz`, pigz and bgzip write several.
+            let decoder = flate2::read::MultiGzDecoder::new(BufReader::new(file));
+            Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
         } else {
             Self::from_xml(BufReader::new(file)).map_err(|e| Error::input(path, e))
         }
@@ -223,6 +227,25 @@ mod tests {
             "Food for [[cat]]s."
         );
         assert!(store.serves("anywiki"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reads_every_member_of_a_multi_member_gzip() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("ws-pages-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("dump.xml.gz");
+        // Two members, split inside the XML, as `cat a.gz b.gz` of two halves.
+        let (head, tail) = DUMP.split_at(DUMP.len() / 2);
+        let mut bytes = Vec::new();
+        for part in [head, tail] {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(part.as_bytes()).unwrap();
+            bytes.extend(enc.finish().unwrap());
+        }
+        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(PageStore::open(&path).unwrap().len(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

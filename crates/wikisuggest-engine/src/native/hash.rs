@@ -13,6 +13,10 @@
 /// Maximum fill ratio (numerator/denominator).
 const MAX_LOAD: (u64, u64) = (7, 10);
 
+/// Largest probe bound a file may declare. At 70 % load the longest displacement of a
+/// real index is a few dozen slots; the writer refuses an index that would need more.
+pub(crate) const MAX_PROBE_BOUND: u32 = 4096;
+
 /// The format's string hash.
 pub(crate) fn hash(key: &[u8]) -> u64 {
     let mut h = Hasher::new();
@@ -83,20 +87,25 @@ pub(crate) fn tag(h: u64) -> u32 {
     h as u32
 }
 
-/// Builds the slot array for `n` keys given by `key(i)`.
-pub(crate) fn build<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<u64> {
+/// Builds the slot array for `n` keys given by `key(i)`, with its probe bound: the
+/// longest distance from a key's start slot to the slot holding it.
+pub(crate) fn build<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> (Vec<u64>, u32) {
     let slots = slot_count(n);
     let mut table = vec![0u64; slots];
+    let mut bound = 0usize;
     for i in 0..n {
         let h = hash(key(i));
         let mut s = start_slot(h, slots);
+        let mut displacement = 0;
         while table[s] != 0 {
             s += 1;
+            displacement += 1;
             if s == slots {
                 s = 0;
             }
         }
+        bound = bound.max(displacement);
         table[s] = entry(h, i as u32);
     }
-    table
+    (table, u32::try_from(bound).unwrap_or(u32::MAX))
 }

@@ -3,11 +3,20 @@
 //! ```text
 //! header (64 bytes, little-endian)
 //!   0  magic "WSLINKDB"        8  version u32       12 section count u32
-//!   16 file length u64         24 sha256 of everything after the header area (32 bytes)
-//!   56 reserved (8 bytes)
-//! section table: count × { kind u32, reserved u32, offset u64, length u64 }
-//! sections, each starting on a 64-byte boundary
+//!   16 file length u64         24 sha256 (32 bytes, see below)
+//!   56 title probe bound u32   60 anchor probe bound u32
+//! section table: count × { kind u32, reserved u32 (0), offset u64, length u64 }
+//! sections in `Section::ALL` order, each on the first 64-byte boundary after the previous
 //! ```
+//!
+//! The sha256 covers the whole file: the body (everything after the aligned header area),
+//! then the header area with the sha256 field itself zeroed. Version 1 hashed the body
+//! only, so a changed section table went unnoticed even by `verify`; version 2 files are
+//! rejected by older builds and version 1 files by this one ("convert again").
+//!
+//! A probe bound is the longest displacement of any key in that hash index (see `hash.rs`):
+//! a look-up gives up after it, so a damaged (e.g. full) index costs a bounded number of
+//! probes, never a scan of the whole table.
 //!
 //! Strings (titles, anchors) are kept in string tables: concatenated UTF-8 bytes plus
 //! `n + 1` u64 offsets. Each string table has an open-addressing hash index
@@ -16,10 +25,11 @@
 //! per-title u32 columns, page ids a per-title i64 column. Vectors form one row-major
 //! float32 matrix.
 //!
-//! Opening validates the header, the section table and every section's size against the
-//! counts in the metadata (O(1) in the data size); each later access is bounds-checked,
-//! so a corrupt file yields [`Error::Corrupt`](crate::Error::Corrupt), never a panic.
-//! The body checksum is checked only on demand (`verify`), since it reads the whole file.
+//! Opening validates the header, the canonical layout of the section table, every
+//! section's size against the counts in the metadata, the ends of the offset columns and
+//! the probe bounds (O(1) in the data size); each later access is bounds-checked, so a
+//! corrupt file yields [`Error::Corrupt`](crate::Error::Corrupt), never a panic. The
+//! checksum is checked on demand (`verify`), since it reads the whole file.
 
 pub(crate) mod hash;
 pub(crate) mod reader;
@@ -31,7 +41,9 @@ pub use writer::{NativeInput, StringTable, write_native};
 /// File magic.
 pub(crate) const MAGIC: &[u8; 8] = b"WSLINKDB";
 /// Format version written and accepted.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+/// Where the sha256 sits in the header.
+pub(crate) const DIGEST_AT: std::ops::Range<usize> = 24..56;
 /// Size of the fixed header.
 pub(crate) const HEADER_LEN: usize = 64;
 /// Size of one section table entry.

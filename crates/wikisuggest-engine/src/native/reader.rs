@@ -6,24 +6,42 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::{ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash};
+use super::{
+    ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
+};
 use crate::error::{Error, Result};
 use crate::xgboost::LinkModel;
 
 /// The bytes of an image.
 enum Storage {
-    Mapped(memmap2::Mmap),
+    /// A shared map of `file`, whose length and modification time were `identity` when
+    /// mapped: a change to either means the file was changed in place.
+    Mapped {
+        map: memmap2::Mmap,
+        file: File,
+        identity: (u64, Option<std::time::SystemTime>),
+    },
     Owned(Vec<u8>),
 }
 
 impl Storage {
     fn bytes(&self) -> &[u8] {
         match self {
-            Storage::Mapped(m) => m,
+            Storage::Mapped { map, .. } => map,
             Storage::Owned(v) => v,
         }
     }
 }
+
+/// Length and modification time of an open file.
+fn identity(file: &File) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+    let m = file.metadata()?;
+    Ok((m.len(), m.modified().ok()))
+}
+
+/// Files up to this size are read into private memory instead of being mapped: nothing
+/// another process does to the file afterwards can reach them.
+pub(crate) const PRIVATE_COPY_MAX: u64 = 64 << 20;
 
 /// A validated native image. All accessors are bounds-checked.
 pub(crate) struct NativeImage {
@@ -35,8 +53,10 @@ pub(crate) struct NativeImage {
     n_titles: usize,
     n_anchors: usize,
     dim: usize,
-    /// Where the checksummed body starts (end of the aligned header area).
+    /// Where the body starts (end of the aligned header area).
     body_start: usize,
+    /// Longest displacement in the title and anchor hash indexes.
+    probe_bounds: [u32; 2],
 }
 
 impl std::fmt::Debug for NativeImage {
@@ -61,15 +81,54 @@ fn le_u64(b: &[u8], at: usize) -> Option<u64> {
 }
 
 impl NativeImage {
-    /// Memory-maps and validates a native file.
-    pub(crate) fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: the map is read-only and the format is immutable: files are written once
-        // by the converter and never modified in place. If another process truncates or
-        // rewrites the file while it is mapped, reads may fault or see the new bytes;
-        // that is the documented contract of this format (replace files by rename).
+    /// Validates a native file: read into private memory if it has at most `copy_max`
+    /// bytes, memory-mapped otherwise.
+    pub(crate) fn open(path: &Path, copy_max: u64) -> Result<Self> {
+        use std::io::Read;
+        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let before = identity(&file).map_err(|e| Error::io(path, e))?;
+        if before.0 <= copy_max {
+            let mut bytes = Vec::with_capacity(before.0 as usize);
+            file.read_to_end(&mut bytes)
+                .map_err(|e| Error::io(path, e))?;
+            return Self::new(Storage::Owned(bytes), path.to_owned());
+        }
+        // SAFETY: the map is read-only and files are written once by the converter, then
+        // replaced by rename (the map keeps the old inode alive). A change in place is
+        // detected by `check_unchanged` before each use; between that check and the
+        // reads, a truncation by another process can still fault (documented).
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        Self::new(Storage::Mapped(map), path.to_owned())
+        let identity = identity(&file).map_err(|e| Error::io(path, e))?;
+        if identity != before || identity.0 != map.len() as u64 {
+            return Err(Error::Corrupt {
+                path: path.to_owned(),
+                reason: "changed while being opened".into(),
+            });
+        }
+        Self::new(
+            Storage::Mapped {
+                map,
+                file,
+                identity,
+            },
+            path.to_owned(),
+        )
+    }
+
+    /// Fails if a mapped file was changed in place (truncated, extended or rewritten)
+    /// since it was opened. Replacing it by rename leaves the mapped file unchanged.
+    pub(crate) fn check_unchanged(&self) -> Result<()> {
+        let Storage::Mapped { file, identity, .. } = &self.storage else {
+            return Ok(());
+        };
+        match self::identity(file) {
+            Ok(now) if now == *identity => Ok(()),
+            Ok(_) => Err(self.corrupt(
+                "changed in place since it was opened (replace dataset files by rename); \
+                 open it again",
+            )),
+            Err(e) => Err(Error::io(&self.path, e)),
+        }
     }
 
     /// Validates an in-memory image.
@@ -97,6 +156,12 @@ impl NativeImage {
             return Err(corrupt("not a native link dataset (bad magic)".into()));
         }
         let version = le_u32(b, 8).unwrap_or(0);
+        if version < VERSION {
+            return Err(corrupt(format!(
+                "format version {version} is no longer read (this build reads {VERSION}): \
+                 convert the dataset again"
+            )));
+        }
         if version != VERSION {
             return Err(corrupt(format!(
                 "format version {version}, this build reads {VERSION}"
@@ -110,42 +175,49 @@ impl NativeImage {
                 b.len()
             )));
         }
-        let table_end = count
-            .checked_mul(ENTRY_LEN)
-            .and_then(|t| t.checked_add(HEADER_LEN))
-            .filter(|&e| e <= b.len())
-            .ok_or_else(|| corrupt("section table out of bounds".into()))?;
-        let body_start = table_end.div_ceil(super::ALIGN) * super::ALIGN;
+        if count != Section::ALL.len() {
+            return Err(corrupt(format!(
+                "{count} sections listed, the format has {}",
+                Section::ALL.len()
+            )));
+        }
+        let table_end = HEADER_LEN + count * ENTRY_LEN;
+        let body_start = table_end.div_ceil(ALIGN) * ALIGN;
+        if b.len() < body_start || b[table_end..body_start].iter().any(|&x| x != 0) {
+            return Err(corrupt(
+                "section table out of bounds or padded with data".into(),
+            ));
+        }
 
-        let mut ranges: Vec<Option<Range<usize>>> = vec![None; Section::ALL.len()];
-        for i in 0..count {
+        // The layout is canonical: sections in `Section::ALL` order, each on the first
+        // aligned offset after the previous one, the last ending the file. Any other
+        // offset, kind or length in the table is damage, found here without reading data.
+        let mut ranges = Vec::with_capacity(count);
+        let mut next = body_start as u64;
+        for (i, section) in Section::ALL.iter().enumerate() {
             let at = HEADER_LEN + i * ENTRY_LEN;
-            let (kind, offset, len) = (
+            let (kind, reserved, offset, len) = (
                 le_u32(b, at).unwrap_or(0),
+                le_u32(b, at + 4).unwrap_or(u32::MAX),
                 le_u64(b, at + 8).unwrap_or(u64::MAX),
                 le_u64(b, at + 16).unwrap_or(u64::MAX),
             );
-            let end = offset.checked_add(len).filter(|&e| e <= file_len);
-            let (Some(end), true) = (end, offset >= body_start as u64) else {
-                return Err(corrupt(format!("section {kind} out of bounds")));
-            };
-            // Unknown kinds are skipped (room for additive extensions).
-            let Some(slot) = (kind as usize)
-                .checked_sub(1)
-                .and_then(|k| ranges.get_mut(k))
-            else {
-                continue;
-            };
-            if slot.is_some() {
-                return Err(corrupt(format!("section {kind} listed twice")));
+            if kind != *section as u32 || reserved != 0 {
+                return Err(corrupt(format!(
+                    "section table entry {i} is not {section:?}"
+                )));
             }
-            *slot = Some(offset as usize..end as usize);
+            let aligned = next.div_ceil(ALIGN as u64) * ALIGN as u64;
+            let end = offset.checked_add(len).filter(|&e| e <= file_len);
+            let Some(end) = end.filter(|_| offset == aligned) else {
+                return Err(corrupt(format!("section {section:?} out of place")));
+            };
+            ranges.push(offset as usize..end as usize);
+            next = end;
         }
-        let ranges = Section::ALL
-            .iter()
-            .zip(ranges)
-            .map(|(s, r)| r.ok_or_else(|| corrupt(format!("missing section {s:?}"))))
-            .collect::<Result<Vec<_>>>()?;
+        if next != file_len {
+            return Err(corrupt("data after the last section".into()));
+        }
 
         let meta: Meta = serde_json::from_slice(&b[ranges[Section::Meta as usize - 1].clone()])
             .map_err(|e| corrupt(format!("metadata: {e}")))?;
@@ -183,6 +255,28 @@ impl NativeImage {
                 )));
             }
         }
+        // Each offset column starts at 0 and ends at its data's length (O(1) checks).
+        let column_ends = [
+            (Section::TitleOffsets, n_titles, Section::TitleBytes, 1),
+            (Section::AnchorOffsets, n_anchors, Section::AnchorBytes, 1),
+            (Section::CandidateOffsets, n_anchors, Section::Candidates, 8),
+        ];
+        for (offsets, n, data, width) in column_ends {
+            let col = &b[ranges[offsets as usize - 1].clone()];
+            let data_len = (ranges[data as usize - 1].len() / width) as u64;
+            if le_u64(col, 0) != Some(0) || le_u64(col, n * 8) != Some(data_len) {
+                return Err(corrupt(format!("{offsets:?} do not span {data:?}")));
+            }
+        }
+        let probe_bounds = [
+            le_u32(b, 56).unwrap_or(u32::MAX),
+            le_u32(b, 60).unwrap_or(u32::MAX),
+        ];
+        for (bound, n) in probe_bounds.iter().zip([n_titles, n_anchors]) {
+            if *bound > hash::MAX_PROBE_BOUND || *bound as usize > hash::slot_count(n) {
+                return Err(corrupt(format!("hash probe bound {bound} out of range")));
+            }
+        }
         Ok(Self {
             storage,
             path,
@@ -192,6 +286,7 @@ impl NativeImage {
             n_anchors,
             dim,
             body_start,
+            probe_bounds,
         })
     }
 
@@ -214,15 +309,21 @@ impl NativeImage {
         self.section(Section::ModelJson)
     }
 
-    /// Recomputes the body checksum (reads the whole file).
+    /// Recomputes the checksum over the whole file (reads everything once).
     pub(crate) fn verify(&self) -> Result<()> {
         let b = self.storage.bytes();
-        let body = b
-            .get(self.body_start..)
-            .ok_or_else(|| self.corrupt("header area beyond the end of the file"))?;
-        let digest = Sha256::digest(body);
-        if digest.as_slice() != &b[24..56] {
-            return Err(self.corrupt("body checksum mismatch"));
+        let (Some(body), Some(header)) = (b.get(self.body_start..), b.get(..self.body_start))
+        else {
+            return Err(self.corrupt("header area beyond the end of the file"));
+        };
+        let mut header = header.to_vec();
+        let stored = header[DIGEST_AT].to_vec();
+        header[DIGEST_AT].fill(0);
+        let mut sha = Sha256::new();
+        sha.update(body);
+        sha.update(&header);
+        if sha.finalize().as_slice() != stored.as_slice() {
+            return Err(self.corrupt("checksum mismatch"));
         }
         Ok(())
     }
@@ -255,6 +356,12 @@ impl NativeImage {
         self.find_hashed(key, hash::hash(key.as_bytes()), hash_s, offsets, bytes)
     }
 
+    /// The probe bound of the index `hash_s`.
+    fn probe_bound(&self, hash_s: Section) -> usize {
+        let i = usize::from(hash_s == Section::AnchorHash);
+        self.probe_bounds[i] as usize
+    }
+
     fn find_hashed(
         &self,
         key: &str,
@@ -270,7 +377,8 @@ impl NativeImage {
         }
         let tag = hash::tag(h);
         let mut s = hash::start_slot(h, slots);
-        for _ in 0..slots {
+        // Every key sits within the bound of its start slot: past it, the key is absent.
+        for _ in 0..=self.probe_bound(hash_s).min(slots - 1) {
             let e = le_u64(table, s * 8).unwrap_or(0);
             if e == 0 {
                 return Ok(None);

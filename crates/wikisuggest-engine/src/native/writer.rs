@@ -5,7 +5,9 @@ use std::io::{Seek, SeekFrom, Write};
 
 use sha2::{Digest, Sha256};
 
-use super::{ALIGN, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash};
+use super::{
+    ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
+};
 use crate::error::{Error, Result};
 use crate::tables::{DatasetChecksums, Tables};
 use crate::xgboost::LinkModel;
@@ -301,8 +303,13 @@ fn write_sections<W: Write + Seek>(input: &NativeInput, out: W) -> std::io::Resu
     w.pos = header_area as u64;
 
     let meta = serde_json::to_vec(&input.meta()).map_err(std::io::Error::other)?;
-    let title_hash = hash::build(input.titles.len(), |i| input.titles.get(i));
-    let anchor_hash = hash::build(input.anchors.len(), |i| input.anchors.get(i));
+    let (title_hash, title_bound) = hash::build(input.titles.len(), |i| input.titles.get(i));
+    let (anchor_hash, anchor_bound) = hash::build(input.anchors.len(), |i| input.anchors.get(i));
+    if title_bound.max(anchor_bound) > hash::MAX_PROBE_BOUND {
+        return Err(std::io::Error::other(
+            "hash index too clustered (probe bound above the format's limit)",
+        ));
+    }
     let model = input.model.to_bytes();
 
     let mut entries = Vec::with_capacity(Section::ALL.len());
@@ -334,21 +341,26 @@ fn write_sections<W: Write + Seek>(input: &NativeInput, out: W) -> std::io::Resu
         entries.push((section, start, w.pos - start));
     }
     let file_len = w.pos;
-    let digest = w.sha.finalize();
 
     let mut header = Vec::with_capacity(header_area);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
     header.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     header.extend_from_slice(&file_len.to_le_bytes());
-    header.extend_from_slice(&digest);
-    header.resize(HEADER_LEN, 0);
+    header.extend_from_slice(&[0u8; 32]);
+    header.extend_from_slice(&title_bound.to_le_bytes());
+    header.extend_from_slice(&anchor_bound.to_le_bytes());
     for (section, offset, len) in entries {
         header.extend_from_slice(&(section as u32).to_le_bytes());
         header.extend_from_slice(&0u32.to_le_bytes());
         header.extend_from_slice(&offset.to_le_bytes());
         header.extend_from_slice(&len.to_le_bytes());
     }
+    header.resize(header_area, 0);
+    // The digest covers the body, then the header area with the digest field zeroed.
+    w.sha.update(&header);
+    let digest = w.sha.finalize();
+    header[DIGEST_AT].copy_from_slice(&digest);
     let mut out = w.inner;
     out.seek(SeekFrom::Start(0))?;
     out.write_all(&header)?;

@@ -153,16 +153,33 @@ impl Engine {
         revid: Option<i64>,
         options: &RecommendOptions,
     ) -> Result<LinkRecommendationSet> {
-        let page_title = normalise_title(page_title);
-        self.recommend_normalised(wikitext, page_title, pageid, revid, options)
+        self.recommend_cancellable(wikitext, page_title, pageid, revid, options, None)
     }
 
-    /// [`recommend`](Self::recommend) for a title that is already normalised (§2.4.1), as
+    /// [`Engine::recommend`], stopping as at the end of the time budget once `cancel` is
+    /// set by another thread (e.g. when the request that wanted the result is gone).
+    ///
+    /// # Errors
+    /// As [`Engine::recommend`].
+    pub fn recommend_cancellable(
+        &self,
+        wikitext: &str,
+        page_title: &str,
+        pageid: Option<i64>,
+        revid: Option<i64>,
+        options: &RecommendOptions,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<LinkRecommendationSet> {
+        let page_title = normalise_title(page_title);
+        self.recommend_normalised(wikitext, page_title, pageid, revid, options, cancel)
+    }
+
+    /// [`Engine::recommend_cancellable`] for a title that is already normalised (§2.4.1), as
     /// an HTTP front end has it after decoding the path: normalising again would decode a
     /// `%` in the title a second time.
     ///
     /// # Errors
-    /// As [`recommend`](Self::recommend).
+    /// As [`Engine::recommend`].
     pub fn recommend_normalised(
         &self,
         wikitext: &str,
@@ -170,6 +187,7 @@ impl Engine {
         pageid: Option<i64>,
         revid: Option<i64>,
         options: &RecommendOptions,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<LinkRecommendationSet> {
         let language = options
             .language_code
@@ -185,11 +203,14 @@ impl Engine {
             sections_to_exclude: &options.sections_to_exclude,
             time_budget: options.time_budget,
         };
+        self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
-        let outcome = pipeline::recommend(&model, &request);
+        let outcome = pipeline::recommend_cancellable(&model, &request, cancel);
         if let Some(failure) = model.into_failure() {
             return Err(failure);
         }
+        // A mapped file changed during the pass may have given wrong answers: refuse them.
+        self.dataset.check_unchanged()?;
         let found = outcome?;
         Ok(LinkRecommendationSet {
             links: found.links,
@@ -218,8 +239,12 @@ impl Engine {
         let tokenizer = Tokenizer::new(language)?;
         let key = wikisuggest_text::pyunicode::lower(mention);
         let ngram = ngram_feature(&tokenizer, &key);
-        self.scorer
-            .score(&self.dataset, &normalise_title(page_title), &key, ngram)
+        self.dataset.check_unchanged()?;
+        let scores = self
+            .scorer
+            .score(&self.dataset, &normalise_title(page_title), &key, ngram)?;
+        self.dataset.check_unchanged()?;
+        Ok(scores)
     }
 }
 

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use wikisuggest_core::models::{DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta};
@@ -47,6 +48,15 @@ impl LinkBackend for EngineBackend {
         wiki_id: &str,
         request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError> {
+        self.recommend_cancellable(wiki_id, request, &AtomicBool::new(false))
+    }
+
+    fn recommend_cancellable(
+        &self,
+        wiki_id: &str,
+        request: &LinkRequest,
+        cancel: &AtomicBool,
+    ) -> Result<LinkRecommendationSet, BackendError> {
         let engine = self
             .engines
             .get(wiki_id)
@@ -58,6 +68,7 @@ impl LinkBackend for EngineBackend {
             sections_to_exclude: request.sections_to_exclude.clone(),
             time_budget: Some(TIME_BUDGET),
         };
+        // The engine refuses answers from a mapped dataset changed in place since start-up.
         let found = engine
             .recommend_normalised(
                 &request.wikitext,
@@ -65,6 +76,7 @@ impl LinkBackend for EngineBackend {
                 None,
                 Some(request.revid),
                 &options,
+                Some(cancel),
             )
             .map_err(engine_error)?;
         let links: Vec<LinkRecommendation> = found

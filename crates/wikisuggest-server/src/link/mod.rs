@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_engine::{Dataset, Engine};
+use wikisuggest_engine::{Dataset, Engine, NativeOpenOptions};
 
 pub use engine::EngineBackend;
 
@@ -53,10 +53,24 @@ pub trait LinkBackend: Send + Sync + 'static {
         wiki_id: &str,
         request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError>;
+
+    /// [`LinkBackend::recommend`] for a request that may go away: `cancel` is set when
+    /// nobody waits for the answer any more (client gone, request timed out), and a
+    /// backend that can should then stop working. By default, it is ignored.
+    fn recommend_cancellable(
+        &self,
+        wiki_id: &str,
+        request: &LinkRequest,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<LinkRecommendationSet, BackendError> {
+        let _ = cancel;
+        self.recommend(wiki_id, request)
+    }
 }
 
 /// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
-/// published `.sql.gz` / `.sqlite` files) as an engine.
+/// published `.sql.gz` / `.sqlite` files) as an engine. A native file's checksum is verified:
+/// a server answers from it for a long time, so it reads it whole once, at start-up.
 pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
     let mut datasets = BTreeMap::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
@@ -67,10 +81,15 @@ pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
         let Some(wiki_id) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
-        let dataset = Dataset::open(&path, &wiki_id).map_err(|source| Error::Dataset {
-            wiki_id: wiki_id.clone(),
-            source,
-        })?;
+        let options = NativeOpenOptions {
+            verify: true,
+            ..NativeOpenOptions::default()
+        };
+        let dataset =
+            Dataset::open_with(&path, &wiki_id, &options).map_err(|source| Error::Dataset {
+                wiki_id: wiki_id.clone(),
+                source,
+            })?;
         log::info!("opened dataset {wiki_id} from {}", path.display());
         datasets.insert(wiki_id, Engine::new(dataset));
     }

@@ -112,8 +112,12 @@ async fn links(
     };
     let backend = state.backend.clone();
     let started = std::time::Instant::now();
+    // When this handler is dropped (client gone, request timed out), the guard tells the
+    // engine to stop: the blocking task would otherwise run on for nobody.
+    let cancel = CancelOnDrop::default();
+    let flag = cancel.0.clone();
     let task = tokio::task::spawn_blocking(move || {
-        let result = backend.recommend(&wiki, &request);
+        let result = backend.recommend_cancellable(&wiki, &request, &flag);
         (result, wiki, request)
     });
     let (result, wiki, request) = task
@@ -139,6 +143,16 @@ async fn links(
         started.elapsed().as_millis()
     );
     Ok(json_response(StatusCode::OK, &value))
+}
+
+/// Sets its flag when dropped.
+#[derive(Default)]
+struct CancelOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 type BodyFields = (String, i64, Value, Option<Vec<String>>);

@@ -181,7 +181,8 @@ impl TranslationData {
             };
             let file = std::fs::File::open(&path).map_err(|e| Error::input(&path, e))?;
             let reader: Box<dyn Read> = if gzipped {
-                Box::new(flate2::read::GzDecoder::new(file))
+                // Every member: `cat a.gz b.gz`, pigz and bgzip write several.
+                Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
             } else {
                 Box::new(file)
             };
@@ -257,14 +258,31 @@ impl TranslationData {
 /// The optional file of collection descriptions beside the catalogs.
 pub const COLLECTIONS_FILE: &str = "collections.json";
 
+/// Longest catalog line (one article record) accepted: a longer one is an error naming
+/// it, never an allocation of its size.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+
 fn read_records(reader: impl Read) -> std::result::Result<Vec<ArticleRecord>, String> {
     let mut records = Vec::new();
-    for (n, line) in BufReader::new(reader).lines().enumerate() {
-        let line = line.map_err(|e| e.to_string())?;
-        if line.trim().is_empty() {
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| e.to_string())?;
+        if read == 0 {
+            break;
+        }
+        if read as u64 > MAX_LINE_BYTES {
+            return Err(format!("line {n}: longer than {MAX_LINE_BYTES} bytes"));
+        }
+        let text = std::str::from_utf8(&line).map_err(|e| format!("line {n}: {e}"))?;
+        if text.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let record = serde_json::from_str(text).map_err(|e| format!("line {n}: {e}"))?;
         records.push(record);
     }
     Ok(records)

@@ -22,6 +22,7 @@ use memchr::memmem;
 // their own request.
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = StdHashSet<K, foldhash::fast::RandomState>;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use pyfloat::format_f32;
@@ -31,7 +32,7 @@ use crate::pyunicode;
 use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::Tokenizer;
-use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilinks_in};
+use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
 use matching::{count, expand_template, find_mention};
 
 /// One candidate target of an anchor, in the dataset's stored order.
@@ -378,7 +379,26 @@ pub fn recommend(
     model: &dyn LinkModel,
     request: &Request<'_>,
 ) -> Result<Recommendations, TextError> {
+    recommend_cancellable(model, request, None)
+}
+
+/// [`recommend`], stopping as at the end of the time budget once `cancel` is set (by
+/// another thread, when the result is no longer wanted): checked wherever the budget is.
+///
+/// # Errors
+/// As [`recommend`].
+pub fn recommend_cancellable(
+    model: &dyn LinkModel,
+    request: &Request<'_>,
+    cancel: Option<&AtomicBool>,
+) -> Result<Recommendations, TextError> {
     let started = Instant::now();
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let out_of_time = || cancelled() || request.time_budget.is_some_and(|b| started.elapsed() > b);
+    let stopped = || Recommendations {
+        links: Vec::new(),
+        stop: Stop::TimeBudget,
+    };
     let tokenizer = Tokenizer::new(request.language_code)?;
     let exclusion = SectionExclusion::new(request.sections_to_exclude);
     // The budget also bounds parsing, whose worst case is quadratic: a page
@@ -387,14 +407,9 @@ pub fn recommend(
         deadline: request.time_budget.map(|b| started + b),
         max_reads: None,
     };
-    let doc = match Wikitext::parse_bounded(request.wikitext, limits) {
+    let doc = match Wikitext::parse_cancellable(request.wikitext, limits, cancel) {
         Ok(doc) => doc,
-        Err(TextError::ParseLimitExceeded) => {
-            return Ok(Recommendations {
-                links: Vec::new(),
-                stop: Stop::TimeBudget,
-            });
-        }
+        Err(TextError::ParseLimitExceeded) => return Ok(stopped()),
         Err(e) => return Err(e),
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
@@ -413,11 +428,26 @@ pub fn recommend(
     let mut linked_mentions: HashSet<String> = HashSet::default();
     let mut linked_links: HashSet<String> = HashSet::default();
     let mut link_dict: HashMap<String, String> = HashMap::default();
-    for link in wikilinks_in(init_chars) {
-        let mut target = normalise_title(&link.title);
-        let anchor = match link.text.as_deref() {
-            Some(text) if !text.is_empty() => normalise_anchor(text),
-            _ => normalise_anchor(&link.title),
+    // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
+    // overlap: links come as ranges, are extracted within the budget, and each label is
+    // copied only while it is normalised, with the budget checked before each.
+    let ranges = match wikilink_ranges_bounded(init_chars, &limits, cancel) {
+        Ok(ranges) => ranges,
+        Err(TextError::ParseLimitExceeded) => return Ok(stopped()),
+        Err(e) => return Err(e),
+    };
+    let string = |r: std::ops::Range<usize>| -> String {
+        init_chars.get(r).unwrap_or_default().iter().collect()
+    };
+    for link in ranges {
+        if out_of_time() {
+            return Ok(stopped());
+        }
+        let title = string(link.title);
+        let mut target = normalise_title(&title);
+        let anchor = match link.text.map(string) {
+            Some(text) if !text.is_empty() => normalise_anchor(&text),
+            _ => normalise_anchor(&title),
         };
         if let Some(resolved) = model.redirect(&target) {
             target = resolved;
@@ -452,7 +482,6 @@ pub fn recommend(
     // Mentions that failed the linked-mention or linked-target filter (see below).
     let mut blocked: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
-    let out_of_time = || request.time_budget.is_some_and(|b| started.elapsed() > b);
 
     for section in sections(&doc) {
         if exclusion.excludes(&doc, &section) {
@@ -515,6 +544,14 @@ pub fn recommend(
             }
 
             for (mention, original) in &mentions.order {
+                // Filtering a mention reads every linked mention, which hostile nested
+                // labels make long: the budget bounds this loop too.
+                if out_of_time() {
+                    return Ok(Recommendations {
+                        links,
+                        stop: Stop::TimeBudget,
+                    });
+                }
                 // The filters are pure, so the cheapest run first; and the linked sets only
                 // grow, so a mention they block stays blocked for the rest of the page.
                 if tested.contains(mention) || blocked.contains(mention) {

@@ -14,8 +14,20 @@
 //!    match; repeat until nothing changes.
 //!
 //! A link's title and label are then read from its masked interior.
+//!
+//! Step 2 repeats a scan of the whole range once per nesting level, so deeply nested
+//! markup (`[[a|[[a|…]]]]`, `{{a|{{…}}}}`) costs time quadratic in its length. The work
+//! (bytes scanned) is counted, and [`wikilink_ranges_bounded`] stops at a work limit, a
+//! deadline or a cancellation flag; links are reported as ranges, so memory stays linear
+//! however much the labels nest.
 
+use std::cell::Cell;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::ParseLimits;
+use crate::error::TextError;
 
 /// A wikilink as wikitextparser reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,15 +175,64 @@ pub fn wikilinks(text: &str) -> Vec<WikiLink> {
 
 /// [`wikilinks`] of text already split into code points.
 pub fn wikilinks_in(chars: &[char]) -> Vec<WikiLink> {
+    let work = Work::new(&ParseLimits::default(), None);
+    strings(chars, find_all(chars, &work))
+}
+
+/// [`wikilinks`], also returning the work done (bytes scanned): the measure that
+/// [`wikilink_ranges_bounded`] bounds with [`ParseLimits::max_reads`].
+pub fn wikilinks_measured(text: &str) -> (Vec<WikiLink>, u64) {
+    let chars: Vec<char> = text.chars().collect();
+    let work = Work::new(&ParseLimits::default(), None);
+    let found = find_all(&chars, &work);
+    (strings(&chars, found), work.done.get())
+}
+
+/// The wikilinks of `chars` as code point ranges, in document order, giving up when
+/// `limits` are exceeded or `cancel` is set.
+///
+/// # Errors
+/// [`TextError::ParseLimitExceeded`] when a limit is hit or the work is cancelled.
+pub fn wikilink_ranges_bounded(
+    chars: &[char],
+    limits: &ParseLimits,
+    cancel: Option<&AtomicBool>,
+) -> Result<Vec<LinkRanges>, TextError> {
+    let work = Work::new(limits, cancel);
+    let found = find_all(chars, &work);
+    if work.exhausted.get() {
+        return Err(TextError::ParseLimitExceeded);
+    }
+    Ok(found)
+}
+
+/// A wikilink as code point ranges into the page (see [`WikiLink`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkRanges {
+    /// The whole `[[…]]`.
+    pub span: Range<usize>,
+    /// The target before the first `|`, without any `#fragment`.
+    pub title: Range<usize>,
+    /// Everything after the first `|`, or `None` without a `|`.
+    pub text: Option<Range<usize>>,
+}
+
+type Found = LinkRanges;
+
+fn find_all(chars: &[char], work: &Work<'_>) -> Vec<Found> {
     let mut shadow: Vec<u8> = chars
         .iter()
         .map(|&c| if c.is_ascii() { c as u8 } else { b'?' })
         .collect();
     let mut found = Vec::new();
     let len = shadow.len();
-    extract_tag_extensions(&mut shadow, 0, len, &mut found);
-    parse_sub_spans(&mut shadow, 0, len, &mut found);
+    extract_tag_extensions(&mut shadow, 0, len, &mut found, work);
+    parse_sub_spans(&mut shadow, 0, len, &mut found, work);
     found.sort_by_key(|l: &Found| (l.span.start, l.span.end));
+    found
+}
+
+fn strings(chars: &[char], found: Vec<Found>) -> Vec<WikiLink> {
     let string = |r: Range<usize>| -> String { chars.get(r).unwrap_or_default().iter().collect() };
     found
         .into_iter()
@@ -183,10 +244,46 @@ pub fn wikilinks_in(chars: &[char]) -> Vec<WikiLink> {
         .collect()
 }
 
-struct Found {
-    span: Range<usize>,
-    title: Range<usize>,
-    text: Option<Range<usize>>,
+/// Work accounting for one extraction: bytes scanned, against optional limits.
+pub(crate) struct Work<'c> {
+    done: Cell<u64>,
+    max: Option<u64>,
+    deadline: Option<Instant>,
+    cancel: Option<&'c AtomicBool>,
+    exhausted: Cell<bool>,
+}
+
+/// How much work passes between two looks at the clock and the cancellation flag.
+const CHECK_INTERVAL: u64 = 1 << 16;
+
+impl<'c> Work<'c> {
+    fn new(limits: &ParseLimits, cancel: Option<&'c AtomicBool>) -> Self {
+        Self {
+            done: Cell::new(0),
+            max: limits.max_reads,
+            deadline: limits.deadline,
+            cancel,
+            exhausted: Cell::new(false),
+        }
+    }
+
+    /// Counts `n` bytes scanned; `false` once a limit is hit (all scans then stop).
+    fn charge(&self, n: usize) -> bool {
+        if self.exhausted.get() {
+            return false;
+        }
+        let before = self.done.get();
+        let done = before.saturating_add(n as u64);
+        self.done.set(done);
+        let over = self.max.is_some_and(|m| done > m)
+            || (done / CHECK_INTERVAL != before / CHECK_INTERVAL
+                && (self.deadline.is_some_and(|d| Instant::now() > d)
+                    || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))));
+        if over {
+            self.exhausted.set(true);
+        }
+        !over
+    }
 }
 
 fn at(b: &[u8], i: usize) -> u8 {
@@ -301,7 +398,16 @@ fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) ->
     })
 }
 
-fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found>) {
+fn extract_tag_extensions(
+    b: &mut [u8],
+    start: usize,
+    end: usize,
+    found: &mut Vec<Found>,
+    work: &Work<'_>,
+) {
+    if !work.charge(end.saturating_sub(start)) {
+        return;
+    }
     let mut cache = CloseCache::default();
     let mut i = start;
     while i < end {
@@ -319,8 +425,8 @@ fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Ve
                 i = e;
             }
             Some(ExtMatch::Parsable { end: e, content }) => {
-                extract_tag_extensions(b, content.start, content.end, found);
-                parse_sub_spans(b, i, e, found);
+                extract_tag_extensions(b, content.start, content.end, found, work);
+                parse_sub_spans(b, i, e, found, work);
                 fill(b, content, b'_');
                 i = e;
             }
@@ -329,7 +435,18 @@ fn extract_tag_extensions(b: &mut [u8], start: usize, end: usize, found: &mut Ve
     }
 }
 
-fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found>) {
+fn parse_sub_spans(
+    b: &mut [u8],
+    start: usize,
+    end: usize,
+    found: &mut Vec<Found>,
+    work: &Work<'_>,
+) {
+    // Each pass below scans the whole range: that is the work counted.
+    let scan = end.saturating_sub(start);
+    if !work.charge(scan) {
+        return;
+    }
     // Brackets inside HTML tags are not link syntax; pipes, braces and
     // newlines in them are blanked once everything else is found.
     let html_tags = find_html_tags(b, start, end);
@@ -342,14 +459,20 @@ fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found
     }
     loop {
         loop {
+            if !work.charge(scan) {
+                return;
+            }
             let matches = find_links_and_parameters(b, start, end);
             if matches.is_empty() {
                 break;
             }
             // Upstream searches backwards; process in that order.
             for (span, is_link) in matches.into_iter().rev() {
+                if !work.charge(span.len()) {
+                    return;
+                }
                 let inner_end = span.end.saturating_sub(2).max(span.start + 2);
-                parse_sub_spans(b, span.start + 2, inner_end, found);
+                parse_sub_spans(b, span.start + 2, inner_end, found, work);
                 if is_link {
                     found.push(split_link(b, span.clone()));
                     if let Some(s) = b.get_mut(span) {
@@ -370,11 +493,17 @@ fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found
                 }
             }
         }
+        if !work.charge(scan) {
+            return;
+        }
         let templates = find_templates(b, start, end);
         if templates.is_empty() {
             break;
         }
         for (span, valid_name) in templates {
+            if !work.charge(span.len()) {
+                return;
+            }
             if valid_name {
                 fill(b, span, b'X');
             } else {

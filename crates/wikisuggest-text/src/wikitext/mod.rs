@@ -13,5 +13,7 @@ mod partition;
 mod tag_data;
 mod tokenizer;
 
-pub use links::{WikiLink, wikilinks, wikilinks_in};
+pub use links::{
+    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_in, wikilinks_measured,
+};
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};

@@ -113,12 +113,26 @@ impl Wikitext {
     /// # Errors
     /// [`TextError::ParseLimitExceeded`] when a limit is hit.
     pub fn parse_bounded(text: &str, limits: ParseLimits) -> Result<Self, TextError> {
+        Self::parse_cancellable(text, limits, None)
+    }
+
+    /// [`Wikitext::parse_bounded`], also giving up once `cancel` is set (checked where
+    /// the deadline is).
+    ///
+    /// # Errors
+    /// [`TextError::ParseLimitExceeded`] when a limit is hit or the parse is cancelled.
+    pub fn parse_cancellable(
+        text: &str,
+        limits: ParseLimits,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Self, TextError> {
         let chars: Vec<char> = text.chars().collect();
         let mut tokenizer = Tokenizer::new(
             &chars,
             Limits {
                 deadline: limits.deadline,
                 max_reads: limits.max_reads,
+                cancel,
             },
         );
         let items = tokenizer.run();

@@ -153,16 +153,29 @@ pub(crate) struct Tokenizer<'a> {
     comment_close: Option<(usize, Option<usize>)>,
     /// Work limits; once exceeded every read sees the end of the text, so
     /// all open frames finish at once.
-    limits: Limits,
+    limits: Limits<'a>,
     reads: Cell<u64>,
     exhausted: Cell<bool>,
 }
 
 /// Optional bounds on the work of one parse.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Limits {
+pub(crate) struct Limits<'c> {
     pub deadline: Option<Instant>,
     pub max_reads: Option<u64>,
+    /// Set by another thread when the result is no longer wanted.
+    pub cancel: Option<&'c std::sync::atomic::AtomicBool>,
+}
+
+impl Limits<'_> {
+    /// Whether the deadline has passed or the work was cancelled (called every
+    /// [`DEADLINE_CHECK_INTERVAL`] reads).
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() > d)
+            || self
+                .cancel
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// How often (in reads) the deadline is checked.
@@ -212,7 +225,7 @@ fn tag_key(name: &str) -> String {
 }
 
 impl<'a> Tokenizer<'a> {
-    pub(crate) fn new(text: &'a [char], limits: Limits) -> Self {
+    pub(crate) fn new(text: &'a [char], limits: Limits<'a>) -> Self {
         Self {
             text,
             head: 0,
@@ -253,8 +266,7 @@ impl<'a> Tokenizer<'a> {
         let reads = self.reads.get() + 1;
         self.reads.set(reads);
         let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
-        let over_time = reads % DEADLINE_CHECK_INTERVAL == 0
-            && self.limits.deadline.is_some_and(|d| Instant::now() > d);
+        let over_time = reads % DEADLINE_CHECK_INTERVAL == 0 && self.limits.expired();
         if over_reads || over_time {
             self.exhausted.set(true);
             return false;
@@ -273,7 +285,7 @@ impl<'a> Tokenizer<'a> {
         self.reads.set(reads);
         let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
         let over_time = reads / DEADLINE_CHECK_INTERVAL != before / DEADLINE_CHECK_INTERVAL
-            && self.limits.deadline.is_some_and(|d| Instant::now() > d);
+            && self.limits.expired();
         if over_reads || over_time {
             self.exhausted.set(true);
         }
