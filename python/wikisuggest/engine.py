@@ -214,7 +214,7 @@ class LinkEngine:
 
         A page is a dict (``wikitext``, ``page_title``, optional ``pageid``, ``revid``,
         ``language_code``) or a ``(page_title, wikitext)`` pair. A page that fails carries its
-        error (:class:`~wikisuggest.WikitextError`, :class:`~wikisuggest.UnsupportedLanguage`,
+        error (:class:`~wikisuggest.WikitextError`,
         :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
 
         On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is

@@ -1,0 +1,101 @@
+//! mwtokenizer's `non_whitespace_word_tokenization`: the language's SentencePiece
+//! model splits the text into pieces, each piece has U+2581 turned back into a space
+//! and goes through the whitespace tokenizer, and empty tokens are dropped.
+//!
+//! The model files are mwtokenizer 0.2.0's own (see DATA-ATTRIBUTION), compiled into
+//! the library; each is parsed once per process, on first use.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use wikisuggest_sentencepiece::{Model, SPACE_SYMBOL};
+
+use super::abbreviations::Abbreviations;
+use super::word::tokenize_words;
+use crate::error::TextError;
+
+macro_rules! model_file {
+    ($name:literal) => {
+        (
+            $name,
+            include_bytes!(concat!("../../assets/spcmodels/", $name)).as_slice(),
+        )
+    };
+}
+
+/// The model files, by name.
+const MODEL_FILES: [(&str, &[u8]); 12] = [
+    model_file!("nws_bpe_gan.model"),
+    model_file!("nws_bpe_ja.model"),
+    model_file!("nws_bpe_km.model"),
+    model_file!("nws_bpe_lo.model"),
+    model_file!("nws_bpe_my.model"),
+    model_file!("nws_bpe_th.model"),
+    model_file!("nws_bpe_wuu.model"),
+    model_file!("nws_bpe_zh.model"),
+    model_file!("nws_bpe_zh_classical.model"),
+    model_file!("nws_bpe_zh_min_nan.model"),
+    model_file!("nws_bpe_zh_yue.model"),
+    model_file!("spc_bpe_tib.model"),
+];
+
+/// mwtokenizer's `NON_WHITESPACE_LANGUAGES_SPC_MAPPING`: language key → model file.
+const LANGUAGE_MODELS: [(&str, &str); 13] = [
+    ("bo", "spc_bpe_tib.model"),
+    ("dz", "spc_bpe_tib.model"),
+    ("gan", "nws_bpe_gan.model"),
+    ("ja", "nws_bpe_ja.model"),
+    ("km", "nws_bpe_km.model"),
+    ("lo", "nws_bpe_lo.model"),
+    ("my", "nws_bpe_my.model"),
+    ("th", "nws_bpe_th.model"),
+    ("wuu", "nws_bpe_wuu.model"),
+    ("zh", "nws_bpe_zh.model"),
+    ("zh_min_nan", "nws_bpe_zh_min_nan.model"),
+    ("zh_classical", "nws_bpe_zh_classical.model"),
+    ("zh_yue", "nws_bpe_zh_yue.model"),
+];
+
+static LOADED: [OnceLock<Result<Model, String>>; 12] = [const { OnceLock::new() }; 12];
+
+/// The model of a language key, parsed on first use.
+///
+/// `Ok(None)` for a language tokenized on whitespace.
+pub(super) fn model_for(language_key: &str) -> Result<Option<&'static Model>, TextError> {
+    let Some(&(_, file)) = LANGUAGE_MODELS.iter().find(|(key, _)| *key == language_key) else {
+        return Ok(None);
+    };
+    let Some(index) = MODEL_FILES.iter().position(|(name, _)| *name == file) else {
+        return Ok(None);
+    };
+    let (Some(slot), Some(&(_, bytes))) = (LOADED.get(index), MODEL_FILES.get(index)) else {
+        return Ok(None);
+    };
+    slot.get_or_init(|| Model::from_bytes(bytes).map_err(|e| e.to_string()))
+        .as_ref()
+        .map(Some)
+        .map_err(|reason| TextError::TokenizerModel {
+            model: file,
+            reason: reason.clone(),
+        })
+}
+
+/// The word tokens of `text`: no token is empty, and tokens are the model's
+/// normalized text, so they need not be substrings of `text`.
+pub(super) fn tokenize_words_with_model<'a>(
+    model: &Model,
+    text: &str,
+    abbreviations: &Abbreviations,
+) -> Vec<Cow<'a, str>> {
+    let mut tokens = Vec::new();
+    for piece in model.encode_as_pieces(text) {
+        let piece = piece.replace(SPACE_SYMBOL, " ");
+        tokens.extend(
+            tokenize_words(&piece, abbreviations)
+                .into_iter()
+                .filter(|token| !token.is_empty())
+                .map(|token| Cow::Owned(token.to_owned())),
+        );
+    }
+    tokens
+}
