@@ -188,7 +188,7 @@ async def test_recommend_async(engine: LinkEngine) -> None:
         assert differences(result, expected("api", article["name"])) == []
     # Thai is tokenized with its SentencePiece model, not refused.
     thai = await engine.recommend_async("Text.", "Page", language_code="th")
-    assert thai.links == []
+    assert thai.links == ()
 
 
 def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:

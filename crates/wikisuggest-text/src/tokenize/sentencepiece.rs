@@ -11,8 +11,10 @@ use std::sync::OnceLock;
 use wikisuggest_sentencepiece::{Model, SPACE_SYMBOL};
 
 use super::abbreviations::Abbreviations;
+use super::symbols::is_punctuation;
 use super::word::tokenize_words;
 use crate::error::TextError;
+use crate::pyunicode::is_space;
 
 macro_rules! model_file {
     ($name:literal) => {
@@ -81,21 +83,40 @@ pub(super) fn model_for(language_key: &str) -> Result<Option<&'static Model>, Te
 }
 
 /// The word tokens of `text`: no token is empty, and tokens are the model's
-/// normalized text, so they need not be substrings of `text`.
+/// normalized text, so they need not occur in `text`.
 pub(super) fn tokenize_words_with_model<'a>(
     model: &Model,
     text: &str,
     abbreviations: &Abbreviations,
 ) -> Vec<Cow<'a, str>> {
     let mut tokens = Vec::new();
-    for piece in model.encode_as_pieces(text) {
-        let piece = piece.replace(SPACE_SYMBOL, " ");
+    model.for_each_piece(text, |piece| {
+        // Most pieces are `▁`s followed by letters: the whitespace tokenizer makes one
+        // token of the spaces and one of the rest, so the general path is skipped.
+        let rest = piece.trim_start_matches(SPACE_SYMBOL);
+        if !rest
+            .chars()
+            .any(|c| c == '\u{2581}' || is_space(c) || is_punctuation(c))
+        {
+            let spaces = (piece.len() - rest.len()) / SPACE_SYMBOL.len();
+            if spaces > 0 {
+                tokens.push(Cow::Owned(" ".repeat(spaces)));
+            }
+            if !rest.is_empty() {
+                tokens.push(Cow::Owned(rest.to_owned()));
+            }
+            return;
+        }
+        let piece = match piece.contains(SPACE_SYMBOL) {
+            true => Cow::Owned(piece.replace(SPACE_SYMBOL, " ")),
+            false => Cow::Borrowed(piece),
+        };
         tokens.extend(
             tokenize_words(&piece, abbreviations)
                 .into_iter()
                 .filter(|token| !token.is_empty())
                 .map(|token| Cow::Owned(token.to_owned())),
         );
-    }
+    });
     tokens
 }
