@@ -1,5 +1,8 @@
-//! Cost per character of word tokenization: the SentencePiece path against the
-//! whitespace path, on the same sentences.
+//! Cost per character of the SentencePiece path against the whitespace path, on the
+//! same text: word tokenization of the page's sentences alone, and the whole link
+//! pass (`pipeline::recommend`: parse, sentences, words, n-gram look-ups, placement)
+//! over the page with its links turned into plain text and its own link labels as the
+//! anchors.
 //!
 //! `cargo run --release -p wikisuggest-text --example tokenize_cost -- [FILE.wikitext ...]`
 //! (default: the recorded jawiki page under `tests/data/jawiki/` and the parity
@@ -8,8 +11,56 @@
 
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+
 use wikisuggest_text::Tokenizer;
-use wikisuggest_text::wikitext::Wikitext;
+use wikisuggest_text::pipeline::{self, Candidate, LinkModel, Request};
+use wikisuggest_text::pyunicode;
+use wikisuggest_text::wikitext::{Wikitext, wikilinks};
+
+/// Anchors from the page's own links; every candidate scores 0.9.
+struct OwnLinks(HashMap<String, Vec<Candidate>>);
+
+impl LinkModel for OwnLinks {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+        self.0.get(anchor).cloned()
+    }
+    fn redirect(&self, _: &str) -> Option<String> {
+        None
+    }
+    fn has_page(&self, _: &str) -> bool {
+        true
+    }
+    fn scores(&self, _: &str, _: &str, candidates: &[Candidate]) -> Vec<f32> {
+        vec![0.9; candidates.len()]
+    }
+}
+
+/// The page with each link replaced by its label, and the labels as anchors.
+fn unlinked(text: &str) -> (String, OwnLinks) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut anchors: HashMap<String, Vec<Candidate>> = HashMap::new();
+    let mut at = 0;
+    for link in wikilinks(text) {
+        if link.span.start < at {
+            continue;
+        }
+        out.extend(&chars[at..link.span.start]);
+        let label = link.text.clone().unwrap_or_else(|| link.title.clone());
+        out.push_str(&label);
+        anchors
+            .entry(pyunicode::lower(&label))
+            .or_default()
+            .push(Candidate {
+                title: link.title,
+                count: 1,
+            });
+        at = link.span.end;
+    }
+    out.extend(&chars[at.min(chars.len())..]);
+    (out, OwnLinks(anchors))
+}
 
 fn sentences(text: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let splitter = Tokenizer::new("en")?;
@@ -75,6 +126,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         println!(
             "  ratio         {:7.2}x",
+            sp.as_secs_f64() / ws.as_secs_f64()
+        );
+        let (page, model) = unlinked(&text);
+        let page_chars = page.chars().count();
+        let pass = |language_code: &str| {
+            best_of(|| {
+                let request = Request {
+                    wikitext: &page,
+                    page_title: "Page",
+                    language_code,
+                    threshold: 0.5,
+                    max_recommendations: 0,
+                    sections_to_exclude: &[],
+                    time_budget: None,
+                };
+                pipeline::recommend(&model, &request).map_or(0, |r| r.links.len())
+            })
+        };
+        let (ws, ws_links) = pass("en");
+        let (sp, sp_links) = pass("ja");
+        let per_char = |d: Duration| d.as_secs_f64() * 1e9 / page_chars as f64;
+        println!("  link pass over {page_chars} code points:");
+        println!(
+            "    whitespace    {:7.1} ns/char  ({ws_links} links)",
+            per_char(ws)
+        );
+        println!(
+            "    sentencepiece {:7.1} ns/char  ({sp_links} links)",
+            per_char(sp)
+        );
+        println!(
+            "    ratio         {:7.2}x",
             sp.as_secs_f64() / ws.as_secs_f64()
         );
     }
