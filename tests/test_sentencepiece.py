@@ -4,9 +4,12 @@ answering on it with the SentencePiece tokenizer (link-engine spec §2.8.2)."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import reference_server as ref
@@ -17,7 +20,7 @@ import wikisuggest
 pytest.importorskip("numpy")
 pytest.importorskip("xgboost")
 
-from wikisuggest.build import build
+from wikisuggest.build import BuildReport, build
 
 # The wikitext of jawiki's "ONE OK ROCK" as recorded in the wptools 0.4.17 test data
 # (see DATA-ATTRIBUTION).
@@ -63,7 +66,7 @@ def unlinked(wikitext: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def jawiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def jawiki_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, BuildReport]:
     root = tmp_path_factory.mktemp("jawiki")
     dump = root / "jawiki-pages-articles.xml"
     write_dump(dump)
@@ -81,7 +84,41 @@ def jawiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     # The held-out articles were run through the engine with the Japanese tokenizer.
     assert report.backtest_articles == 4
     assert report.backtest[0].recommended > 0
-    yield root / "datasets"
+    return dump, root / "datasets", report
+
+
+@pytest.fixture(scope="module")
+def jawiki(jawiki_build: tuple[Path, Path, BuildReport]) -> Path:
+    return jawiki_build[1]
+
+
+def cli_build(dump: Path, out: Path, language: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "wikisuggest", "build", str(dump), "--wiki", "jawiki"),
+            *("--out", str(out), "--language", language, "--min-link-count", "1"),
+            *("--keep-missing-targets", "--no-backtest"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    saved: dict[str, Any] = json.loads((out / "jawiki.build-report.json").read_text())
+    return saved
+
+
+def test_cli_build_with_language_ja(
+    jawiki_build: tuple[Path, Path, BuildReport], tmp_path: Path
+) -> None:
+    dump, _, report = jawiki_build
+    ja = cli_build(dump, tmp_path / "ja", "ja")
+    assert ja["checksums"] == report.checksums
+    # The training rows come from the language's tokenizer: English tokens give other
+    # (mention, candidate) rows, so another model.
+    en = cli_build(dump, tmp_path / "en", "en")
+    assert en["checksums"]["model"] != ja["checksums"]["model"]
 
 
 def placed(result: wikisuggest.LinkRecommendationSet, wikitext: str) -> list[tuple[str, str]]:

@@ -274,7 +274,8 @@ impl Model {
         let mut unknown_run: Option<(usize, usize)> = None;
         let base = normalized.as_ptr() as usize;
         for (piece, id) in bpe::encode(self, &self.matcher, &normalized) {
-            let start = piece.as_ptr() as usize - base;
+            // Every piece is a slice of `normalized`.
+            let start = (piece.as_ptr() as usize).saturating_sub(base);
             let unknown = id == self.unk_id;
             if unknown && self.byte_fallback {
                 for byte in piece.bytes() {
