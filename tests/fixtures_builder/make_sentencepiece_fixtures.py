@@ -8,7 +8,10 @@ model, and for each input text, it records:
   model file mwtokenizer uses for that code (the reference for the
   `wikisuggest-sentencepiece` crate);
 * `words`: `mwtokenizer.Tokenizer(code).word_tokenize(text)` (the reference for
-  `wikisuggest_text::Tokenizer::words`).
+  `wikisuggest_text::Tokenizer::words`);
+* `sentences`: `mwtokenizer.Tokenizer(code).sentence_tokenize(text)` (the reference for
+  `wikisuggest_text::Tokenizer::sentences`: the same splitter as for every language, with
+  the code's abbreviations).
 
 Input texts, all real or generated here:
 
@@ -169,6 +172,7 @@ def main() -> None:
                 "text": text,
                 "pieces": processor.encode(text, out_type=str),
                 "words": list(tokenizer.word_tokenize(text)),
+                "sentences": list(tokenizer.sentence_tokenize(text)),
             }
             for text in texts
         ]

@@ -1,5 +1,5 @@
-//! Word tokens of the SentencePiece languages against mwtokenizer 0.2.0's
-//! `word_tokenize`, on the fixtures of
+//! Word tokens and sentences of the SentencePiece languages against mwtokenizer
+//! 0.2.0's `word_tokenize` and `sentence_tokenize`, on the fixtures of
 //! `tests/fixtures_builder/make_sentencepiece_fixtures.py`: the committed set under
 //! `tests/data/sentencepiece/`, plus the full set in
 //! `WIKISUGGEST_SENTENCEPIECE_FIXTURES` when it is set.
@@ -22,7 +22,7 @@ fn fixture_dirs() -> Vec<PathBuf> {
 }
 
 #[test]
-fn words_match_mwtokenizer_for_every_sentencepiece_language() {
+fn words_and_sentences_match_mwtokenizer_for_every_sentencepiece_language() {
     for dir in fixture_dirs() {
         let mut failures = Vec::new();
         let mut cases = 0;
@@ -45,6 +45,18 @@ fn words_match_mwtokenizer_for_every_sentencepiece_language() {
                 if ours != expected {
                     failures.push(format!(
                         "{code}: {text:?}\n  ours   {ours:?}\n  theirs {expected:?}"
+                    ));
+                }
+                let expected: Vec<&str> = case["sentences"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap())
+                    .collect();
+                let ours = tokenizer.sentences(text);
+                if ours != expected {
+                    failures.push(format!(
+                        "{code} sentences: {text:?}\n  ours   {ours:?}\n  theirs {expected:?}"
                     ));
                 }
             }
