@@ -4,7 +4,7 @@
 //! piece, the leftmost pair on ties, until no adjacent pair forms a piece. Pieces of
 //! type UNUSED may be formed as intermediates and are split back afterwards.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use foldhash::{HashMap, HashMapExt};
@@ -22,21 +22,41 @@ struct Symbol {
 }
 
 /// A candidate merge of symbols `left` and `right` into a piece of `size` bytes.
-#[derive(Debug, Clone, Copy)]
+///
+/// Ordered by integers only: the piece's score mapped so that integer order is float
+/// order, then `left` reversed, so the highest score comes first and the leftmost pair
+/// among equal scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pair {
-    score: f32,
-    left: usize,
+    order: (u32, Reverse<usize>),
     right: usize,
     size: usize,
 }
 
+impl Pair {
+    fn new(score: f32, left: usize, right: usize, size: usize) -> Self {
+        // `+ 0.0` turns -0.0 into 0.0, which the library compares as equal.
+        let bits = (score + 0.0).to_bits();
+        let monotone = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | (1 << 31)
+        };
+        Self {
+            order: (monotone, Reverse(left)),
+            right,
+            size,
+        }
+    }
+
+    fn left(&self) -> usize {
+        self.order.1.0
+    }
+}
+
 impl Ord for Pair {
-    /// Higher score first; on equal scores the leftmost pair first.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.score
-            .partial_cmp(&other.score)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| other.left.cmp(&self.left))
+        self.order.cmp(&other.order)
     }
 }
 
@@ -45,14 +65,6 @@ impl PartialOrd for Pair {
         Some(self.cmp(other))
     }
 }
-
-impl PartialEq for Pair {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Pair {}
 
 struct Merger<'m, 't> {
     model: &'m Model,
@@ -88,12 +100,8 @@ impl<'t> Merger<'_, 't> {
         let Some(id) = self.model.normal_piece_id(merged) else {
             return;
         };
-        self.agenda.push(Pair {
-            score: self.model.score(id),
-            left,
-            right,
-            size,
-        });
+        self.agenda
+            .push(Pair::new(self.model.score(id), left, right, size));
         if self.model.is_unused(id) {
             let parts = (self.piece(left), self.piece(right));
             self.rev_merge.insert(merged, parts);
@@ -152,26 +160,26 @@ pub(crate) fn encode<'t>(
         merger.maybe_add_pair(Some(i - 1), Some(i));
     }
     while let Some(top) = merger.agenda.pop() {
-        let (Some(&l), Some(&r)) = (merger.symbols.get(top.left), merger.symbols.get(top.right))
-        else {
+        let left = top.left();
+        let (Some(&l), Some(&r)) = (merger.symbols.get(left), merger.symbols.get(top.right)) else {
             continue;
         };
         // A pair whose symbols have since been merged elsewhere is stale.
         if l.len == 0 || r.len == 0 || l.len + r.len != top.size {
             continue;
         }
-        if let Some(s) = merger.symbols.get_mut(top.left) {
+        if let Some(s) = merger.symbols.get_mut(left) {
             s.len = top.size;
             s.next = r.next;
         }
         if let Some(next) = r.next.and_then(|n| merger.symbols.get_mut(n)) {
-            next.prev = Some(top.left);
+            next.prev = Some(left);
         }
         if let Some(s) = merger.symbols.get_mut(top.right) {
             s.len = 0;
         }
-        merger.maybe_add_pair(l.prev, Some(top.left));
-        merger.maybe_add_pair(Some(top.left), r.next);
+        merger.maybe_add_pair(l.prev, Some(left));
+        merger.maybe_add_pair(Some(left), r.next);
     }
     let mut out = Vec::new();
     let mut index = Some(0);
