@@ -86,10 +86,19 @@ pub(super) fn model_for(language_key: &str) -> Result<Option<&'static Model>, Te
 /// normalized text, so they need not occur in `text`.
 pub(super) fn tokenize_words_with_model<'a>(
     model: &Model,
-    text: &str,
+    text: &'a str,
     abbreviations: &Abbreviations,
 ) -> Vec<Cow<'a, str>> {
-    let mut tokens = Vec::new();
+    // The tokens are collected joined, with their end offsets, and only then cut into
+    // strings: when the normalization kept the text as it was, they are slices of it.
+    let mut joined = String::with_capacity(text.len() + 1);
+    let mut ends = Vec::new();
+    let mut push = |joined: &mut String, token: &str| {
+        if !token.is_empty() {
+            joined.push_str(token);
+            ends.push(joined.len());
+        }
+    };
     model.for_each_piece(text, |piece| {
         // Most pieces are `▁`s followed by letters: the whitespace tokenizer makes one
         // token of the spaces and one of the rest, so the general path is skipped.
@@ -99,24 +108,41 @@ pub(super) fn tokenize_words_with_model<'a>(
             .any(|c| c == '\u{2581}' || is_space(c) || is_punctuation(c))
         {
             let spaces = (piece.len() - rest.len()) / SPACE_SYMBOL.len();
-            if spaces > 0 {
-                tokens.push(Cow::Owned(" ".repeat(spaces)));
-            }
-            if !rest.is_empty() {
-                tokens.push(Cow::Owned(rest.to_owned()));
-            }
+            push(&mut joined, &" ".repeat(spaces));
+            push(&mut joined, rest);
             return;
         }
         let piece = match piece.contains(SPACE_SYMBOL) {
             true => Cow::Owned(piece.replace(SPACE_SYMBOL, " ")),
             false => Cow::Borrowed(piece),
         };
-        tokens.extend(
-            tokenize_words(&piece, abbreviations)
-                .into_iter()
-                .filter(|token| !token.is_empty())
-                .map(|token| Cow::Owned(token.to_owned())),
-        );
+        for token in tokenize_words(&piece, abbreviations) {
+            push(&mut joined, token);
+        }
     });
+    // With the dummy prefix, an unchanged text joins to " " + text.
+    let offset = match joined.strip_prefix(' ') {
+        Some(after) if after == text => Some(1),
+        _ if joined == text => Some(0),
+        _ => None,
+    };
+    let mut tokens = Vec::with_capacity(ends.len());
+    let mut start = 0;
+    for end in ends {
+        let token = match offset {
+            Some(offset) if start >= offset => {
+                text.get(start - offset..end - offset).map(Cow::Borrowed)
+            }
+            // The dummy prefix's space, the usual first token.
+            _ if end - start == 1 && joined.get(start..end) == Some(" ") => {
+                Some(Cow::Borrowed(" "))
+            }
+            _ => None,
+        };
+        tokens.push(
+            token.unwrap_or_else(|| Cow::Owned(joined.get(start..end).unwrap_or("").to_owned())),
+        );
+        start = end;
+    }
     tokens
 }
