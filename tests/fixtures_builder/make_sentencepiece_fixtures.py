@@ -23,6 +23,11 @@ Input texts, all real or generated here:
   forms, spaces of every kind, control characters, combining marks, U+2581 itself)
   with text of the code's script.
 
+The full set (without `--max-cases`) also holds three small BPE models trained here on the
+jawiki lines, with the options the 12 models leave at one setting (user-defined symbols, byte
+fallback, the default whitespace handling, whitespace as a suffix, other charsmaps), and the
+library's pieces for them (`synthetic-*.json` next to `synthetic-*.model`).
+
 It also checks that the model files shipped in the repository are byte-identical to
 the ones inside the installed mwtokenizer package. Run it with the packages of
 `requirements-sentencepiece.txt`:
@@ -43,6 +48,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import io
 import json
 import os
 import random
@@ -133,6 +139,51 @@ def soups(code: str, script_text: str, count: int) -> list[str]:
     return out
 
 
+# Small BPE models trained here on the jawiki lines, for the options the 12 models do not use:
+# user-defined symbols with byte fallback and the default whitespace handling; whitespace as a
+# suffix without a charsmap; another charsmap without a dummy prefix.
+SYNTHETIC = {
+    "user-defined-byte-fallback": {
+        "user_defined_symbols": ["東京", "<tag>"],
+        "byte_fallback": True,
+    },
+    "whitespace-suffix-identity": {
+        "treat_whitespace_as_suffix": True,
+        "normalization_rule_name": "identity",
+    },
+    "nfkc-cf-no-prefix": {
+        "normalization_rule_name": "nfkc_cf",
+        "add_dummy_prefix": False,
+        "remove_extra_whitespaces": False,
+    },
+}
+
+
+def synthetic_fixtures(wiki: list[str], out: str, soup_count: int) -> None:
+    for name, options in SYNTHETIC.items():
+        model = io.BytesIO()
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(wiki),
+            model_writer=model,
+            model_type="bpe",
+            vocab_size=1500,
+            minloglevel=2,
+            num_threads=1,
+            **options,
+        )
+        model_file = f"synthetic-{name}.model"
+        with open(os.path.join(out, model_file), "wb") as f:
+            f.write(model.getvalue())
+        processor = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue())
+        texts = wiki[:300] + soups(name, "東京<tag>", soup_count) + ["", " ", "  x  y  "]
+        cases = [{"text": t, "pieces": processor.encode(t, out_type=str)} for t in texts]
+        fixture = {"model_file": model_file, "options": options, "cases": cases}
+        with open(os.path.join(out, f"synthetic-{name}.json"), "w", encoding="utf-8") as f:
+            json.dump(fixture, f, ensure_ascii=False, indent=0)
+            f.write("\n")
+        print(f"synthetic {name}: {len(cases)} cases", file=sys.stderr)
+
+
 def check_models() -> None:
     package = files("mwtokenizer.assets.spcmodels")
     for model in sorted(set(NON_WHITESPACE_LANGUAGES_SPC_MAPPING.values())):
@@ -187,6 +238,8 @@ def main() -> None:
             json.dump(fixture, f, ensure_ascii=False, indent=0)
             f.write("\n")
         print(f"{code}: {len(cases)} cases", file=sys.stderr)
+    if not args.max_cases:
+        synthetic_fixtures(wiki, args.out, args.soups)
 
 
 if __name__ == "__main__":
