@@ -132,20 +132,16 @@ def test_per_page_errors_are_reported_in_place(engine: LinkEngine) -> None:
         good,
     ]
     results = engine.recommend_many(pages)
-    assert [item.ok for item in results] == [True, False, False, False, False, True]
+    assert [item.ok for item in results] == [True, False, True, False, False, True]
     assert isinstance(results[1].error, wikisuggest.WikitextError)
     assert isinstance(results[1].error, ValueError)
-    assert isinstance(results[2].error, wikisuggest.UnsupportedLanguage)
-    assert results[2].error.language == "ja"
     assert isinstance(results[3].error, wikisuggest.InvalidParameter)
     assert isinstance(results[4].error, wikisuggest.InvalidParameter)
     assert results[0].result == results[5].result
-    assert len(results.results) == 2 and len(results.errors) == 4
+    assert len(results.results) == 3 and len(results.errors) == 3
 
 
 def test_single_call_errors(engine: LinkEngine) -> None:
-    with pytest.raises(wikisuggest.UnsupportedLanguage):
-        engine.recommend("Text.", "Page", language_code="zh")
     with pytest.raises(wikisuggest.WikitextError):
         engine.recommend(b"bytes", "Page")  # type: ignore[arg-type]
     with pytest.raises(wikisuggest.InvalidParameter):
@@ -193,8 +189,9 @@ async def test_recommend_async(engine: LinkEngine) -> None:
     )
     for article, result in zip(picked, results, strict=True):
         assert differences(result, expected("api", article["name"])) == []
-    with pytest.raises(wikisuggest.UnsupportedLanguage):
-        await engine.recommend_async("Text.", "Page", language_code="th")
+    # Thai is tokenized with its SentencePiece model, not refused.
+    thai = await engine.recommend_async("Text.", "Page", language_code="th")
+    assert thai.links == ()
 
 
 def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:

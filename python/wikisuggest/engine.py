@@ -265,7 +265,7 @@ class LinkEngine:
         A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
         :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
         in that order, or a dict with those keys. A page that fails carries its
-        error (:class:`~wikisuggest.WikitextError`, :class:`~wikisuggest.UnsupportedLanguage`,
+        error (:class:`~wikisuggest.WikitextError`,
         :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
 
         On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is

@@ -129,8 +129,10 @@ class WikitextError(WikisuggestError, ValueError):
 
 
 class UnsupportedLanguage(WikisuggestError, ValueError):
-    """The local engine cannot tokenize this language (one written without spaces, which
-    production tokenizes with a SentencePiece model). ``language`` is the code given."""
+    """The local engine cannot tokenize this language. ``language`` is the code given.
+
+    Every language code production accepts is tokenized (the 13 written without spaces with
+    their SentencePiece models), so the engine does not raise this for them."""
 
     language: str | None = None
 

@@ -60,7 +60,7 @@ impl WordVectors {
             if !word.chars().any(pyunicode::is_alnum) {
                 continue;
             }
-            let Some(&row) = self.index.get(word) else {
+            let Some(&row) = self.index.get(word.as_ref()) else {
                 continue;
             };
             let Some(v) = self.data.get(row * self.dim..(row + 1) * self.dim) else {

@@ -4,12 +4,21 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TextError {
-    /// The language is written without spaces; mwtokenizer tokenizes it with a
-    /// SentencePiece model, which this crate does not implement yet.
-    #[error("language {language:?} needs SentencePiece word tokenization, which is not supported")]
+    /// The tokenizer cannot handle this language. Every language code production
+    /// accepts is tokenized (the SentencePiece languages included), so the
+    /// tokenizer never returns this; callers that map it keep working.
+    #[error("language {language:?} is not supported")]
     UnsupportedLanguage {
         /// The language code as given.
         language: String,
+    },
+    /// A built-in SentencePiece model failed to load (a damaged build).
+    #[error("the SentencePiece model {model} cannot be loaded: {reason}")]
+    TokenizerModel {
+        /// The model file name.
+        model: &'static str,
+        /// Why it was refused.
+        reason: String,
     },
     /// The link markup for a target is not a valid Python `re` replacement
     /// template (a backslash escape such as `\d` in the title).

@@ -247,7 +247,7 @@ impl Mentions {
 /// maps every character on its own except the capital sigma, whose form depends on its
 /// neighbours; a sentence holding one lowercases each gram whole instead.
 struct Words<'a> {
-    tokens: Vec<&'a str>,
+    tokens: Vec<Cow<'a, str>>,
     joined: String,
     /// `joined[bounds[i]..bounds[i + 1]]` is token `i`.
     bounds: Vec<usize>,
@@ -256,7 +256,7 @@ struct Words<'a> {
 }
 
 impl<'a> Words<'a> {
-    fn new(tokens: Vec<&'a str>) -> Self {
+    fn new(tokens: Vec<Cow<'a, str>>) -> Self {
         let join = |push: &mut dyn FnMut(&mut String, &str)| {
             let mut joined = String::new();
             let mut bounds = Vec::with_capacity(tokens.len() + 1);

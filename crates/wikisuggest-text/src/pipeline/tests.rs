@@ -224,22 +224,54 @@ fn backslash_targets_are_errors() {
     ));
 }
 
-#[test]
-fn sentencepiece_languages_are_unsupported() {
-    let m = Mock::new(&[]);
-    let r = recommend(
-        &m,
+fn run_language(model: &Mock, wikitext: &str, language_code: &str) -> Vec<(String, usize)> {
+    recommend(
+        model,
         &Request {
-            wikitext: "x",
+            wikitext,
             page_title: "P",
-            language_code: "ja",
+            language_code,
             threshold: 0.5,
             max_recommendations: -1,
             sections_to_exclude: &[],
             time_budget: None,
         },
+    )
+    .unwrap()
+    .links
+    .into_iter()
+    .map(|l| (l.link_text, l.wikitext_offset))
+    .collect()
+}
+
+#[test]
+fn sentencepiece_languages_link_the_model_pieces() {
+    // ja splits this into ` `, `東京`, `は日本の`, `首都`, `です`, `。` (spec §2.8.2):
+    // `東京` and `首都` are grams, `日本` (inside a piece) is not.
+    let m = Mock::new(&[
+        ("東京", &["東京都"]),
+        ("日本", &["日本"]),
+        ("首都", &["首都"]),
+    ]);
+    let text = "東京は日本の首都です。";
+    let links = run_language(&m, text, "ja");
+    assert_eq!(links, vec![(s("東京"), 0), (s("首都"), 6)]);
+    // The whitespace tokenizer sees one word and links nothing.
+    assert!(run_language(&m, text, "en").is_empty());
+    // The domain spelling of a SentencePiece wiki maps to its production key.
+    assert_eq!(
+        run_language(&m, text, "zh-yue"),
+        run_language(&m, text, "zh_yue")
     );
-    assert!(matches!(r, Err(TextError::UnsupportedLanguage { .. })));
+}
+
+#[test]
+fn sentencepiece_normalized_grams_are_not_placed() {
+    // NFKC turns the full-width `ＡＢＣ` into `ABC`: the gram is an anchor but not a
+    // literal substring of the text, so it is not placed (spec §2.8.2, §2.12).
+    let m = Mock::new(&[("abc", &["ABC"])]);
+    assert!(run_language(&m, "ＡＢＣ", "ja").is_empty());
+    assert_eq!(run_language(&m, "ABC", "ja"), vec![(s("ABC"), 0)]);
 }
 
 #[test]
@@ -409,7 +441,7 @@ fn gram_keys_equal_whole_gram_lowercase() {
         &["ΣΑ", " ", "Σ"],
     ];
     for tokens in sentences {
-        let words = Words::new(tokens.to_vec());
+        let words = Words::new(tokens.iter().map(|t| Cow::Borrowed(*t)).collect());
         let every_gram = vec![[true; MAX_GRAM]; tokens.len()];
         for n in 1..=MAX_GRAM {
             let mut seen = 0;

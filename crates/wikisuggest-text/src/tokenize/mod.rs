@@ -1,12 +1,17 @@
-//! Sentence and word tokenization compatible with mwtokenizer 0.2.0 for
-//! languages written with spaces.
+//! Sentence and word tokenization compatible with mwtokenizer 0.2.0: rule-based
+//! on whitespace and punctuation, or with the language's SentencePiece model for
+//! the languages written without spaces.
 
 mod abbreviations;
 mod sentence;
+mod sentencepiece;
 mod symbols;
 mod word;
 
+use std::borrow::Cow;
+
 pub use abbreviations::Abbreviations;
+use wikisuggest_sentencepiece::Model;
 
 use crate::error::TextError;
 
@@ -28,6 +33,19 @@ pub const SENTENCEPIECE_LANGUAGES: [&str; 13] = [
     "zh_yue",
 ];
 
+/// The production key of a language code: the domain spellings of the SentencePiece
+/// languages (`zh-yue`, `zh-min-nan`, `zh-classical`) become the underscored keys
+/// production uses for those wikis (`zh_yuewiki`, ...). Every other code is used as
+/// given, as mwtokenizer uses it (so `be-tarask` keeps finding no abbreviation set).
+pub fn language_key(language_code: &str) -> &str {
+    match language_code {
+        "zh-yue" => "zh_yue",
+        "zh-min-nan" => "zh_min_nan",
+        "zh-classical" => "zh_classical",
+        other => other,
+    }
+}
+
 /// Whether `c` is in mwtokenizer's `ALL_UNICODE_PUNCTUATION`.
 pub use symbols::is_punctuation;
 /// Whether `c` is in mwtokenizer's `GLOBAL_SENTENCE_TERMINATORS`.
@@ -38,27 +56,32 @@ pub use symbols::is_sentence_terminator;
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     abbreviations: Abbreviations,
+    /// The SentencePiece model of a language written without spaces.
+    model: Option<&'static Model>,
 }
 
 impl Tokenizer {
-    /// Builds the tokenizer for `language_code` (e.g. `en`, `bat_smg`).
+    /// Builds the tokenizer for `language_code` (e.g. `en`, `bat_smg`, `ja`,
+    /// `zh-yue`), after mapping it with [`language_key`].
     ///
-    /// Abbreviations come from the key `language_code + "wiki"`; an unknown
-    /// key yields an empty set, as upstream.
+    /// Abbreviations come from the key `language_key + "wiki"`; an unknown key
+    /// yields an empty set, as upstream. The [`SENTENCEPIECE_LANGUAGES`] get their
+    /// SentencePiece model.
     ///
     /// # Errors
-    /// [`TextError::UnsupportedLanguage`] for the SentencePiece languages
-    /// ([`SENTENCEPIECE_LANGUAGES`]), whose word tokenization is not
-    /// implemented.
+    /// [`TextError::TokenizerModel`] if the language's built-in model cannot be
+    /// parsed (a damaged build; the models are checked by this crate's tests).
     pub fn new(language_code: &str) -> Result<Self, TextError> {
-        if SENTENCEPIECE_LANGUAGES.contains(&language_code) {
-            return Err(TextError::UnsupportedLanguage {
-                language: language_code.to_owned(),
-            });
-        }
+        let key = language_key(language_code);
         Ok(Self {
-            abbreviations: Abbreviations::for_language(language_code),
+            abbreviations: Abbreviations::for_language(key),
+            model: sentencepiece::model_for(key)?,
         })
+    }
+
+    /// Whether words are split by the language's SentencePiece model.
+    pub fn uses_sentencepiece(&self) -> bool {
+        self.model.is_some()
     }
 
     /// The abbreviation set in use.
@@ -82,9 +105,21 @@ impl Tokenizer {
             .collect()
     }
 
-    /// `Tokenizer.word_tokenize(text)`: tokens are contiguous slices of `text`
-    /// and may be empty strings (see the crate documentation of the algorithm).
-    pub fn words<'a>(&self, text: &'a str) -> Vec<&'a str> {
-        word::tokenize_words(text, &self.abbreviations)
+    /// `Tokenizer.word_tokenize(text)`.
+    ///
+    /// On whitespace languages the tokens are contiguous slices of `text` and may
+    /// be empty strings (see the crate documentation of the algorithm). With a
+    /// SentencePiece model they are owned, never empty, and hold the model's
+    /// normalized text (NFKC-like), so they need not occur in `text`.
+    pub fn words<'a>(&self, text: &'a str) -> Vec<Cow<'a, str>> {
+        match self.model {
+            Some(model) => {
+                sentencepiece::tokenize_words_with_model(model, text, &self.abbreviations)
+            }
+            None => word::tokenize_words(text, &self.abbreviations)
+                .into_iter()
+                .map(Cow::Borrowed)
+                .collect(),
+        }
     }
 }
