@@ -144,7 +144,7 @@ impl NativeClient {
         backoff_max: f64,
         max_retry_after: f64,
         max_concurrency: Option<usize>,
-        rate_limit: Option<f64>,
+        rate_limit: Option<crate::limits::RateLimitArg>,
         token: Option<String>,
         manager: Option<Bound<'_, NativeTokenManager>>,
         max_body_size: Option<usize>,
@@ -166,7 +166,7 @@ impl NativeClient {
                     ..RetryPolicy::default()
                 },
                 max_concurrency,
-                rate_limit,
+                rate_limit: rate_limit.map(|r| r.into_core()).transpose()?,
                 max_body_size: max_body_size
                     .unwrap_or(wikisuggest_core::config::DEFAULT_MAX_BODY_SIZE),
                 allow_insecure_http,

@@ -245,6 +245,33 @@ impl NativeTokenManager {
         })
     }
 
+    /// The server rejected the access token `rejected`: renew once for every caller that
+    /// saw it rejected, and return the new token as a dict (`None` for a personal token).
+    fn renew_after_rejection(&self, py: Python<'_>, rejected: String) -> PyResult<Py<PyAny>> {
+        let manager = self.inner.clone();
+        let out = run_blocking(py, async move {
+            let renewed = manager
+                .renew_after_rejection(&Secret::new(rejected))
+                .await?;
+            Ok(renewed.map(|t| TokenOut(t.to_stored())))
+        })?;
+        Ok(out.into_pyobject(py)?.unbind())
+    }
+
+    fn renew_after_rejection_async<'py>(
+        &self,
+        py: Python<'py>,
+        rejected: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let manager = self.inner.clone();
+        run_async(py, async move {
+            let renewed = manager
+                .renew_after_rejection(&Secret::new(rejected))
+                .await?;
+            Ok(renewed.map(|t| TokenOut(t.to_stored())))
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "NativeTokenManager(kind={:?}, client_id={:?})",

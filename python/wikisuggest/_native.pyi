@@ -77,6 +77,8 @@ class NativeTokenManager:
     def leeway(self) -> float: ...
     def token(self) -> dict[str, Any]: ...
     def token_async(self) -> Awaitable[dict[str, Any]]: ...
+    def renew_after_rejection(self, rejected: str) -> dict[str, Any] | None: ...
+    def renew_after_rejection_async(self, rejected: str) -> Awaitable[dict[str, Any] | None]: ...
 
 @final
 class NativeClient:
@@ -93,7 +95,7 @@ class NativeClient:
         backoff_max: float,
         max_retry_after: float,
         max_concurrency: int | None = None,
-        rate_limit: float | None = None,
+        rate_limit: float | str | None = None,
         token: str | None = None,
         manager: NativeTokenManager | None = None,
         max_body_size: int | None = None,

@@ -86,7 +86,7 @@ class _ClientBase:
         max_backoff: float = 30.0,
         max_retry_after: float = 120.0,
         max_concurrency: int | None = None,
-        rate_limit: float | None = None,
+        rate_limit: float | str | None = None,
         max_body_size: int | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
@@ -104,7 +104,8 @@ class _ClientBase:
         exponential back-off starting at ``backoff`` seconds, honouring ``Retry-After`` up to
         ``max_retry_after`` seconds. At most ``max_concurrency`` requests are in flight at once
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
-        ``rate_limit`` is set, at most that many start per second — across all threads, tasks
+        ``rate_limit`` is set, at most that many start per second (or, given a budget such as
+        ``"5000/h"``, that many per hour, ``/min`` or ``/s``) — across all threads, tasks
         and batches using this client. A response body larger than ``max_body_size`` bytes
         (default 64 MiB, counted after decompression) raises :class:`ResponseTooLarge`.
         Credentials are never sent over plain ``http://`` to a host other than this machine
@@ -141,7 +142,9 @@ class _ClientBase:
             max_concurrency=None
             if max_concurrency is None
             else _args.integer("max_concurrency", max_concurrency),
-            rate_limit=None if rate_limit is None else _args.number("rate_limit", rate_limit),
+            rate_limit=rate_limit
+            if rate_limit is None or isinstance(rate_limit, str)
+            else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
             max_body_size=_body_limit(max_body_size),
