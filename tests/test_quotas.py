@@ -11,6 +11,7 @@ import pytest
 import reference_server as ref
 
 import wikisuggest
+from wikisuggest._native import in_flight_tasks
 
 USER_AGENT = "QuotaTests/1.0 (tests@example.org)"
 
@@ -65,5 +66,11 @@ def test_budget_shared_by_tasks_and_batches_of_one_client(server: wikisuggest.Se
             )
         # ... while another client has a budget of its own and the server answers at once.
         assert len(await other.translation_recommendations("en", "fr", count=1)) == 1
+        # The waiting requests were dropped when their callers gave up, not left queued.
+        for _ in range(100):
+            if in_flight_tasks() == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert in_flight_tasks() == 0
 
     asyncio.run(run())

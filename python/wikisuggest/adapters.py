@@ -55,18 +55,24 @@ def sent_token(authorization: str | bytes | None) -> str | None:
     if not authorization:
         return None
     scheme, _, token = authorization.partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
 
 
 def __getattr__(name: str) -> Any:
     # The adapters import their HTTP library only when asked for, so that neither is needed
     # to import wikisuggest.
-    if name == "RequestsAuth":
-        from ._requests_auth import RequestsAuth
+    try:
+        if name == "RequestsAuth":
+            from ._requests_auth import RequestsAuth
 
-        return RequestsAuth
-    if name == "HttpxAuth":
-        from ._httpx_auth import HttpxAuth
+            return RequestsAuth
+        if name == "HttpxAuth":
+            from ._httpx_auth import HttpxAuth
 
-        return HttpxAuth
+            return HttpxAuth
+    except ImportError as missing:
+        extra = "requests" if name == "RequestsAuth" else "httpx"
+        raise ImportError(
+            f"{name} needs {extra}: pip install 'wikisuggest[{extra}]'", name=missing.name
+        ) from missing
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,6 @@
 //! request a client makes (single calls, batches, threads and asyncio tasks alike).
 
 use std::collections::VecDeque;
-use std::fmt;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -114,15 +113,6 @@ fn interval(rate: f64) -> Result<Duration> {
                 format!("must be a positive number of requests per second, got {rate}"),
             )
         })
-}
-
-impl fmt::Display for RateLimit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::PerSecond(rate) => write!(f, "{rate}/s evenly spaced"),
-            Self::Budget { requests, window } => write!(f, "{requests} per {window:?}"),
-        }
-    }
 }
 
 /// At most `requests` starts in any window of `window`: the start times of the last
