@@ -132,6 +132,8 @@ impl Operation for TranslationArgs {
 enum Outcome {
     Fetched(FetchedOut),
     Token(TokenOut),
+    /// A renewal that may not happen (a personal token cannot be renewed): `None`.
+    MaybeToken(Option<TokenOut>),
 }
 
 impl<'py> IntoPyObject<'py> for Outcome {
@@ -143,6 +145,7 @@ impl<'py> IntoPyObject<'py> for Outcome {
         match self {
             Self::Fetched(fetched) => fetched.into_pyobject(py),
             Self::Token(token) => token.into_pyobject(py),
+            Self::MaybeToken(token) => token.into_pyobject(py),
         }
     }
 }
@@ -190,6 +193,17 @@ impl NativeCall {
         })
     }
 
+    /// The token to replay a request with after a server rejected `rejected` (HTTP 401):
+    /// renewed once for every caller that saw it rejected; `None` when it cannot be renewed.
+    pub(crate) fn renewed_after_rejection(manager: Arc<TokenManager>, rejected: Secret) -> Self {
+        Self::new(async move {
+            let renewed = manager.renew_after_rejection(&rejected).await?;
+            Ok(Outcome::MaybeToken(
+                renewed.map(|token| TokenOut(token.to_stored())),
+            ))
+        })
+    }
+
     fn take(&self) -> PyResult<Work> {
         self.work
             .lock()
@@ -229,7 +243,7 @@ impl NativeClient {
         backoff_max: f64,
         max_retry_after: f64,
         max_concurrency: Option<usize>,
-        rate_limit: Option<f64>,
+        rate_limit: Option<crate::limits::RateLimitArg>,
         token: Option<String>,
         manager: Option<Bound<'_, NativeTokenManager>>,
         max_body_size: Option<usize>,
@@ -251,7 +265,7 @@ impl NativeClient {
                     ..RetryPolicy::default()
                 },
                 max_concurrency,
-                rate_limit,
+                rate_limit: rate_limit.map(|r| r.into_core()).transpose()?,
                 max_body_size: max_body_size
                     .unwrap_or(wikisuggest_core::config::DEFAULT_MAX_BODY_SIZE),
                 allow_insecure_http,

@@ -12,6 +12,7 @@ mod convert;
 mod dump;
 mod engine;
 mod errors;
+mod limits;
 mod logging;
 mod mediawiki;
 mod oauth;

@@ -245,31 +245,11 @@ impl NativeTokenManager {
         NativeCall::token(self.inner.clone())
     }
 
-    /// A server rejected `rejected` (HTTP 401): the token to replay the request with once
-    /// (renewed, or one another thread renewed meanwhile), or None when it cannot be renewed.
-    fn renew_rejected(&self, py: Python<'_>, rejected: String) -> PyResult<Py<PyAny>> {
-        let manager = self.inner.clone();
-        let out = run_blocking(py, async move {
-            let renewed = manager
-                .renew_after_rejection(&Secret::new(rejected))
-                .await?;
-            Ok(renewed.map(|t| TokenOut(t.to_stored())))
-        })?;
-        Ok(out.into_pyobject(py)?.unbind())
-    }
-
-    fn renew_rejected_async<'py>(
-        &self,
-        py: Python<'py>,
-        rejected: String,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let manager = self.inner.clone();
-        run_async(py, async move {
-            let renewed = manager
-                .renew_after_rejection(&Secret::new(rejected))
-                .await?;
-            Ok(renewed.map(|t| TokenOut(t.to_stored())))
-        })
+    /// A server rejected the access token `rejected` (HTTP 401): the token to replay the
+    /// request with once (renewed, or one another thread renewed meanwhile), or None when it
+    /// cannot be renewed; sent blocking or awaited.
+    fn renew_rejected(&self, rejected: String) -> NativeCall {
+        NativeCall::renewed_after_rejection(self.inner.clone(), Secret::new(rejected))
     }
 
     fn __repr__(&self) -> String {

@@ -59,33 +59,6 @@ def number(name: str, value: Any) -> float:
     return float(value)
 
 
-#: Seconds per unit of a rate given as text: ``"5000/h"``, ``"200/min"``, ``"20/s"``.
-_RATE_UNITS = {"s": 1.0, "sec": 1.0, "min": 60.0, "m": 60.0, "h": 3600.0, "hour": 3600.0}
-
-
-def rate(name: str, value: Any) -> float:
-    """Requests per second, from a number (per second) or a budget such as ``"5000/h"`` or
-    ``"200/min"`` (the gateways' quotas are per hour and per minute)."""
-    if isinstance(value, str):
-        count, _, unit = value.strip().partition("/")
-        period = _RATE_UNITS.get(unit.strip().lower())
-        try:
-            amount = float(count.replace("_", ""))
-        except ValueError:
-            amount = float("nan")
-        if period is None or not (amount > 0 and amount != float("inf")):
-            raise InvalidParameter(
-                f"{name} must be requests per second or a budget like '5000/h' or '200/min', "
-                f"got {value!r}",
-                parameter=name,
-            )
-        return amount / period
-    checked = number(name, value)
-    if not (checked > 0 and checked != float("inf")):
-        raise InvalidParameter(f"{name} must be positive, got {checked}", parameter=name)
-    return checked
-
-
 def seconds(name: str, value: Any) -> float:
     checked = number(name, value)
     if not checked > 0 or checked == float("inf"):

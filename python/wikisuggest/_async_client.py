@@ -198,9 +198,7 @@ class AsyncClient(ClientBase):
             source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
         )
         call = self._open().translation_recommendations(options, _args.flag("raw", raw))
-        return cast(
-            "list[TranslationRecommendation] | RawTranslation", await call.send_async()
-        )
+        return cast("list[TranslationRecommendation] | RawTranslation", await call.send_async())
 
     async def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""

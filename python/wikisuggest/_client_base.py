@@ -101,7 +101,7 @@ class ClientBase:
         (default 3 for Wikimedia's servers, as they ask, and 32 elsewhere) and, if
         ``rate_limit`` is set, at most that many start per second — across all threads, tasks
         and batches using this client. ``rate_limit`` may also be a budget such as
-        ``"5000/h"`` or ``"200/min"``, spent evenly (never more within any hour or minute).
+        ``"5000/h"`` or ``"200/min"``: at most that many starts within any hour or minute.
         A response body larger than ``max_body_size`` bytes (default 64 MiB, counted after
         decompression) raises :class:`ResponseTooLarge`. Credentials are never sent over plain
         ``http://`` to a host other than this machine unless ``allow_insecure_http=True``.
@@ -140,7 +140,9 @@ class ClientBase:
             max_concurrency=None
             if max_concurrency is None
             else _args.integer("max_concurrency", max_concurrency),
-            rate_limit=None if rate_limit is None else _args.rate("rate_limit", rate_limit),
+            rate_limit=rate_limit
+            if rate_limit is None or isinstance(rate_limit, str)
+            else _args.number("rate_limit", rate_limit),
             token=token,
             manager=manager,
             max_body_size=_body_limit(max_body_size),

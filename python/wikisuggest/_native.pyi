@@ -80,8 +80,7 @@ class NativeTokenManager:
     @property
     def leeway(self) -> float: ...
     def token(self) -> NativeCall: ...
-    def renew_rejected(self, rejected: str) -> dict[str, Any] | None: ...
-    def renew_rejected_async(self, rejected: str) -> Awaitable[dict[str, Any] | None]: ...
+    def renew_rejected(self, rejected: str) -> NativeCall: ...
 
 @final
 class NativeClient:
@@ -98,7 +97,7 @@ class NativeClient:
         backoff_max: float,
         max_retry_after: float,
         max_concurrency: int | None = None,
-        rate_limit: float | None = None,
+        rate_limit: float | str | None = None,
         token: str | None = None,
         manager: NativeTokenManager | None = None,
         max_body_size: int | None = None,

@@ -346,21 +346,30 @@ class TokenManager:
         """The current token, renewed first if it is due (asyncio)."""
         return Token.from_dict(await self._native.token().send_async())
 
-    def renew_rejected(self, rejected: Token | str) -> Token | None:
-        """A server answered 401 to ``rejected``: the token to send instead (renewed once for
-        all threads, or already renewed by another), or ``None`` if it cannot be renewed (a
-        personal token). For replaying a request once in HTTP libraries' auth hooks."""
-        found = self._native.renew_rejected(_access_token(rejected))
-        return None if found is None else Token.from_dict(found)
+    def renew_rejected(self, rejected: str | Token) -> Token | None:
+        """The server answered 401 to a request that carried ``rejected`` (an access token):
+        a new token, renewed once however many callers report the same one (blocking).
 
-    async def renew_rejected_async(self, rejected: Token | str) -> Token | None:
+        When the manager already holds a newer token, that one is returned without a
+        request. ``None`` for a personal API token, which cannot be renewed.
+        """
+        renewed = self._native.renew_rejected(_access_token(rejected)).send()
+        return None if renewed is None else Token.from_dict(renewed)
+
+    async def renew_rejected_async(self, rejected: str | Token) -> Token | None:
         """:meth:`renew_rejected` for asyncio."""
-        found = await self._native.renew_rejected_async(_access_token(rejected))
-        return None if found is None else Token.from_dict(found)
+        renewed = await self._native.renew_rejected(_access_token(rejected)).send_async()
+        return None if renewed is None else Token.from_dict(renewed)
 
     def __repr__(self) -> str:
         client = "" if self.client_id is None else f", client_id={self.client_id!r}"
         return f"TokenManager(kind={self.kind!r}{client})"
+
+
+def _access_token(value: str | Token) -> str:
+    if isinstance(value, Token):
+        return value.access_token
+    return _args.text("rejected", value)
 
 
 def _leeway(value: float) -> float:
@@ -564,7 +573,3 @@ def authorize_with_loopback(
         )
         .send()
     )
-
-
-def _access_token(token: Token | str) -> str:
-    return token.access_token if isinstance(token, Token) else _args.text("token", token)

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::limits::RateLimit;
 use crate::retry::RetryPolicy;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.wikimedia.org";
@@ -23,8 +24,8 @@ pub struct ClientConfig {
     /// Most requests in flight at once; `None` picks 3 for Wikimedia's hosts (their stated
     /// limit) and 32 for any other host.
     pub max_concurrency: Option<usize>,
-    /// Most request starts per second, if set.
-    pub rate_limit: Option<f64>,
+    /// How fast requests may start, if limited: evenly spaced, or a budget per window.
+    pub rate_limit: Option<RateLimit>,
     /// Largest response body accepted, in bytes, counted after decompression.
     pub max_body_size: usize,
     /// Send credentials over plain `http://` to a host that is not loopback. Off by default:
