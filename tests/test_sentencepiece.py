@@ -124,6 +124,7 @@ def test_cli_build_with_language_ja(
 def placed(result: wikisuggest.LinkRecommendationSet, wikitext: str) -> list[tuple[str, str]]:
     for link in result.links:
         start = link.wikitext_offset
+        assert start is not None
         assert wikitext[start : start + len(link.link_text)] == link.link_text
     return [(link.link_text, link.link_target) for link in result.links]
 
@@ -151,7 +152,7 @@ def test_engine_recommends_japanese_mentions(jawiki: Path) -> None:
     # `recommend_many` takes the same path.
     pages = [{"wikitext": text, "page_title": "Page", "language_code": "ja"}]
     [item] = list(engine.recommend_many(pages, threshold=0.0, max_recommendations=0))
-    assert item.ok and placed(item.result, text) == ja
+    assert item.ok and item.result is not None and placed(item.result, text) == ja
 
 
 def test_server_answers_for_a_sentencepiece_wiki(jawiki: Path, tmp_path: Path) -> None:

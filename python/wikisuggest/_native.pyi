@@ -224,6 +224,7 @@ class NativeDumpPages:
     ) -> NativeDumpPages: ...
     def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
 
+@final
 class NativeWiki:
     def __new__(
         cls,
