@@ -57,8 +57,8 @@ def _check_applied_result(engine: LinkEngine, title: str, wikitext: str) -> tupl
             allowed = {SkipReason.INSIDE_WORD, SkipReason.OVERLAPS, SkipReason.IN_MARKUP}
             assert skipped.reason in allowed, (title, skipped)
     again = engine.recommend(applied.wikitext, title, max_recommendations=0)
-    linked = {skipped.link.link_text.lower() for item in applied.applied}
-    targets = {skipped.link.link_target for item in applied.applied}
+    linked = {item.link.link_text.lower() for item in applied.applied}
+    targets = {item.link.link_target for item in applied.applied}
     for link in again.links:
         assert link.link_text.lower() not in linked, (title, link)
         assert link.link_target not in targets, (title, link)
