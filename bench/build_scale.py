@@ -1,0 +1,245 @@
+"""Dataset builder at scale: CPU per MB and peak memory per pass, extrapolated to enwiki.
+
+The input is an enwiki-shaped dump generated from the real enwiki excerpt in gensim 4.4.0's
+wheel (206 pages, 6 MB of XML; the wheel the test suite downloads into
+``target/reference-fixtures/downloads``). The excerpt is written again and again, each copy
+with its own titles: page titles, redirect targets and article-link targets get a copy
+suffix (`` v17``) and page ids an offset, so the titles, anchors of plain links and the link
+graph grow with the copies instead of repeating. Links to other namespaces are kept as they
+are. Most link targets of an excerpt lie outside it, so the build treats them as articles
+(``keep_missing_targets``), as a complete dump would have them.
+
+Each builder pass runs in a child process, which resets its peak-RSS counter
+(``/proc/self/clear_refs``) before every pass and reads ``VmHWM`` after it; CPU is the
+process's user + system time. Passes: ``scan`` (catalogue and counts: two reads of the dump),
+``vectors`` (link-graph embedding), ``training rows`` (a third read), ``train`` (XGBoost,
+one thread), ``write`` (published files and native file), ``backtest`` (a fourth read).
+
+Extrapolation to enwiki (about 90 GB of XML, 7 M titles, 15 M anchors): CPU grows with the
+XML read; the peak memory of a pass is fitted as a straight line between two dump sizes
+(``--sizes``) against the dump's share of enwiki (the larger of its title and anchor shares)
+and read at the whole of enwiki. Training rows and backtest stop at 200,000 and 10,000
+articles, so their linear extrapolation overstates them.
+
+Run ``bash bench/run build`` (default: 512 MB and 1 GB of XML; ``--sizes 64,128`` measures
+smaller dumps). The generated dumps are written under ``--work-dir`` and removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from engine import DUMP, gensim_wheel  # noqa: E402
+
+ENWIKI_XML_MB = 90_000
+ENWIKI_TITLES = 7_000_000
+ENWIKI_ANCHORS = 15_000_000
+BUDGET_GB = 24
+
+_PAGE = re.compile(r"<page>.*?</page>\s*", re.S)
+_TITLE = re.compile(r"<title>([^<]*)</title>")
+_REDIRECT = re.compile(r'<redirect title="([^"]*)"')
+_ID = re.compile(r"<id>(\d+)</id>")
+# [[target]], [[target|anchor]], [[target#section|anchor]]: the target group is renamed.
+_LINK = re.compile(r"\[\[([^\[\]|#:]+)(?=[\]|#])")
+
+
+def excerpt() -> tuple[str, list[str], str]:
+    """The excerpt's header, pages and footer (XML text)."""
+    with zipfile.ZipFile(gensim_wheel()) as wheel:
+        xml = bz2.decompress(wheel.read(DUMP)).decode("utf-8")
+    first = xml.index("<page>")
+    pages = _PAGE.findall(xml)
+    last = xml.rindex("</page>") + len("</page>")
+    return xml[:first], pages, xml[last:]
+
+
+def renamed(page: str, copy: int) -> str:
+    """``page`` as copy number ``copy``: titles and link targets suffixed, ids offset."""
+    if copy == 0:
+        return page
+    suffix = f" v{copy}"
+
+    def target(m: re.Match[str]) -> str:
+        name = m.group(1)
+        return f"[[{name.rstrip()}{suffix}" if name.strip() else m.group(0)
+
+    page = _TITLE.sub(lambda m: f"<title>{m.group(1)}{suffix}</title>", page, count=1)
+    page = _REDIRECT.sub(lambda m: f'<redirect title="{m.group(1)}{suffix}"', page, count=1)
+    page = _ID.sub(lambda m: f"<id>{int(m.group(1)) + copy * 100_000_000}</id>", page)
+    return _LINK.sub(target, page)
+
+
+def generate(path: Path, megabytes: float) -> tuple[int, float]:
+    """Writes an enwiki-shaped dump of about ``megabytes`` MB; returns (copies, MB)."""
+    header, pages, footer = excerpt()
+    goal = int(megabytes * 1e6)
+    written, copy = 0, 0
+    with open(path, "w", encoding="utf-8") as out:
+        written += out.write(header)
+        while written < goal:
+            for page in pages:
+                written += len(renamed(page, copy).encode("utf-8"))
+                out.write(renamed(page, copy))
+            copy += 1
+        out.write(footer)
+    return copy, path.stat().st_size / 1e6
+
+
+def _reset_peak() -> None:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _rss_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def child(dump: Path, out_dir: Path) -> None:
+    """Runs each pass of a build of ``dump`` and prints one JSON line per pass."""
+    from wikisuggest import _native
+    from wikisuggest.build import EMBEDDING_DIM, train_model
+
+    def measure(name: str, run: object) -> object:
+        _reset_peak()
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        wall = time.perf_counter()
+        result = run()  # type: ignore[operator]
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        record = {
+            "pass": name,
+            "cpu_s": round(cpu, 3),
+            "wall_s": round(time.perf_counter() - wall, 3),
+            "peak_rss_mb": round(_rss_kb("VmHWM") / 1024, 1),
+            "rss_after_mb": round(_rss_kb("VmRSS") / 1024, 1),
+        }
+        print(json.dumps(record), flush=True)
+        return result
+
+    args = (str(dump), "enwiki", "en", 0.065, 2, True, None)
+    scan = measure("scan", lambda: _native.NativeDatasetBuild(*args))
+    print(json.dumps({"stats": dict(scan.stats())}), flush=True)  # type: ignore[attr-defined]
+    measure("vectors", lambda: scan.set_link_graph_vectors(EMBEDDING_DIM, 7))  # type: ignore[attr-defined]
+    rows = measure("training rows", lambda: scan.training_rows(0.5, 200_000, 10_000))  # type: ignore[attr-defined]
+    features, labels, _, _ = rows  # type: ignore[misc]
+    model_json, _ = measure("train", lambda: train_model(features, labels, seed=7))  # type: ignore[misc]
+    del features, labels
+    measure("write", lambda: scan.write(str(out_dir), model_json))  # type: ignore[attr-defined]
+    del scan
+    measure(
+        "backtest",
+        lambda: _native.backtest_dataset(
+            str(dump), str(out_dir), "enwiki", "en", [0.5], 0.5, 10_000
+        ),
+    )
+
+
+def run_size(megabytes: float, work: Path) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(dir=work, prefix="build-scale-") as tmp:
+        dump = Path(tmp) / "enwiki-shaped.xml"
+        copies, size = generate(dump, megabytes)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", str(dump), str(Path(tmp) / "out")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    passes, stats = [], {}
+    for line in proc.stdout.splitlines():
+        record = json.loads(line)
+        if "stats" in record:
+            stats = record["stats"]
+        else:
+            passes.append(record)
+    return {"mb": size, "copies": copies, "stats": stats, "passes": passes}
+
+
+def report(runs: list[dict[str, object]]) -> None:
+    for run in runs:
+        s = run["stats"]
+        assert isinstance(s, dict)
+        print(
+            f"\n{run['mb']:.0f} MB of XML ({run['copies']} copies): {s['articles']:,} articles, "
+            f"{s['pageids']:,} titles, {s['link_anchors']:,} link anchors, "
+            f"{s['anchors']:,} anchors kept, {s['anchor_targets']:,} pairs, {s['links']:,} links"
+        )
+        print(f"  {'pass':14}{'CPU s':>9}{'wall s':>9}{'CPU s/MB':>10}{'peak RSS MB':>13}")
+        for p in run["passes"]:  # type: ignore[attr-defined]
+            print(
+                f"  {p['pass']:14}{p['cpu_s']:9.1f}{p['wall_s']:9.1f}"
+                f"{p['cpu_s'] / run['mb']:10.3f}{p['peak_rss_mb']:13.0f}"  # type: ignore[operator]
+            )
+    small, large = runs[0], runs[-1]
+    fs, fl = enwiki_fraction(small), enwiki_fraction(large)
+    print(
+        f"\nextrapolated to enwiki ({ENWIKI_XML_MB / 1000:.0f} GB XML, "
+        f"{ENWIKI_TITLES / 1e6:.0f} M titles, {ENWIKI_ANCHORS / 1e6:.0f} M anchors), "
+        f"from {small['mb']:.0f} MB ({fs:.2%} of enwiki) and {large['mb']:.0f} MB ({fl:.2%}):"
+    )
+    print(f"  {'pass':14}{'CPU h':>9}{'peak GB':>10}")
+    total_cpu, worst = 0.0, 0.0
+    for ps, pl in zip(small["passes"], large["passes"]):  # type: ignore[call-overload]
+        cpu_h = pl["cpu_s"] / large["mb"] * ENWIKI_XML_MB / 3600  # type: ignore[operator]
+        slope = (pl["peak_rss_mb"] - ps["peak_rss_mb"]) / (fl - fs) if fl != fs else 0.0
+        peak_gb = (pl["peak_rss_mb"] + slope * (1.0 - fl)) / 1000
+        total_cpu += cpu_h
+        worst = max(worst, peak_gb)
+        print(f"  {pl['pass']:14}{cpu_h:9.2f}{peak_gb:10.1f}")
+    verdict = "fits" if worst <= BUDGET_GB else "does not fit"
+    print(f"  {'all passes':14}{total_cpu:9.2f}{worst:10.1f}  ({verdict} in {BUDGET_GB} GB)")
+
+
+def enwiki_fraction(run: dict[str, object]) -> float:
+    """How much of enwiki a run's tables are: the larger of its title and anchor shares.
+
+    Memory grows with the tables, and the generated dump has fewer anchors per title than
+    enwiki, so scaling by whichever share is smaller at enwiki size would understate it.
+    """
+    s = run["stats"]
+    assert isinstance(s, dict)
+    return max(s["pageids"] / ENWIKI_TITLES, s["link_anchors"] / ENWIKI_ANCHORS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--sizes", default="512,1024", help="dump sizes in MB of XML, comma-separated"
+    )
+    parser.add_argument(
+        "--work-dir", type=Path, default=Path(__file__).resolve().parent.parent / "target"
+    )
+    parser.add_argument("--json", type=Path, help="also save the raw measurements here")
+    parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return 0
+    sizes = sorted(float(s) for s in args.sizes.split(","))
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    print(f"builder passes on generated enwiki-shaped dumps; {os.cpu_count()} cores")
+    runs = [run_size(mb, args.work_dir) for mb in sizes]
+    report(runs)
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
