@@ -38,16 +38,19 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine import DUMP, gensim_wheel  # noqa: E402
+from engine import DUMP, gensim_wheel
 
 ENWIKI_XML_MB = 90_000
 ENWIKI_TITLES = 7_000_000
 ENWIKI_ANCHORS = 15_000_000
 BUDGET_GB = 24
+T = TypeVar("T")
 
 _PAGE = re.compile(r"<page>.*?</page>\s*", re.S)
 _TITLE = re.compile(r"<title>([^<]*)</title>")
@@ -111,38 +114,47 @@ def _rss_kb(field: str) -> int:
     return 0
 
 
-def child(dump: Path, out_dir: Path) -> None:
-    """Runs each pass of a build of ``dump`` and prints one JSON line per pass."""
+def measure(name: str, run: Callable[[], T]) -> T:
+    """Runs one pass and prints its CPU time and peak RSS as a JSON line."""
+    _reset_peak()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    wall = time.perf_counter()
+    result = run()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    record = {
+        "pass": name,
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(time.perf_counter() - wall, 3),
+        "peak_rss_mb": round(_rss_kb("VmHWM") / 1024, 1),
+        "rss_after_mb": round(_rss_kb("VmRSS") / 1024, 1),
+    }
+    print(json.dumps(record), flush=True)
+    return result
+
+
+def table_passes(dump: Path, out_dir: Path) -> None:
+    """Scan, vectors, training rows, training and writing of a build of ``dump``."""
     from wikisuggest import _native
     from wikisuggest.build import EMBEDDING_DIM, train_model
 
-    def measure(name: str, run: object) -> object:
-        _reset_peak()
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        wall = time.perf_counter()
-        result = run()  # type: ignore[operator]
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        record = {
-            "pass": name,
-            "cpu_s": round(cpu, 3),
-            "wall_s": round(time.perf_counter() - wall, 3),
-            "peak_rss_mb": round(_rss_kb("VmHWM") / 1024, 1),
-            "rss_after_mb": round(_rss_kb("VmRSS") / 1024, 1),
-        }
-        print(json.dumps(record), flush=True)
-        return result
-
     args = (str(dump), "enwiki", "en", 0.065, 2, True, None)
-    scan = measure("scan", lambda: _native.NativeDatasetBuild(*args))
-    print(json.dumps({"stats": dict(scan.stats())}), flush=True)  # type: ignore[attr-defined]
-    measure("vectors", lambda: scan.set_link_graph_vectors(EMBEDDING_DIM, 7))  # type: ignore[attr-defined]
-    rows = measure("training rows", lambda: scan.training_rows(0.5, 200_000, 10_000))  # type: ignore[attr-defined]
-    features, labels, _, _ = rows  # type: ignore[misc]
-    model_json, _ = measure("train", lambda: train_model(features, labels, seed=7))  # type: ignore[misc]
-    del features, labels
-    measure("write", lambda: scan.write(str(out_dir), model_json))  # type: ignore[attr-defined]
-    del scan
+    build = measure("scan", lambda: _native.NativeDatasetBuild(*args))
+    print(json.dumps({"stats": dict(build.stats())}), flush=True)
+    measure("vectors", lambda: build.set_link_graph_vectors(EMBEDDING_DIM, 7))
+    features, labels, _, _ = measure(
+        "training rows", lambda: build.training_rows(0.5, 200_000, 10_000)
+    )
+    model_json, _ = measure("train", lambda: train_model(features, labels, seed=7))
+    features = labels = b""
+    measure("write", lambda: build.write(str(out_dir), model_json))
+
+
+def child(dump: Path, out_dir: Path) -> None:
+    """Runs each pass of a build of ``dump`` and prints one JSON line per pass."""
+    from wikisuggest import _native
+
+    table_passes(dump, out_dir)
     measure(
         "backtest",
         lambda: _native.backtest_dataset(
@@ -195,7 +207,7 @@ def report(runs: list[dict[str, object]]) -> None:
     )
     print(f"  {'pass':14}{'CPU h':>9}{'peak GB':>10}")
     total_cpu, worst = 0.0, 0.0
-    for ps, pl in zip(small["passes"], large["passes"]):  # type: ignore[call-overload]
+    for ps, pl in zip(small["passes"], large["passes"], strict=True):  # type: ignore[call-overload]
         cpu_h = pl["cpu_s"] / large["mb"] * ENWIKI_XML_MB / 3600  # type: ignore[operator]
         slope = (pl["peak_rss_mb"] - ps["peak_rss_mb"]) / (fl - fs) if fl != fs else 0.0
         peak_gb = (pl["peak_rss_mb"] + slope * (1.0 - fl)) / 1000

@@ -56,9 +56,7 @@ impl Interner {
     /// The id of `s`, if known.
     pub fn get(&self, s: &str) -> Option<u32> {
         let hash = self.hasher.hash_one(s);
-        self.table
-            .find(hash, |&id| self.name(id) == s)
-            .copied()
+        self.table.find(hash, |&id| self.name(id) == s).copied()
     }
 
     /// The string of `id`.

@@ -219,4 +219,3 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
         stats,
     })
 }
-
