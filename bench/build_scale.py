@@ -16,13 +16,14 @@ process's user + system time. Passes: ``scan`` (catalogue and counts: two reads 
 one thread), ``write`` (published files and native file), ``backtest`` (a fourth read).
 
 Extrapolation to enwiki (about 90 GB of XML, 7 M titles, 15 M anchors): CPU grows with the
-XML read; the peak memory of a pass is fitted as a straight line between two dump sizes
-(``--sizes``) against the dump's share of enwiki (the larger of its title and anchor shares)
-and read at the whole of enwiki. Training rows and backtest stop at 200,000 and 10,000
-articles: their CPU is scaled to the share of the dump they read, their memory is not
-(the feature matrix at the training cap is printed separately).
+XML a pass reads, with the tables (vectors, writing) or with the training rows (training);
+the peak memory of a pass is fitted as a straight line between two dump sizes (``--sizes``)
+against the dump's share of enwiki (the larger of its title and anchor shares) and read at
+the whole of enwiki. Training rows and backtest stop at 200,000 and 10,000 articles: their
+CPU is scaled to the share of the dump they read, their memory is not (the feature matrix
+at the training cap is printed separately).
 
-Run ``bash bench/run build`` (default: 512 MB and 1 GB of XML; ``--sizes 64,128`` measures
+Run ``bash bench/run build`` (default: 512 MB and 1 GB of XML; ``--sizes 32,64`` measures
 smaller dumps). The generated dumps are written under ``--work-dir`` and removed afterwards.
 """
 
@@ -221,10 +222,7 @@ def report(runs: list[dict[str, object]]) -> None:
     print(f"  {'pass':14}{'CPU h':>9}{'peak GB':>10}")
     total_cpu, worst = 0.0, 0.0
     for ps, pl in zip(small["passes"], large["passes"], strict=True):  # type: ignore[call-overload]
-        cpu_h = pl["cpu_s"] / large["mb"] * ENWIKI_XML_MB / 3600  # type: ignore[operator]
-        if pl["pass"] in READ_SHARE:
-            # These passes stop once they have their articles: they read that share only.
-            cpu_h *= READ_SHARE[pl["pass"]]
+        cpu_h = pl["cpu_s"] / 3600 * cpu_scale(pl["pass"], large)  # type: ignore[operator]
         slope = (pl["peak_rss_mb"] - ps["peak_rss_mb"]) / (fl - fs) if fl != fs else 0.0
         peak_gb = (pl["peak_rss_mb"] + slope * (1.0 - fl)) / 1000
         total_cpu += cpu_h
@@ -240,6 +238,23 @@ def report(runs: list[dict[str, object]]) -> None:
         f"{MAX_TRAIN:,}-article cap the feature matrix alone is "
         f"{per_article * MAX_TRAIN / 1e9:.1f} GB (float32), before XGBoost's copies"
     )
+
+
+def cpu_scale(name: str, run: dict[str, object]) -> float:
+    """By how much a pass's CPU grows from ``run`` to enwiki.
+
+    Passes that read the dump grow with the XML they read (the capped ones stop after their
+    articles); passes over the tables grow with the tables; training grows with its rows.
+    """
+    mb = run["mb"]
+    assert isinstance(mb, float)
+    if name in ("vectors", "write"):
+        return 1 / enwiki_fraction(run)
+    if name == "train":
+        tr = run["training"]
+        assert isinstance(tr, dict)
+        return MAX_TRAIN / max(1, tr["articles"])
+    return ENWIKI_XML_MB / mb * READ_SHARE.get(name, 1.0)
 
 
 def enwiki_fraction(run: dict[str, object]) -> float:

@@ -265,6 +265,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn interner_keeps_each_string_once_with_a_stable_id() {
+        let mut i = Interner::default();
+        let words: Vec<String> = (0..5000).map(|n| format!("w{n}")).collect();
+        for w in &words {
+            i.intern(w);
+        }
+        assert_eq!(i.intern(""), 5000);
+        assert_eq!(i.intern("w17"), 17);
+        assert_eq!(i.len(), 5001);
+        for (n, w) in words.iter().enumerate() {
+            assert_eq!(i.get(w), Some(n as u32));
+            assert_eq!(i.name(n as u32), w);
+        }
+        assert_eq!(i.get(""), Some(5000));
+        assert_eq!(i.name(5000), "");
+        assert_eq!(i.get("w5000"), None);
+        assert_eq!(i.name(9999), "");
+    }
+
+    #[test]
     fn numeric_anchors() {
         for a in ["", "1990", "1990-91", "12/25/2001", "٣"] {
             assert!(is_numeric_anchor(a), "{a:?}");
