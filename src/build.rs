@@ -129,9 +129,17 @@ impl NativeDatasetBuild {
         let scan: &Scan = &scan;
         let s = split(holdout_fraction, max_train_articles, max_test_articles);
         let rows = py.detach(|| training_rows(scan, &s)).map_err(build_error)?;
-        let features: Vec<u8> = rows.features.iter().flat_map(|v| v.to_le_bytes()).collect();
+        // Written straight into the Python object: no second copy of the largest
+        // buffer of the build.
+        let features = PyBytes::new_with(py, rows.features.len() * 4, |buf| {
+            for (out, v) in buf.chunks_exact_mut(4).zip(&rows.features) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        drop(rows.features);
         Ok((
-            PyBytes::new(py, &features),
+            features,
             PyBytes::new(py, &rows.labels),
             rows.articles,
             rows.mentions,

@@ -1,7 +1,11 @@
 //! Anchor statistics: how often each anchor text is a link, how often it is plain text,
 //! and which targets it links to in how many articles; then the link-probability filter.
 
+use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::wikitext::{NodeKind, Wikitext};
@@ -10,43 +14,79 @@ use wikisuggest_text::wikitext::{NodeKind, Wikitext};
 pub const MAX_TEXT_NGRAM: usize = 10;
 
 /// Interns strings as dense ids.
-#[derive(Debug, Default)]
+///
+/// Each string is stored once, in one shared buffer: the table holds only ids and
+/// finds a string's text through its offsets. At enwiki scale (tens of millions of
+/// anchor texts and titles) this costs the text plus about 14 bytes per string, where
+/// a map of owned `String`s plus a `Vec<String>` cost two copies and about 80 bytes.
+#[derive(Default)]
 pub struct Interner {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
+    hasher: RandomState,
+    table: HashTable<u32>,
+    text: String,
+    /// End offset in `text` of each string; string `i` starts where `i - 1` ends.
+    ends: Vec<usize>,
+}
+
+impl std::fmt::Debug for Interner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interner")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Interner {
     /// The id of `s`, adding it if new.
     pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
+        let hash = self.hasher.hash_one(s);
+        let (text, ends) = (&self.text, &self.ends);
+        if let Some(&id) = self.table.find(hash, |&id| slice(text, ends, id) == s) {
             return id;
         }
-        let id = self.names.len() as u32;
-        self.ids.insert(s.to_owned(), id);
-        self.names.push(s.to_owned());
+        let id = self.ends.len() as u32;
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        let (hasher, text, ends) = (&self.hasher, &self.text, &self.ends);
+        self.table
+            .insert_unique(hash, id, |&id| hasher.hash_one(slice(text, ends, id)));
         id
     }
 
     /// The id of `s`, if known.
     pub fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
+        let hash = self.hasher.hash_one(s);
+        self.table.find(hash, |&id| self.name(id) == s).copied()
     }
 
     /// The string of `id`.
     pub fn name(&self, id: u32) -> &str {
-        self.names.get(id as usize).map_or("", String::as_str)
+        slice(&self.text, &self.ends, id)
     }
 
     /// Number of strings.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.ends.len()
     }
 
     /// Whether nothing was interned.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.ends.is_empty()
     }
+}
+
+/// String `id` of an interner's buffer (`""` for an unknown id).
+fn slice<'a>(text: &'a str, ends: &[usize], id: u32) -> &'a str {
+    let i = id as usize;
+    let Some(&end) = ends.get(i) else {
+        return "";
+    };
+    let start = if i == 0 {
+        0
+    } else {
+        ends.get(i - 1).copied().unwrap_or(0)
+    };
+    text.get(start..end).unwrap_or("")
 }
 
 /// Counters filled one article at a time.
@@ -78,6 +118,12 @@ impl AnchorCounts {
         for a in anchor_texts {
             anchors.intern(&a);
         }
+        Self::from_interner(anchors)
+    }
+
+    /// Counters for the candidate anchor texts already interned in `anchors` (saves
+    /// holding them twice while the catalogue is turned into counters).
+    pub fn from_interner(anchors: Interner) -> Self {
         let n = anchors.len();
         Self {
             anchors,
@@ -138,28 +184,39 @@ impl AnchorCounts {
         filter: AnchorFilter,
         title_of: impl Fn(u32) -> String,
     ) -> Vec<(String, Vec<(String, u32)>)> {
-        let mut by_anchor: HashMap<u32, Vec<(String, u32)>> = HashMap::new();
+        // Candidates stay ids until their anchor has passed the filter: most pairs belong
+        // to anchors that are dropped, and a title string per pair is what a whole wiki
+        // cannot afford to hold.
+        let mut by_anchor: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
         for (&(a, t), &count) in &self.pairs {
-            by_anchor.entry(a).or_default().push((title_of(t), count));
+            if self.keeps(a, filter) {
+                by_anchor.entry(a).or_default().push((t, count));
+            }
         }
         let mut out: Vec<(String, Vec<(String, u32)>)> = by_anchor
             .into_iter()
-            .filter_map(|(a, mut cands)| {
-                let text = self.anchors.name(a);
-                let as_link = self.as_link.get(a as usize).copied().unwrap_or(0);
-                let as_text = self.as_text.get(a as usize).copied().unwrap_or(0);
-                let probability = as_link as f64 / (as_link + as_text) as f64;
-                let keep = !is_numeric_anchor(text)
-                    && as_link >= filter.min_link_count
-                    && probability >= filter.min_link_probability;
-                keep.then(|| {
-                    cands.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
-                    (text.to_owned(), cands)
-                })
+            .map(|(a, cands)| {
+                let mut cands: Vec<(String, u32)> = cands
+                    .into_iter()
+                    .map(|(t, count)| (title_of(t), count))
+                    .collect();
+                cands.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+                (self.anchors.name(a).to_owned(), cands)
             })
             .collect();
         out.sort_by(|x, y| x.0.cmp(&y.0));
         out
+    }
+
+    /// Whether anchor `a` passes `filter` (and is not numeric).
+    fn keeps(&self, a: u32, filter: AnchorFilter) -> bool {
+        let text = self.anchors.name(a);
+        let as_link = self.as_link.get(a as usize).copied().unwrap_or(0);
+        let as_text = self.as_text.get(a as usize).copied().unwrap_or(0);
+        let probability = as_link as f64 / (as_link + as_text) as f64;
+        !is_numeric_anchor(text)
+            && as_link >= filter.min_link_count
+            && probability >= filter.min_link_probability
     }
 }
 
@@ -206,6 +263,26 @@ pub fn count_text_anchors(text: &str, anchors: &Interner) -> HashMap<u32, u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interner_keeps_each_string_once_with_a_stable_id() {
+        let mut i = Interner::default();
+        let words: Vec<String> = (0..5000).map(|n| format!("w{n}")).collect();
+        for w in &words {
+            i.intern(w);
+        }
+        assert_eq!(i.intern(""), 5000);
+        assert_eq!(i.intern("w17"), 17);
+        assert_eq!(i.len(), 5001);
+        for (n, w) in words.iter().enumerate() {
+            assert_eq!(i.get(w), Some(n as u32));
+            assert_eq!(i.name(n as u32), w);
+        }
+        assert_eq!(i.get(""), Some(5000));
+        assert_eq!(i.name(5000), "");
+        assert_eq!(i.get("w5000"), None);
+        assert_eq!(i.name(9999), "");
+    }
 
     #[test]
     fn numeric_anchors() {

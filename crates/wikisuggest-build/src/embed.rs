@@ -79,35 +79,41 @@ impl WordVectors {
     }
 }
 
-/// Random-indexing embedding of a link graph over `n` titles named by `title_of`.
+/// Random-indexing embedding of a link graph over `n` titles named by `title_of`: the
+/// vectors row after row (`n × dim`), title `t` at `t * dim`.
 ///
 /// `edges` are `(source, target)` title ids. Each title's base vector is derived from a
 /// hash of its text and `seed` only, so the result does not depend on id assignment.
+/// One contiguous buffer per matrix: a `Vec` per title would add a pointer, a length,
+/// a capacity and an allocation to every 200-byte row.
 pub fn link_graph_vectors(
     n: usize,
     edges: &[(u32, u32)],
     dim: usize,
     seed: u64,
     title_of: impl Fn(u32) -> String,
-) -> Vec<Vec<f32>> {
-    let base: Vec<Vec<f32>> = (0..n as u32)
-        .map(|t| base_vector(&title_of(t), dim, seed))
-        .collect();
+) -> Vec<f32> {
+    let mut base: Vec<f32> = Vec::with_capacity(n * dim);
+    for t in 0..n as u32 {
+        base.extend(base_vector(&title_of(t), dim, seed));
+    }
     let mut out = base.clone();
+    let row = |t: u32| (t as usize * dim)..(t as usize + 1) * dim;
     for &(s, t) in edges {
         if s == t {
             continue;
         }
-        if let (Some(bs), Some(bt)) = (base.get(s as usize), base.get(t as usize)) {
-            if let Some(vt) = out.get_mut(t as usize) {
+        if let (Some(bs), Some(bt)) = (base.get(row(s)), base.get(row(t))) {
+            if let Some(vt) = out.get_mut(row(t)) {
                 add(vt, bs);
             }
-            if let Some(vs) = out.get_mut(s as usize) {
+            if let Some(vs) = out.get_mut(row(s)) {
                 add(vs, bt);
             }
         }
     }
-    for v in &mut out {
+    drop(base);
+    for v in out.chunks_exact_mut(dim.max(1)) {
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
             v.iter_mut().for_each(|x| *x /= norm);
@@ -173,7 +179,9 @@ mod tests {
         // A and B both link C and D; E is alone.
         let edges = [(0, 2), (0, 3), (1, 2), (1, 3)];
         let v = link_graph_vectors(5, &edges, 50, 7, name);
-        assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[4]) + 0.3);
+        assert_eq!(v.len(), 5 * 50);
+        let r = |t: usize| &v[t * 50..(t + 1) * 50];
+        assert!(cosine(r(0), r(1)) > cosine(r(0), r(4)) + 0.3);
         let again = link_graph_vectors(5, &edges, 50, 7, name);
         assert_eq!(v, again);
         assert_ne!(link_graph_vectors(5, &edges, 50, 8, name), v);

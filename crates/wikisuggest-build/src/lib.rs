@@ -78,7 +78,10 @@ pub fn set_vectors(scan: &mut Scan, embedding: &Embedding) -> Result<()> {
             });
             table.dim = *dim;
             for (title, _) in &scan.tables.pageids {
-                if let Some(v) = titles.get(title).and_then(|t| vectors.get(t as usize)) {
+                let row = titles
+                    .get(title)
+                    .and_then(|t| vectors.get(t as usize * dim..(t as usize + 1) * dim));
+                if let Some(v) = row {
                     table.keys.push(title.clone());
                     table.data.extend_from_slice(v);
                 }

@@ -103,7 +103,7 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
     let namespaces = reader.namespaces().clone();
     let mut articles: HashMap<String, i64> = HashMap::new();
     let mut redirects: HashMap<String, String> = HashMap::new();
-    let mut anchor_texts: HashSet<String> = HashSet::new();
+    let mut anchor_texts = Interner::default();
     while let Some(page) = reader.next_page()? {
         if page.ns != 0 {
             continue;
@@ -115,7 +115,7 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
             }
             None => {
                 for link in article_links(&page.text, &namespaces) {
-                    anchor_texts.insert(link.anchor);
+                    anchor_texts.intern(&link.anchor);
                 }
                 articles.insert(title, page.id);
             }
@@ -126,9 +126,11 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
     };
 
     // Pass 2: counts.
-    let mut counts = AnchorCounts::new(anchor_texts);
+    let mut counts = AnchorCounts::from_interner(anchor_texts);
     let mut titles = Interner::default();
-    let mut edges: HashSet<(u32, u32)> = HashSet::new();
+    // Distinct within each article here, across articles after the pass: a flat list
+    // costs 8 bytes an edge, a hash set about twice that and more while it grows.
+    let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut stats = ScanStats {
         articles: articles.len() as u64,
         redirects: redirects.len() as u64,
@@ -143,6 +145,7 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
         let excluded = options.held_out.is_some_and(|s| s.is_held_out(&title));
         let source = titles.intern(&title);
         let mut resolved = Vec::new();
+        let first_edge = edges.len();
         for link in article_links(&page.text, &namespaces) {
             let target = redirects.get(&link.target).unwrap_or(&link.target);
             if !is_article(target) {
@@ -150,10 +153,14 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
             }
             let t = titles.intern(target);
             if !excluded {
-                edges.insert((source, t));
+                edges.push((source, t));
             }
             resolved.push((link.anchor, t));
         }
+        let mut new = edges.split_off(first_edge);
+        new.sort_unstable();
+        new.dedup();
+        edges.append(&mut new);
         if excluded {
             continue;
         }
@@ -168,6 +175,7 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
     };
     let anchors = counts.finish(filter, |t| titles.name(t).to_owned());
     stats.link_anchors = counts.linked_anchors();
+    drop(counts);
     stats.anchors = anchors.len() as u64;
     stats.pairs = anchors.iter().map(|(_, c)| c.len() as u64).sum();
 
@@ -192,8 +200,9 @@ pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
     for (t, _) in &pageids {
         titles.intern(t);
     }
-    let mut edges: Vec<(u32, u32)> = edges.into_iter().collect();
     edges.sort_unstable();
+    edges.dedup();
+    edges.shrink_to_fit();
 
     Ok(Scan {
         dump: dump.to_owned(),
