@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
 use wikisuggest_core::oauth::{Grant, TokenManager, request_token};
@@ -134,7 +135,12 @@ enum Outcome {
     Token(TokenOut),
     /// A renewal that may not happen (a personal token cannot be renewed): `None`.
     MaybeToken(Option<TokenOut>),
+    /// Any other operation's value (plain tuples the Python layer turns into records).
+    Value(ValueOut),
 }
+
+/// A value converted to Python only once the call is back on a Python thread.
+type ValueOut = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
 
 impl<'py> IntoPyObject<'py> for Outcome {
     type Target = PyAny;
@@ -146,6 +152,7 @@ impl<'py> IntoPyObject<'py> for Outcome {
             Self::Fetched(fetched) => fetched.into_pyobject(py),
             Self::Token(token) => token.into_pyobject(py),
             Self::MaybeToken(token) => token.into_pyobject(py),
+            Self::Value(convert) => convert(py),
         }
     }
 }
@@ -201,6 +208,19 @@ impl NativeCall {
             Ok(Outcome::MaybeToken(
                 renewed.map(|token| TokenOut(token.to_stored())),
             ))
+        })
+    }
+
+    /// Any operation whose value converts to Python as it is (the wiki's Action API calls):
+    /// sent blocking or awaited like every other call.
+    pub(crate) fn value<T>(work: impl Future<Output = Result<T, Error>> + Send + 'static) -> Self
+    where
+        T: for<'py> IntoPyObject<'py> + Send + 'static,
+    {
+        Self::new(async move {
+            let value = work.await?;
+            let convert: ValueOut = Box::new(move |py| value.into_bound_py_any(py));
+            Ok(Outcome::Value(convert))
         })
     }
 

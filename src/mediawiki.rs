@@ -1,6 +1,6 @@
 //! `NativeWiki`: the object behind `wikisuggest.Wiki` (a wiki's Action API). Each operation
-//! has a blocking form and an `_async` form sharing one body; results are plain tuples that
-//! `python/wikisuggest/edit.py` turns into records.
+//! is prepared once and returned as a `NativeCall`, sent blocking or awaited; results are
+//! plain tuples that `python/wikisuggest/edit.py` turns into records.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,9 +11,9 @@ use wikisuggest_core::mediawiki::{ActionApi, ActionApiConfig, EditRequest, PageR
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Error, Secret};
 
+use crate::client::NativeCall;
 use crate::errors::core_error;
 use crate::oauth::NativeTokenManager;
-use crate::runtime::{run_async, run_blocking};
 
 /// `(title, pageid, revid, wikitext)`.
 type PageOut = Option<(String, u64, u64, String)>;
@@ -127,44 +127,18 @@ impl NativeWiki {
     }
 
     #[pyo3(signature = (title=None, revid=None))]
-    fn page(&self, py: Python<'_>, title: Option<String>, revid: Option<u64>) -> PyResult<PageOut> {
-        run_blocking(py, fetch_page(self.inner.clone(), title, revid))
+    fn page(&self, title: Option<String>, revid: Option<u64>) -> NativeCall {
+        NativeCall::value(fetch_page(self.inner.clone(), title, revid))
     }
 
-    #[pyo3(signature = (title=None, revid=None))]
-    fn page_async<'py>(
-        &self,
-        py: Python<'py>,
-        title: Option<String>,
-        revid: Option<u64>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        run_async(py, fetch_page(self.inner.clone(), title, revid))
-    }
-
-    fn login(&self, py: Python<'_>, username: String, password: String) -> PyResult<()> {
-        run_blocking(
-            py,
-            log_in(self.inner.clone(), username, Secret::new(password)),
-        )
-    }
-
-    fn login_async<'py>(
-        &self,
-        py: Python<'py>,
-        username: String,
-        password: String,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        run_async(
-            py,
-            log_in(self.inner.clone(), username, Secret::new(password)),
-        )
+    fn login(&self, username: String, password: String) -> NativeCall {
+        NativeCall::value(log_in(self.inner.clone(), username, Secret::new(password)))
     }
 
     #[pyo3(signature = (title, text, baserevid, summary, tags, minor, bot))]
     #[allow(clippy::too_many_arguments)]
     fn edit(
         &self,
-        py: Python<'_>,
         title: String,
         text: String,
         baserevid: u64,
@@ -172,26 +146,9 @@ impl NativeWiki {
         tags: Vec<String>,
         minor: bool,
         bot: bool,
-    ) -> PyResult<EditOut> {
+    ) -> NativeCall {
         let request = edit_request(title, text, baserevid, summary, tags, minor, bot);
-        run_blocking(py, save(self.inner.clone(), request))
-    }
-
-    #[pyo3(signature = (title, text, baserevid, summary, tags, minor, bot))]
-    #[allow(clippy::too_many_arguments)]
-    fn edit_async<'py>(
-        &self,
-        py: Python<'py>,
-        title: String,
-        text: String,
-        baserevid: u64,
-        summary: String,
-        tags: Vec<String>,
-        minor: bool,
-        bot: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let request = edit_request(title, text, baserevid, summary, tags, minor, bot);
-        run_async(py, save(self.inner.clone(), request))
+        NativeCall::value(save(self.inner.clone(), request))
     }
 
     fn __repr__(&self) -> String {

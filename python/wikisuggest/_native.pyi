@@ -239,14 +239,10 @@ class NativeWiki:
     ) -> NativeWiki: ...
     @property
     def api_url(self) -> str: ...
-    def page(
-        self, title: str | None = None, revid: int | None = None
-    ) -> tuple[str, int, int, str] | None: ...
-    def page_async(
-        self, title: str | None = None, revid: int | None = None
-    ) -> Awaitable[tuple[str, int, int, str] | None]: ...
-    def login(self, username: str, password: str) -> None: ...
-    def login_async(self, username: str, password: str) -> Awaitable[None]: ...
+    # Each returns a NativeCall whose value is: page, `(title, pageid, revid, wikitext)` or
+    # None; login, None; edit, `(title, pageid, old_revid, new_revid, nochange)`.
+    def page(self, title: str | None = None, revid: int | None = None) -> NativeCall: ...
+    def login(self, username: str, password: str) -> NativeCall: ...
     def edit(
         self,
         title: str,
@@ -256,17 +252,7 @@ class NativeWiki:
         tags: list[str],
         minor: bool,
         bot: bool,
-    ) -> tuple[str, int, int | None, int | None, bool]: ...
-    def edit_async(
-        self,
-        title: str,
-        text: str,
-        baserevid: int,
-        summary: str,
-        tags: list[str],
-        minor: bool,
-        bot: bool,
-    ) -> Awaitable[tuple[str, int, int | None, int | None, bool]]: ...
+    ) -> NativeCall: ...
 
 @final
 class NativeServer:

@@ -148,24 +148,26 @@ class Wiki:
 
     def page(self, title: str | None = None, *, revid: int | None = None) -> Page | None:
         """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
-        return _page(self._native.page(*_page_args(title, revid)))
+        return _page(self._native.page(*_page_args(title, revid)).send())
 
     async def page_async(
         self, title: str | None = None, *, revid: int | None = None
     ) -> Page | None:
         """:meth:`page` for asyncio."""
-        return _page(await self._native.page_async(*_page_args(title, revid)))
+        return _page(await self._native.page(*_page_args(title, revid)).send_async())
 
     def login(self, username: str, password: str) -> None:
         """Log in with a bot password (``User@appid`` and the generated password); later
         edits assert that the session is still logged in."""
-        self._native.login(_args.text("username", username), _args.text("password", password))
+        self._native.login(
+            _args.text("username", username), _args.text("password", password)
+        ).send()
 
     async def login_async(self, username: str, password: str) -> None:
         """:meth:`login` for asyncio."""
-        await self._native.login_async(
+        await self._native.login(
             _args.text("username", username), _args.text("password", password)
-        )
+        ).send_async()
 
     def save(
         self,
@@ -184,7 +186,7 @@ class Wiki:
         edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
         if dry_run:
             return edit.dry_run()
-        return edit.result(self._native.edit(*edit.native_args()))
+        return edit.result(self._native.edit(*edit.native_args()).send())
 
     async def save_async(
         self,
@@ -202,7 +204,7 @@ class Wiki:
         edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
         if dry_run:
             return edit.dry_run()
-        return edit.result(await self._native.edit_async(*edit.native_args()))
+        return edit.result(await self._native.edit(*edit.native_args()).send_async())
 
 
 def _page_args(title: Any, revid: Any) -> tuple[str | None, int | None]:
