@@ -52,27 +52,6 @@ async fn save(api: Arc<ActionApi>, edit: EditRequest) -> Result<EditOut, Error> 
     ))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn edit_request(
-    title: String,
-    text: String,
-    baserevid: u64,
-    summary: String,
-    tags: Vec<String>,
-    minor: bool,
-    bot: bool,
-) -> EditRequest {
-    EditRequest {
-        title,
-        text,
-        baserevid,
-        summary,
-        tags,
-        minor,
-        bot,
-    }
-}
-
 #[pymethods]
 impl NativeWiki {
     #[new]
@@ -147,7 +126,15 @@ impl NativeWiki {
         minor: bool,
         bot: bool,
     ) -> NativeCall {
-        let request = edit_request(title, text, baserevid, summary, tags, minor, bot);
+        let request = EditRequest {
+            title,
+            text,
+            baserevid,
+            summary,
+            tags,
+            minor,
+            bot,
+        };
         NativeCall::value(save(self.inner.clone(), request))
     }
 
