@@ -2,7 +2,7 @@
 //!
 //! Records become the frozen dataclasses of `wikisuggest.models`, built here directly: a
 //! dataclass `__init__` runs Python code per field, which for a 15-link response cost more than
-//! the whole HTTP exchange. We create each instance with `object.__new__` and fill its slots
+//! the whole HTTP exchange. We allocate each instance as `object.__new__` does and fill its slots
 //! with the generic attribute setter behind `object.__setattr__` (the route a frozen
 //! dataclass's own `__init__` takes), so the result is indistinguishable from one built by
 //! `from_dict`.
@@ -20,7 +20,6 @@ use wikisuggest_core::models::{
 };
 
 struct Builders {
-    object_new: Py<PyAny>,
     empty_extra: Py<PyAny>,
     link_set: Py<PyType>,
     link: Py<PyType>,
@@ -34,14 +33,11 @@ static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
 
 fn builders(py: Python<'_>) -> PyResult<&Builders> {
     BUILDERS.get_or_try_init(py, || {
-        let builtins = py.import("builtins")?;
-        let object = builtins.getattr("object")?;
         let models = py.import("wikisuggest.models")?;
         let class = |name: &str| -> PyResult<Py<PyType>> {
             Ok(models.getattr(name)?.cast_into::<PyType>()?.unbind())
         };
         Ok(Builders {
-            object_new: object.getattr("__new__")?.unbind(),
             empty_extra: models.getattr("EMPTY_EXTRA")?.unbind(),
             link_set: class("LinkRecommendationSet")?,
             link: class("LinkRecommendation")?,
@@ -61,17 +57,52 @@ fn record<'py>(
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = b.object_new.bind(py).call1((class.bind(py),))?;
+    let obj = allocate(class.bind(py))?;
     for (name, value) in fields {
         set_field(&obj, name, value)?;
     }
+    let atomic = extra.is_empty() && fields.iter().all(|(_, value)| !gc_tracked(value));
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
     } else {
         pythonize::pythonize(py, extra)?
     };
     set_field(&obj, intern!(py, "extra"), &extra)?;
+    if atomic {
+        untrack(&obj);
+    }
     Ok(obj)
+}
+
+/// Whether the cyclic garbage collector follows `value` (containers do; strings, numbers,
+/// `None` and the records untracked below do not).
+fn gc_tracked(value: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: a live object and the GIL held.
+    unsafe { ffi::PyObject_GC_IsTracked(value.as_ptr()) == 1 }
+}
+
+/// Takes a record that refers only to untracked values (a link, its checksums and meta, but
+/// not the response that holds them in a tuple) off the cyclic collector's lists, as CPython
+/// does for tuples and dicts of atomic values: such a record cannot be part of a reference
+/// cycle (it is frozen), and a batch keeps hundreds of thousands of them, each of which every
+/// collection would otherwise visit. Reference counting still frees it.
+fn untrack(obj: &Bound<'_, PyAny>) {
+    // SAFETY: a live object of a collected type (a class defined in Python), GIL held;
+    // untracking is always allowed, and its deallocator untracks only if still tracked.
+    unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+}
+
+/// `object.__new__(class)` without a Python-level call (one per record, 18 for a 15-link
+/// response): `object.__new__` checks that it got no arguments and that the class is not
+/// abstract, then calls the class's `tp_alloc`, which for a class defined in Python (these
+/// dataclasses) is always `PyType_GenericAlloc`.
+fn allocate<'py>(class: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `class` is a live type object and the GIL is held; `PyType_GenericAlloc` returns
+    // a new reference or NULL with an exception set, which `from_owned_ptr_or_err` takes over.
+    unsafe {
+        let obj = ffi::PyType_GenericAlloc(class.as_type_ptr(), 0);
+        Bound::from_owned_ptr_or_err(class.py(), obj)
+    }
 }
 
 /// `object.__setattr__(obj, name, value)` without a Python-level call: the generic setter
