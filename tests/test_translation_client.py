@@ -24,7 +24,7 @@ from wikisuggest import (
 )
 
 MATHS = "Vital articles (en)/Mathematics"
-PAGED = {"collections": True, "seed": MATHS, "count": 25}
+PAGED: dict[str, Any] = {"collections": True, "seed": MATHS, "count": 25}
 
 
 @pytest.fixture(scope="module", params=["envelope", "array"])
@@ -149,7 +149,13 @@ def test_refused_before_sending(
         list(sync.iter_translation_recommendations("en", "fr", **options))
     (item,) = sync.translation_recommendations_many([("en", "fr")], **options)
     assert isinstance(item.error, InvalidParameter) and item.error.parameter == parameter
-    for bad in ({"qids": ["42"]}, {"titles": ["Cat"]}, {}, {"qids": ["Q1"], "titles": ["Cat"]}):
+    bads: list[dict[str, Any]] = [
+        {"qids": ["42"]},
+        {"titles": ["Cat"]},
+        {},
+        {"qids": ["Q1"], "titles": ["Cat"]},
+    ]
+    for bad in bads:
         with pytest.raises(InvalidParameter):
             client.page_collection_membership("Pets", **bad)
     assert contract_server.requests == []
