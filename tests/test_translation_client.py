@@ -273,3 +273,24 @@ def test_service_refusals(envelope: wikisuggest.Server, client_kind: str) -> Non
         client.translation_recommendations("en", "zz-unknown")
     with pytest.raises(UnprocessableEntity):
         client.translation_page("en", "zz-unknown", collections=True, seed=MATHS)
+
+
+def test_iterator_sends_the_continuation_back(contract_server: ContractServer) -> None:
+    a, b, c = ({"title": t, "wikidata_id": f"Q{i}"} for i, t in enumerate("ABC", 1))
+    contract_server.then(
+        Scripted(200, {"recommendations": [a, b, a], "continue_offset": 2, "continue_seed": 5}),
+        Scripted(200, {"recommendations": [b, c], "continue_offset": -1, "continue_seed": 5}),
+    )
+    client = wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
+    walk = client.iter_translation_recommendations("en", "fr", collections=True, seed="X")
+    assert [r.title for r in walk] == ["A", "B", "C"]
+    first, second = (r.query for r in contract_server.requests)
+    assert "continue_offset" not in first and "continue_seed" not in first
+    assert (second["continue_offset"], second["continue_seed"]) == (["2"], ["5"])
+    contract_server.reset()
+    contract_server.then(
+        Scripted(200, {"recommendations": [a, b], "continue_offset": 1, "continue_seed": 5})
+    )
+    limited = client.iter_translation_recommendations("en", "fr", limit=1)
+    assert [r.title for r in limited] == ["A"]
+    assert len(contract_server.requests) == 1

@@ -271,12 +271,17 @@ class AsyncClient(ClientBase):
         while remaining is None or remaining > 0:
             call = self._open().translation_recommendations(args, True)
             page = TranslationPage.from_dict(cast("RawTranslation", await call.send_async()))
-            fresh = [item for item in page.items if _item_key(item) not in seen]
-            for item in fresh[:remaining]:
+            fresh = False
+            for item in page.items:
+                if _item_key(item) in seen:
+                    continue
+                if remaining is not None:
+                    if remaining == 0:
+                        return
+                    remaining -= 1
                 seen.add(_item_key(item))
+                fresh = True
                 yield item
-            if remaining is not None:
-                remaining -= min(remaining, len(fresh))
             # The service's last page repeats the item it ended on: nothing new is the end too.
             if not fresh or page.continue_offset is None or page.continue_offset < 0:
                 return
