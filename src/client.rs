@@ -12,10 +12,13 @@ use std::time::Duration;
 
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken};
+use serde::de::DeserializeOwned;
+use wikisuggest_core::client::{Fetched, PreparedRequest, ResponseKind, StaticToken, decode};
+use wikisuggest_core::models::{PageCollection, PageCollectionGroups, PageCollectionMembership};
 use wikisuggest_core::oauth::{Grant, TokenManager, request_token};
 use wikisuggest_core::params::{
-    LinkParams, RankMethod, RevisionBody, SearchAlgorithm, TranslationParams,
+    LinkParams, MembershipParams, MembershipQuery, RankMethod, RevisionBody, SearchAlgorithm,
+    TranslationParams,
 };
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
@@ -109,6 +112,22 @@ pub(crate) struct TranslationArgs {
     include_pageviews: bool,
     search_algorithm: String,
     rank_method: String,
+    #[pyo3(default)]
+    country: Vec<String>,
+    #[pyo3(default)]
+    collections: bool,
+    #[pyo3(default)]
+    featured_collection: Option<String>,
+    #[pyo3(default)]
+    min_size: Option<i64>,
+    #[pyo3(default)]
+    max_size: Option<i64>,
+    #[pyo3(default)]
+    lead_section: bool,
+    #[pyo3(default)]
+    continue_offset: Option<i64>,
+    #[pyo3(default)]
+    continue_seed: Option<i64>,
 }
 
 impl Operation for TranslationArgs {
@@ -122,10 +141,55 @@ impl Operation for TranslationArgs {
             include_pageviews: self.include_pageviews,
             search_algorithm: SearchAlgorithm::parse(&self.search_algorithm)?,
             rank_method: RankMethod::parse(&self.rank_method)?,
-            // Parameters of the current service this call does not send keep their defaults.
+            country: self.country,
+            collections: self.collections,
+            featured_collection: self.featured_collection,
+            min_size: self.min_size,
+            max_size: self.max_size,
+            lead_section: self.lead_section,
+            continue_offset: self.continue_offset,
+            continue_seed: self.continue_seed,
             ..TranslationParams::new(&self.source, &self.target)
         };
         client.prepare_translation_recommendations(&params)
+    }
+}
+
+/// The arguments of a page-collection-membership request: Wikidata ids, or titles of one
+/// language's wiki (exactly one of the two).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct MembershipArgs {
+    collection: String,
+    #[pyo3(default)]
+    qids: Option<Vec<String>>,
+    #[pyo3(default)]
+    language: Option<String>,
+    #[pyo3(default)]
+    titles: Option<Vec<String>>,
+}
+
+impl MembershipArgs {
+    fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
+        let query = match (self.qids, self.titles, self.language) {
+            (Some(qids), None, None) => MembershipQuery::Qids(qids),
+            (None, Some(titles), Some(language)) => MembershipQuery::Titles { language, titles },
+            (None, Some(_), None) => {
+                return Err(Error::invalid("language", "is required with titles"));
+            }
+            (None, None, _) => return Err(Error::invalid("qids", "give qids or titles")),
+            _ => {
+                return Err(Error::invalid(
+                    "qids",
+                    "give qids or titles (with language), not both",
+                ));
+            }
+        };
+        let params = MembershipParams {
+            collection: self.collection,
+            query,
+        };
+        client.prepare_page_collection_membership(&params)
     }
 }
 
@@ -180,6 +244,22 @@ impl NativeCall {
             Ok(Outcome::Fetched(FetchedOut(
                 client.fetch(&request?, A::KIND, raw).await?,
             )))
+        })
+    }
+
+    /// A request whose body must decode as `T`; it comes back as that JSON, and the Python
+    /// layer builds its record from it.
+    fn fetch_json<T: DeserializeOwned>(
+        client: &Arc<Client>,
+        request: Result<PreparedRequest, Error>,
+    ) -> Self {
+        let client = client.clone();
+        Self::new(async move {
+            let response = client.execute(&request?).await?;
+            decode::<T>(&response)?;
+            Ok(Outcome::Fetched(FetchedOut(Fetched::Raw(decode(
+                &response,
+            )?))))
         })
     }
 
@@ -354,6 +434,21 @@ impl NativeClient {
 
     fn translation_recommendations(&self, args: TranslationArgs, raw: bool) -> NativeCall {
         NativeCall::fetch(&self.inner, args, raw)
+    }
+
+    fn page_collections(&self) -> NativeCall {
+        let request = self.inner.prepare_page_collections();
+        NativeCall::fetch_json::<Vec<PageCollection>>(&self.inner, request)
+    }
+
+    fn page_collection_groups(&self) -> NativeCall {
+        let request = self.inner.prepare_page_collection_groups();
+        NativeCall::fetch_json::<PageCollectionGroups>(&self.inner, request)
+    }
+
+    fn page_collection_membership(&self, args: MembershipArgs) -> NativeCall {
+        let request = args.prepare(&self.inner);
+        NativeCall::fetch_json::<PageCollectionMembership>(&self.inner, request)
     }
 
     fn client_credentials(&self, client_id: String, client_secret: String) -> NativeCall {

@@ -294,7 +294,7 @@ def test_sync_and_async_clients_have_the_same_methods() -> None:
         }
 
     sync, asynchronous = public(wikisuggest.Client), public(wikisuggest.AsyncClient)
-    assert sync == asynchronous and len(sync) == 9
+    assert sync == asynchronous and len(sync) == 14
 
 
 def test_serve_takes_every_server_option() -> None:

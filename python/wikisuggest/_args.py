@@ -132,8 +132,17 @@ def translation_options(
     include_pageviews: Any,
     search_algorithm: Any,
     rank_method: Any,
+    country: Any = None,
+    collections: Any = False,
+    featured_collection: Any = None,
+    min_size: Any = None,
+    max_size: Any = None,
+    lead_section: Any = False,
+    continue_offset: Any = None,
+    continue_seed: Any = None,
 ) -> dict[str, Any]:
-    """The options dict of one translation request, each value type-checked."""
+    """The options dict of one translation request, each value type-checked (ranges and
+    combinations are checked by the core before sending)."""
     return {
         "source": text("source", source),
         "target": text("target", target),
@@ -143,6 +152,14 @@ def translation_options(
         "include_pageviews": flag("include_pageviews", include_pageviews),
         "search_algorithm": text("search_algorithm", search_algorithm),
         "rank_method": text("rank_method", rank_method),
+        "country": text_list("country", country),
+        "collections": flag("collections", collections),
+        "featured_collection": optional_text("featured_collection", featured_collection),
+        "min_size": optional_integer("min_size", min_size),
+        "max_size": optional_integer("max_size", max_size),
+        "lead_section": flag("lead_section", lead_section),
+        "continue_offset": optional_integer("continue_offset", continue_offset),
+        "continue_seed": optional_integer("continue_seed", continue_seed),
     }
 
 

@@ -59,6 +59,33 @@ class TranslationOptions(TypedDict, total=False):
     include_pageviews: bool
     search_algorithm: SearchAlgorithm
     rank_method: RankMethod
+    country: str | Iterable[str] | None
+    collections: bool
+    featured_collection: str | None
+    min_size: int | None
+    max_size: int | None
+    lead_section: bool
+    continue_offset: int | None
+    continue_seed: int | None
+
+
+#: The defaults of the translation arguments (as in ``translation_recommendations``).
+_TRANSLATION_DEFAULTS: dict[str, Any] = {
+    "count": 12,
+    "seed": None,
+    "topic": None,
+    "include_pageviews": False,
+    "search_algorithm": "morelike",
+    "rank_method": "default",
+    "country": None,
+    "collections": False,
+    "featured_collection": None,
+    "min_size": None,
+    "max_size": None,
+    "lead_section": False,
+    "continue_offset": None,
+    "continue_seed": None,
+}
 
 
 class ClientBase:
@@ -198,6 +225,16 @@ class ClientBase:
         if self._closed:
             raise ClientClosed(f"this {type(self).__name__} was closed")
         return self._native
+
+    @staticmethod
+    def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options dict of one translation request from keyword arguments."""
+        unknown = set(options) - set(_TRANSLATION_DEFAULTS)
+        if unknown:
+            raise InvalidParameter(
+                f"unknown arguments: {', '.join(sorted(unknown))}", parameter=min(unknown)
+            )
+        return _args.translation_options(source, target, **{**_TRANSLATION_DEFAULTS, **options})
 
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool

@@ -22,7 +22,15 @@ from ._client_base import (
     TranslationRequest,
 )
 from .batch import BatchItem, BatchResults, start_batch
-from .models import LinkRecommendationSet, TranslationRecommendation
+from .errors import InvalidParameter
+from .models import (
+    CollectionMembership,
+    LinkRecommendationSet,
+    PageCollection,
+    PageCollectionGroups,
+    TranslationPage,
+    TranslationRecommendation,
+)
 from .oauth import Token
 
 if TYPE_CHECKING:
@@ -190,14 +198,124 @@ class Client(ClientBase):
         include_pageviews: bool = False,
         search_algorithm: SearchAlgorithm = "morelike",
         rank_method: RankMethod = "default",
+        country: str | Iterable[str] | None = None,
+        collections: bool = False,
+        featured_collection: str | None = None,
+        min_size: int | None = None,
+        max_size: int | None = None,
+        lead_section: bool = False,
+        continue_offset: int | None = None,
+        continue_seed: int | None = None,
         raw: bool = False,
     ) -> list[TranslationRecommendation] | RawTranslation:
-        """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``."""
+        """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``.
+
+        ``country`` (ISO 3166 alpha-3 codes) narrows to articles about those countries;
+        ``collections=True`` recommends from page collections (``seed`` then names one
+        collection or a group), ``featured_collection`` interleaves one collection's articles;
+        ``min_size``/``max_size`` bound the article's size in bytes (its lead section's with
+        ``lead_section=True``); ``continue_offset``/``continue_seed`` ask for a later page of
+        one collection. Only the items are returned: :meth:`translation_page` keeps the
+        continuation, :meth:`iter_translation_recommendations` follows it.
+        """
         options = _args.translation_options(
-            source, target, count, seed, topic, include_pageviews, search_algorithm, rank_method
+            source,
+            target,
+            count,
+            seed,
+            topic,
+            include_pageviews,
+            search_algorithm,
+            rank_method,
+            country,
+            collections,
+            featured_collection,
+            min_size,
+            max_size,
+            lead_section,
+            continue_offset,
+            continue_seed,
         )
         call = self._open().translation_recommendations(options, _args.flag("raw", raw))
         return cast("list[TranslationRecommendation] | RawTranslation", call.send())
+
+    def translation_page(
+        self, source: str, target: str, **options: Unpack[TranslationOptions]
+    ) -> TranslationPage:
+        """One page of translation recommendations with its continuation (the arguments of
+        :meth:`translation_recommendations`): pass ``page.continue_offset`` and
+        ``page.continue_seed`` back for the next page; ``continue_offset == -1`` (or ``None``)
+        means there is none."""
+        args = self._translation_args(source, target, options)
+        call = self._open().translation_recommendations(args, True)
+        return TranslationPage.from_dict(cast("RawTranslation", call.send()))
+
+    def iter_translation_recommendations(
+        self,
+        source: str,
+        target: str,
+        *,
+        limit: int | None = None,
+        **options: Unpack[TranslationOptions],
+    ) -> Iterator[TranslationRecommendation]:
+        """Every recommendation, page after page (the arguments of
+        :meth:`translation_recommendations`; ``count`` is the page size), until the service
+        signals the end or ``limit`` items were yielded. Each page repeats the last item of the
+        one before; no item is yielded twice. Arguments are checked when iteration starts."""
+        remaining = _args.optional_integer("limit", limit)
+        if remaining is not None and remaining < 0:
+            raise InvalidParameter(f"limit must be 0 or more, got {remaining}", parameter="limit")
+        args = self._translation_args(source, target, options)
+        seen: set[str | None] = set()
+        while remaining is None or remaining > 0:
+            call = self._open().translation_recommendations(args, True)
+            page = TranslationPage.from_dict(cast("RawTranslation", call.send()))
+            fresh = False
+            for item in page.items:
+                if _item_key(item) in seen:
+                    continue
+                if remaining is not None:
+                    if remaining == 0:
+                        return
+                    remaining -= 1
+                seen.add(_item_key(item))
+                fresh = True
+                yield item
+            # The service's last page repeats the item it ended on: nothing new is the end too.
+            if not fresh or page.continue_offset is None or page.continue_offset < 0:
+                return
+            args["continue_offset"] = page.continue_offset
+            if page.continue_seed is not None:
+                args["continue_seed"] = page.continue_seed
+
+    def page_collections(self) -> list[PageCollection]:
+        """Every page collection the service recommends from."""
+        data = self._open().page_collections().send()
+        return [PageCollection.from_dict(x) for x in cast("list[dict[str, Any]]", data)]
+
+    def page_collection_groups(self) -> PageCollectionGroups:
+        """The page collections grouped by the part of their name before ``/``."""
+        data = self._open().page_collection_groups().send()
+        return PageCollectionGroups.from_dict(cast("dict[str, Any]", data))
+
+    def page_collection_membership(
+        self,
+        collection: str,
+        *,
+        qids: str | Iterable[str] | None = None,
+        titles: str | Iterable[str] | None = None,
+        language: str | None = None,
+    ) -> CollectionMembership:
+        """Whether ``collection`` holds each of ``qids`` (Wikidata ids such as ``"Q42"``) or
+        each of ``titles`` (articles of the ``language`` wiki); give one of the two."""
+        args = {
+            "collection": _args.text("collection", collection),
+            "qids": None if qids is None else _args.text_list("qids", qids),
+            "titles": None if titles is None else _args.text_list("titles", titles),
+            "language": _args.optional_text("language", language),
+        }
+        data = self._open().page_collection_membership(args).send()
+        return CollectionMembership.from_dict(cast("dict[str, Any]", data))
 
     def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
@@ -466,6 +584,14 @@ class Client(ClientBase):
         include_pageviews: bool = False,
         search_algorithm: SearchAlgorithm = "morelike",
         rank_method: RankMethod = "default",
+        country: str | Iterable[str] | None = None,
+        collections: bool = False,
+        featured_collection: str | None = None,
+        min_size: int | None = None,
+        max_size: int | None = None,
+        lead_section: bool = False,
+        continue_offset: int | None = None,
+        continue_seed: int | None = None,
         raw: bool = False,
         as_completed: bool = False,
         progress: bool = False,
@@ -481,6 +607,19 @@ class Client(ClientBase):
             "include_pageviews": include_pageviews,
             "search_algorithm": search_algorithm,
             "rank_method": rank_method,
+            "country": country,
+            "collections": collections,
+            "featured_collection": featured_collection,
+            "min_size": min_size,
+            "max_size": max_size,
+            "lead_section": lead_section,
+            "continue_offset": continue_offset,
+            "continue_seed": continue_seed,
         }
         plan, start = self._translation_plan(requests, defaults, _args.flag("raw", raw))
         return start_batch(plan, start, progress, "translation recommendations", as_completed)
+
+
+def _item_key(item: TranslationRecommendation) -> str | None:
+    """What makes two items of a paged answer the same article."""
+    return item.wikidata_id or item.title

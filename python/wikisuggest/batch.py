@@ -398,16 +398,7 @@ def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, A
         for name in ("source", "target"):
             if options.get(name) is None:
                 raise InvalidParameter(f"no {name} language for this request", parameter=name)
-        return _args.translation_options(
-            options["source"],
-            options["target"],
-            options["count"],
-            options["seed"],
-            options["topic"],
-            options["include_pageviews"],
-            options["search_algorithm"],
-            options["rank_method"],
-        )
+        return _args.translation_options(**options)
 
     return convert
 
