@@ -20,7 +20,7 @@ from contract_server import ContractServer
 
 import wikisuggest
 from wikisuggest import InvalidParameter, LinkEngine
-from wikisuggest.engine import Page, PageSpec, demo_articles
+from wikisuggest.engine import Page, PageSpec, default_dataset_path, demo_articles
 from wikisuggest.server import ServerOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,6 +239,46 @@ async def test_async_client_closes(contract_server: ContractServer) -> None:
         await client.translation_recommendations("en", "fr")
     client.close()
     assert len(contract_server.requests) == 1
+
+
+def test_engine_closes(aardvark: str) -> None:
+    with LinkEngine.open(default_dataset_path(), "enwiki") as opened:
+        assert opened.recommend(aardvark, "Aardvark").links
+    assert opened.closed and "closed" in repr(opened) and opened.wiki_id == "enwiki"
+    with pytest.raises(wikisuggest.ClientClosed, match="LinkEngine was closed"):
+        opened.recommend(aardvark, "Aardvark")
+    with pytest.raises(wikisuggest.ClientClosed):
+        opened.recommend_many([Page(aardvark, "Aardvark")])
+    with pytest.raises(wikisuggest.ClientClosed):
+        opened.info()
+    with pytest.raises(wikisuggest.ClientClosed):
+        opened.score("Aardvark", "mammal")
+    opened.close()  # again: nothing happens
+    assert opened.closed
+
+
+async def test_engine_closed_refuses_async(aardvark: str) -> None:
+    engine = LinkEngine.open(default_dataset_path(), "enwiki")
+    engine.close()
+    with pytest.raises(wikisuggest.ClientClosed):
+        await engine.recommend_async(aardvark, "Aardvark")
+
+
+def test_closing_the_default_engine_reopens_it() -> None:
+    # In a child process: other modules' fixtures hold this process's shared engine.
+    program = (
+        "from wikisuggest import LinkEngine\n"
+        "shared = LinkEngine.default()\n"
+        "shared.close()\n"
+        "reopened = LinkEngine.default()\n"
+        "assert reopened is not shared and not reopened.closed and shared.closed\n"
+        "assert reopened is LinkEngine.default()\n"
+        "print(reopened.info().anchors)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "20842"
 
 
 def test_server_close_is_stop() -> None:

@@ -6,7 +6,8 @@
 >>> [(link.link_text, link.link_target) for link in result.links]  # doctest: +SKIP
 
 An engine loads its dataset once (a native file is memory-mapped) and is immutable: share one
-engine between threads freely. Every call runs without holding the GIL.
+engine between threads freely. Every call runs without holding the GIL. ``close()`` (or the end
+of a ``with LinkEngine.open(...) as engine:`` block) lets go of the dataset.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 if TYPE_CHECKING:
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 from . import _args
 from ._native import NativeEngine, __version__
 from .batch import BatchInterrupted, BatchItem, BatchResults, _Progress
-from .errors import Cancelled, InvalidParameter, WikisuggestError, WikitextError
+from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
 from .models import LinkRecommendationSet
 
 __all__ = [
@@ -140,10 +142,11 @@ def _budget(value: Any) -> float | None:
 class LinkEngine:
     """Link recommendations from a local dataset; see :meth:`open` and :meth:`default`."""
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "_wiki_id")
 
     def __init__(self, native: NativeEngine) -> None:
-        self._native = native
+        self._native: NativeEngine | None = native
+        self._wiki_id = native.wiki_id
 
     @classmethod
     def open(
@@ -161,25 +164,62 @@ class LinkEngine:
 
     @classmethod
     def default(cls) -> LinkEngine:
-        """The engine over the enwiki sample shipped with the package (opened once)."""
-        return _default_engine()
+        """The engine over the enwiki sample shipped with the package, shared by every caller
+        (opened once; opened anew if it was closed)."""
+        engine = _default_engine()
+        if engine.closed:
+            _default_engine.cache_clear()
+            engine = _default_engine()
+        return engine
 
     @property
     def wiki_id(self) -> str:
-        return self._native.wiki_id
+        return self._wiki_id
+
+    @property
+    def closed(self) -> bool:
+        return self._native is None
+
+    def close(self) -> None:
+        """Let go of the dataset and refuse every later call with
+        :class:`~wikisuggest.ClientClosed`; calling it again does nothing.
+
+        This drops the engine's reference to its native core, which owns the dataset: the
+        memory map of a native file (or the tables converted in memory) is released as soon as
+        no call is still running on it. Calls already running finish normally."""
+        self._native = None
+
+    def __enter__(self) -> LinkEngine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def __repr__(self) -> str:
-        return f"LinkEngine(wiki_id={self.wiki_id!r})"
+        state = ", closed" if self.closed else ""
+        return f"LinkEngine(wiki_id={self.wiki_id!r}{state})"
+
+    def _open(self) -> NativeEngine:
+        """The native core, unless this engine was closed."""
+        native = self._native
+        if native is None:
+            raise ClientClosed("this LinkEngine was closed")
+        return native
 
     def info(self) -> EngineInfo:
         """Provenance, sizes and checksums of the loaded dataset."""
-        return EngineInfo(**self._native.info())
+        return EngineInfo(**self._open().info())
 
     def verify(self) -> None:
         """Check the dataset's checksum over every byte (header, section table and data);
         raise :class:`~wikisuggest.errors.DatasetError` if it is damaged or was changed in
         place since it was opened."""
-        self._native.verify()
+        self._open().verify()
 
     def score(
         self,
@@ -193,7 +233,7 @@ class LinkEngine:
         target: each classification candidate (at most the 10 most linked) with its features
         and probability, in classification order. ``candidates`` keeps only those titles.
         ``None`` when the lowercased mention is not a known anchor."""
-        rows = self._native.score(
+        rows = self._open().score(
             _args.text("page_title", page_title),
             _args.text("mention", mention),
             _args.optional_text("language_code", language_code),
@@ -226,7 +266,7 @@ class LinkEngine:
         """
         options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
         options["time_budget"] = _budget(time_budget)
-        return self._native.recommend(_single(wikitext, page_title, pageid, revid), options)
+        return self._open().recommend(_single(wikitext, page_title, pageid, revid), options)
 
     async def recommend_async(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
@@ -245,7 +285,7 @@ class LinkEngine:
         )
         checked["time_budget"] = _budget(options.get("time_budget"))
         page = _single(wikitext, page_title, options.get("pageid"), options.get("revid"))
-        return await self._native.recommend(page, checked, True)
+        return await self._open().recommend(page, checked, True)
 
     def recommend_iter(
         self,
@@ -276,6 +316,7 @@ class LinkEngine:
             raise InvalidParameter("workers must be at least 1", parameter="workers")
         options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
         options["time_budget"] = _budget(time_budget)
+        self._open()  # a closed engine refuses the batch, even one of only invalid pages
         chunk = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
         while specs := list(itertools.islice(source, chunk)):
@@ -284,6 +325,7 @@ class LinkEngine:
     def _chunk(
         self, specs: list[tuple[int, Any]], workers: int | None, options: dict[str, Any]
     ) -> list[BatchItem[LinkRecommendationSet]]:
+        native = self._open()
         items: dict[int, BatchItem[LinkRecommendationSet]] = {}
         native_pages: list[tuple[str, str, int | None, int | None, str | None]] = []
         positions: list[int] = []
@@ -295,7 +337,7 @@ class LinkEngine:
                 items[index] = BatchItem(index, spec, error=err)
         inputs = dict(specs)
         if native_pages:
-            done, interruption = self._native.recommend_chunk(native_pages, workers, options)
+            done, interruption = native.recommend_chunk(native_pages, workers, options)
             for index, outcome in zip(positions, done, strict=True):
                 if outcome is None:
                     cancelled = Cancelled("interrupted before this page started")

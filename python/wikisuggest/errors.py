@@ -112,7 +112,8 @@ class Cancelled(WikisuggestError):
 
 
 class ClientClosed(WikisuggestError, RuntimeError):
-    """The client was closed (``close()`` or the end of its ``with`` block) before this call."""
+    """The client or :class:`~wikisuggest.LinkEngine` was closed (``close()`` or the end of its
+    ``with`` block) before this call."""
 
 
 class StateMismatch(WikisuggestError, ValueError):

@@ -111,10 +111,7 @@ impl Server {
         config: ServerConfig,
         backend: Option<Arc<dyn LinkBackend>>,
     ) -> Result<RunningServer> {
-        let loading = config.clone();
-        let loaded = tokio::task::spawn_blocking(move || load(&loading, backend))
-            .await
-            .map_err(|e| Error::Runtime(e.to_string()))??;
+        let loaded = load_blocking(&config, backend).await?;
         let addr = SocketAddr::new(config.host, config.port);
         let listener = TcpListener::bind(addr)
             .await
@@ -126,29 +123,7 @@ impl Server {
             addr: addr.to_string(),
             source,
         })?;
-        let tokens = TokenService::new(
-            format!("http://{local}"),
-            Lifetimes {
-                access: config.access_token_ttl,
-                refresh: config.refresh_token_ttl,
-                refresh_grace: config.refresh_grace,
-                code: config.authorization_code_ttl,
-            },
-        )
-        .map_err(Error::Runtime)?;
-        let wikis = loaded.backend.wikis();
-        let wiki_apis = link::fetch::clients(&config.wiki_apis, &config.application_version)?;
-        let state = Arc::new(AppState {
-            config,
-            backend: loaded.backend,
-            wikis,
-            pages: loaded.pages,
-            wiki_apis,
-            translation: loaded.translation,
-            clients: loaded.clients,
-            tokens,
-            limiter: Default::default(),
-        });
+        let state = app_state(config, loaded, format!("http://{local}"))?;
         let limits = accept::ConnectionLimits {
             header_read_timeout: state.config.header_read_timeout,
             max_connections: state.config.max_connections,
@@ -163,6 +138,56 @@ impl Server {
             task,
         })
     }
+}
+
+impl Server {
+    /// The application the server runs, without a listener: loads the data named in
+    /// `config` and returns the routes with their gateway, limits and fallbacks, ready to be
+    /// driven request by request (for example with `tower::ServiceExt::oneshot`). Tokens it
+    /// issues name `http://{host}:{port}` of `config` as their issuer.
+    pub async fn router(config: ServerConfig) -> Result<axum::Router> {
+        let loaded = load_blocking(&config, None).await?;
+        let issuer = format!("http://{}", SocketAddr::new(config.host, config.port));
+        Ok(routes::router(app_state(config, loaded, issuer)?))
+    }
+}
+
+/// [`load`] off the async runtime's worker threads.
+async fn load_blocking(
+    config: &ServerConfig,
+    backend: Option<Arc<dyn LinkBackend>>,
+) -> Result<Loaded> {
+    let loading = config.clone();
+    tokio::task::spawn_blocking(move || load(&loading, backend))
+        .await
+        .map_err(|e| Error::Runtime(e.to_string()))?
+}
+
+/// The state every route shares; `issuer` is the base URL tokens are issued for.
+fn app_state(config: ServerConfig, loaded: Loaded, issuer: String) -> Result<Arc<AppState>> {
+    let tokens = TokenService::new(
+        issuer,
+        Lifetimes {
+            access: config.access_token_ttl,
+            refresh: config.refresh_token_ttl,
+            refresh_grace: config.refresh_grace,
+            code: config.authorization_code_ttl,
+        },
+    )
+    .map_err(Error::Runtime)?;
+    let wikis = loaded.backend.wikis();
+    let wiki_apis = link::fetch::clients(&config.wiki_apis, &config.application_version)?;
+    Ok(Arc::new(AppState {
+        config,
+        backend: loaded.backend,
+        wikis,
+        pages: loaded.pages,
+        wiki_apis,
+        translation: loaded.translation,
+        clients: loaded.clients,
+        tokens,
+        limiter: Default::default(),
+    }))
 }
 
 /// A server accepting connections on the current tokio runtime.

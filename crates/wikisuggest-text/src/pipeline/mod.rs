@@ -392,11 +392,13 @@ pub fn recommend_cancellable(
     request: &Request<'_>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Recommendations, TextError> {
-    let started = Instant::now();
-    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let out_of_time = || cancelled() || request.time_budget.is_some_and(|b| started.elapsed() > b);
-    let stopped = || Recommendations {
-        links: Vec::new(),
+    let budget = Budget {
+        started: Instant::now(),
+        limit: request.time_budget,
+        cancel,
+    };
+    let stopped = |links| Recommendations {
+        links,
         stop: Stop::TimeBudget,
     };
     let tokenizer = Tokenizer::new(request.language_code)?;
@@ -404,12 +406,12 @@ pub fn recommend_cancellable(
     // The budget also bounds parsing, whose worst case is quadratic: a page
     // that cannot be parsed in time yields no links, like a timeout upstream.
     let limits = ParseLimits {
-        deadline: request.time_budget.map(|b| started + b),
+        deadline: request.time_budget.map(|b| budget.started + b),
         max_reads: None,
     };
     let doc = match Wikitext::parse_cancellable(request.wikitext, limits, cancel) {
         Ok(doc) => doc,
-        Err(TextError::ParseLimitExceeded) => return Ok(stopped()),
+        Err(TextError::ParseLimitExceeded) => return Ok(stopped(Vec::new())),
         Err(e) => return Err(e),
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
@@ -424,44 +426,9 @@ pub fn recommend_cancellable(
     let offsets: OnceCell<Offsets<'_>> = OnceCell::new();
     let offsets = || offsets.get_or_init(|| Offsets::new(init_chars));
 
-    // Existing links: anchor → target, later duplicates overwrite.
-    let mut linked_mentions: HashSet<String> = HashSet::default();
-    let mut linked_links: HashSet<String> = HashSet::default();
-    let mut link_dict: HashMap<String, String> = HashMap::default();
-    // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
-    // overlap: links come as ranges, are extracted within the budget, and each label is
-    // copied only while it is normalised, with the budget checked before each.
-    let ranges = match wikilink_ranges_bounded(init_chars, &limits, cancel) {
-        Ok(ranges) => ranges,
-        Err(TextError::ParseLimitExceeded) => return Ok(stopped()),
-        Err(e) => return Err(e),
+    let Some(mut linked) = Linked::existing(model, request, init_chars, &limits, &budget)? else {
+        return Ok(stopped(Vec::new()));
     };
-    let string = |r: std::ops::Range<usize>| -> String {
-        init_chars.get(r).unwrap_or_default().iter().collect()
-    };
-    for link in ranges {
-        if out_of_time() {
-            return Ok(stopped());
-        }
-        let title = string(link.title);
-        let mut target = normalise_title(&title);
-        let anchor = match link.text.map(string) {
-            Some(text) if !text.is_empty() => normalise_anchor(&text),
-            _ => normalise_anchor(&title),
-        };
-        if let Some(resolved) = model.redirect(&target) {
-            target = resolved;
-        }
-        if model.has_page(&target) {
-            link_dict.insert(anchor, target);
-        }
-    }
-    for (anchor, target) in link_dict {
-        linked_mentions.insert(anchor);
-        linked_links.insert(target);
-    }
-    linked_mentions.insert(normalise_anchor(request.page_title));
-    linked_links.insert(normalise_title(request.page_title));
 
     // Top-level text nodes: original and current values, by page order.
     let text_node_of: HashMap<usize, usize> = doc
@@ -512,45 +479,15 @@ pub fn recommend_cancellable(
                     .map_or(0, |b| offsets.char_of(b))
             };
 
-            let mut mentions = Mentions::default();
-            let mut timed_out = false;
-            'sentences: for sentence in tokenizer.node_sentences(&orig_string) {
-                // Checked per sentence too: a sentence without anchors emits no gram.
-                if out_of_time() {
-                    timed_out = true;
-                    break;
-                }
-                let words = Words::new(tokenizer.words(sentence));
-                let anchors = words.anchors(model);
-                for n in (1..=MAX_GRAM).rev() {
-                    let complete = words.anchor_grams(n, &anchors, |gram, key| {
-                        if out_of_time() {
-                            timed_out = true;
-                            return false;
-                        }
-                        mentions.insert(gram, key);
-                        true
-                    });
-                    if !complete {
-                        break 'sentences;
-                    }
-                }
-            }
-            if timed_out {
-                return Ok(Recommendations {
-                    links,
-                    stop: Stop::TimeBudget,
-                });
-            }
+            let Some(mentions) = node_mentions(model, &tokenizer, &orig_string, &budget) else {
+                return Ok(stopped(links));
+            };
 
             for (mention, original) in &mentions.order {
                 // Filtering a mention reads every linked mention, which hostile nested
                 // labels make long: the budget bounds this loop too.
-                if out_of_time() {
-                    return Ok(Recommendations {
-                        links,
-                        stop: Stop::TimeBudget,
-                    });
+                if budget.spent() {
+                    return Ok(stopped(links));
                 }
                 // The filters are pure, so the cheapest run first; and the linked sets only
                 // grow, so a mention they block stays blocked for the rest of the page.
@@ -560,42 +497,16 @@ pub fn recommend_cancellable(
                 let Some(candidates) = model.candidates(mention) else {
                     continue;
                 };
-                let within_a_linked_mention = || {
-                    // One substring searcher per mention, run over every linked mention.
-                    let within = memmem::Finder::new(mention.as_bytes());
-                    linked_mentions
-                        .iter()
-                        .any(|s| within.find(s.as_bytes()).is_some())
-                };
-                if candidates.iter().any(|c| linked_links.contains(&c.title))
-                    || within_a_linked_mention()
-                {
+                if linked.blocks(mention, &candidates) {
                     blocked.insert(mention.clone());
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
-                    let replacement = expand_template(&format!(
-                        "[[{target}|{original}|pr={}]]",
-                        format_f32(score)
-                    ))
-                    .map_err(|e| TextError::BadReplacement {
-                        target: target.clone(),
-                        reason: e.0,
-                    })?;
-                    let node = current.get_mut(ordinal);
-                    let found = match node {
-                        Some(node) => match find_mention(node, &original_chars) {
-                            Some(at) => {
-                                node.splice(at..at + original_chars.len(), replacement.chars());
-                                true
-                            }
-                            None => false,
-                        },
-                        None => false,
-                    };
-                    linked_mentions.insert(mention.clone());
-                    linked_links.insert(target.clone());
+                    let found =
+                        splice_link(current.get_mut(ordinal), &original_chars, &target, score)?;
+                    linked.mentions.insert(mention.clone());
+                    linked.targets.insert(target.clone());
                     if found {
                         let link = place(
                             &current,
@@ -627,6 +538,152 @@ pub fn recommend_cancellable(
         links,
         stop: Stop::Complete,
     })
+}
+
+/// When the pass stops early: at the end of the request's time budget, or once another
+/// thread sets `cancel`.
+struct Budget<'a> {
+    started: Instant,
+    limit: Option<Duration>,
+    cancel: Option<&'a AtomicBool>,
+}
+
+impl Budget<'_> {
+    fn spent(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.limit.is_some_and(|b| self.started.elapsed() > b)
+    }
+}
+
+/// The mentions and targets already linked on the page; a candidate mention that one of
+/// them covers is not linked again.
+struct Linked {
+    mentions: HashSet<String>,
+    targets: HashSet<String>,
+}
+
+impl Linked {
+    /// The page's existing links (targets through redirects, kept only when the page
+    /// exists; later duplicates of an anchor overwrite) and the page's own title, or `None`
+    /// when the budget ran out while reading them.
+    fn existing(
+        model: &dyn LinkModel,
+        request: &Request<'_>,
+        init_chars: &[char],
+        limits: &ParseLimits,
+        budget: &Budget<'_>,
+    ) -> Result<Option<Self>, TextError> {
+        let mut link_dict: HashMap<String, String> = HashMap::default();
+        // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
+        // overlap: links come as ranges, are extracted within the budget, and each label is
+        // copied only while it is normalised, with the budget checked before each.
+        let ranges = match wikilink_ranges_bounded(init_chars, limits, budget.cancel) {
+            Ok(ranges) => ranges,
+            Err(TextError::ParseLimitExceeded) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let string = |r: std::ops::Range<usize>| -> String {
+            init_chars.get(r).unwrap_or_default().iter().collect()
+        };
+        for link in ranges {
+            if budget.spent() {
+                return Ok(None);
+            }
+            let title = string(link.title);
+            let mut target = normalise_title(&title);
+            let anchor = match link.text.map(string) {
+                Some(text) if !text.is_empty() => normalise_anchor(&text),
+                _ => normalise_anchor(&title),
+            };
+            if let Some(resolved) = model.redirect(&target) {
+                target = resolved;
+            }
+            if model.has_page(&target) {
+                link_dict.insert(anchor, target);
+            }
+        }
+        let mut linked = Self {
+            mentions: HashSet::default(),
+            targets: HashSet::default(),
+        };
+        for (anchor, target) in link_dict {
+            linked.mentions.insert(anchor);
+            linked.targets.insert(target);
+        }
+        linked.mentions.insert(normalise_anchor(request.page_title));
+        linked.targets.insert(normalise_title(request.page_title));
+        Ok(Some(linked))
+    }
+
+    /// Whether `mention` may not be linked: a candidate is already a linked target, or the
+    /// mention occurs inside a linked mention.
+    fn blocks(&self, mention: &str, candidates: &[Candidate]) -> bool {
+        candidates.iter().any(|c| self.targets.contains(&c.title)) || {
+            // One substring searcher per mention, run over every linked mention.
+            let within = memmem::Finder::new(mention.as_bytes());
+            self.mentions
+                .iter()
+                .any(|s| within.find(s.as_bytes()).is_some())
+        }
+    }
+}
+
+/// The anchor grams of a text node, sentence by sentence, longest grams first; `None` when
+/// the budget ran out.
+fn node_mentions(
+    model: &dyn LinkModel,
+    tokenizer: &Tokenizer,
+    text: &str,
+    budget: &Budget<'_>,
+) -> Option<Mentions> {
+    let mut mentions = Mentions::default();
+    for sentence in tokenizer.node_sentences(text) {
+        // Checked per sentence too: a sentence without anchors emits no gram.
+        if budget.spent() {
+            return None;
+        }
+        let words = Words::new(tokenizer.words(sentence));
+        let anchors = words.anchors(model);
+        for n in (1..=MAX_GRAM).rev() {
+            let complete = words.anchor_grams(n, &anchors, |gram, key| {
+                if budget.spent() {
+                    return false;
+                }
+                mentions.insert(gram, key);
+                true
+            });
+            if !complete {
+                return None;
+            }
+        }
+    }
+    Some(mentions)
+}
+
+/// Replaces the first occurrence of `original` in `node` by the link markup upstream
+/// writes (`[[target|original|pr=score]]`); whether it was found.
+fn splice_link(
+    node: Option<&mut Vec<char>>,
+    original: &[char],
+    target: &str,
+    score: f32,
+) -> Result<bool, TextError> {
+    let text: String = original.iter().collect();
+    let replacement = expand_template(&format!("[[{target}|{text}|pr={}]]", format_f32(score)))
+        .map_err(|e| TextError::BadReplacement {
+            target: target.to_owned(),
+            reason: e.0,
+        })?;
+    let Some(node) = node else {
+        return Ok(false);
+    };
+    match find_mention(node, original) {
+        Some(at) => {
+            node.splice(at..at + original.len(), replacement.chars());
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the
