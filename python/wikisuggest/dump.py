@@ -134,7 +134,10 @@ class _Output:
                 leftover.unlink()
 
     def commit(self, rows: LinkRows, pages: int, position: int, complete: bool) -> None:
-        """Writes ``rows`` as the next part (if any), then records the progress."""
+        """Writes ``rows`` as the next part (if any), then records the progress.
+
+        The part comes first so that a recorded part always exists: a process killed between
+        the two steps leaves one unrecorded part, which the next run removes and redoes."""
         state = self.state
         if len(rows):
             name = f"part-{len(state['parts']):05d}.parquet"
