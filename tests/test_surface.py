@@ -694,3 +694,34 @@ def test_native_exception_handles_name_classes_of_the_tree() -> None:
         cls = getattr(wikisuggest.errors, name)
         assert issubclass(cls, wikisuggest.WikisuggestError), name
     assert 'getattr("' not in source  # no look-up by a class-name string
+
+
+def test_each_options_list_is_written_once() -> None:
+    """The link and translation options (and the engine's) are one typed set per operation
+    family, not a list of parameters repeated in every signature."""
+    from wikisuggest._client_base import LinkOptions, TranslationOptions
+    from wikisuggest.engine import PassOptions
+
+    families = {
+        LinkOptions: [
+            "link_recommendations",
+            "link_recommendations_for_revision",
+            "link_recommendations_many",
+            "link_recommendations_for_revision_many",
+        ],
+        TranslationOptions: [
+            "translation_recommendations",
+            "translation_page",
+            "iter_translation_recommendations",
+            "translation_recommendations_many",
+        ],
+    }
+    for options, methods in families.items():
+        for cls in (wikisuggest.Client, wikisuggest.AsyncClient):
+            for name in methods:
+                parameters = inspect.signature(getattr(cls, name)).parameters
+                assert parameters["options"].kind is inspect.Parameter.VAR_KEYWORD, name
+                assert not set(parameters) & set(options.__annotations__), name
+    for name in ("recommend", "recommend_async", "recommend_iter", "recommend_many"):
+        parameters = inspect.signature(getattr(LinkEngine, name)).parameters
+        assert not set(parameters) & set(PassOptions.__annotations__), name
