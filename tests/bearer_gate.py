@@ -15,13 +15,21 @@ import http.cookiejar
 import http.server
 import json
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+import pytest
+import reference_server as ref
+from local_mediawiki import LocalWiki
+
+import wikisuggest
 
 #: Headers that belong to one connection, not to the message (RFC 9110 §7.6.1).
 HOP_BY_HOP = frozenset(
@@ -219,3 +227,35 @@ class BearerGate:
                 self.wfile.write(payload)
 
         return Handler
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[wikisuggest.Server]:
+    """The reference server: the OAuth 2.0 server that issues the tokens and checks them."""
+    with wikisuggest.Server(translation=ref.TRANSLATION, clients=ref.CLIENTS) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def gate(issuer: wikisuggest.Server, mediawiki: LocalWiki) -> Iterator[BearerGate]:
+    """The local MediaWiki behind a gate: every good token is the bot user's."""
+    bot = mediawiki.credentials["bot"]
+    session = login_cookies(mediawiki.api_url, bot["user"], bot["password"])
+    with BearerGate(mediawiki.url, issuer_check(issuer.url), session) as running:
+        yield running
+
+
+def stale_token_file(path: Path, access_token: str) -> wikisuggest.FileTokenStore:
+    """A token file as a restarted bot finds it: an unexpired token the issuer does not know."""
+    store = wikisuggest.FileTokenStore(path)
+    now = time.time()
+    store.save(
+        {
+            "token_type": "Bearer",
+            "access_token": access_token,
+            "expires_in": 14400,
+            "obtained_at": now,
+            "expires_at": now + 14400,
+        }
+    )
+    return store

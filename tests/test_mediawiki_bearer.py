@@ -9,55 +9,29 @@ which token each request carried and how a refusal is handled; not MediaWiki's o
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import reference_server as ref
-from bearer_gate import BearerGate, issuer_check, login_cookies
+from bearer_gate import BearerGate, gate, issuer, stale_token_file
 from local_mediawiki import USER_AGENT, LocalWiki, mediawiki
 
 import wikisuggest
 from wikisuggest import LinkEngine, Wiki
 
-__all__ = ["mediawiki"]
+__all__ = ["gate", "issuer", "mediawiki"]
 
 STALE = "token-from-an-earlier-run-0002"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[wikisuggest.Server]:
-    with wikisuggest.Server(translation=ref.TRANSLATION, clients=ref.CLIENTS) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def gate(server: wikisuggest.Server, mediawiki: LocalWiki) -> Iterator[BearerGate]:
-    bot = mediawiki.credentials["bot"]
-    session = login_cookies(mediawiki.api_url, bot["user"], bot["password"])
-    with BearerGate(mediawiki.url, issuer_check(server.url), session) as running:
-        yield running
-
-
 def test_wiki_sends_the_managers_token_and_renews_it_once_on_401(
-    tmp_path: Path, server: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
+    tmp_path: Path, issuer: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
 ) -> None:
-    store = wikisuggest.FileTokenStore(tmp_path / "token.json")
-    now = time.time()
-    store.save(
-        {
-            "token_type": "Bearer",
-            "access_token": STALE,
-            "expires_in": 14400,
-            "obtained_at": now,
-            "expires_at": now + 14400,
-        }
-    )
+    store = stale_token_file(tmp_path / "token.json", STALE)
     manager = wikisuggest.TokenManager.client_credentials(
         ref.CONFIDENTIAL_ID,
         ref.CONFIDENTIAL_SECRET,
-        auth_url=server.url,
+        auth_url=issuer.url,
         user_agent=USER_AGENT,
         store=store,
     )

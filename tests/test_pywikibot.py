@@ -17,38 +17,22 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import reference_server as ref
-from bearer_gate import OPENER, BearerGate, issuer_check, login_cookies
+from bearer_gate import OPENER, BearerGate, gate, issuer, stale_token_file
 from local_mediawiki import LocalWiki, mediawiki
 
 import wikisuggest
 
-__all__ = ["mediawiki"]
+__all__ = ["gate", "issuer", "mediawiki"]
 
 BOT = Path(__file__).resolve().parent / "pywikibot_bot.py"
 STALE = "token-from-an-earlier-run-0001"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[wikisuggest.Server]:
-    with wikisuggest.Server(translation=ref.TRANSLATION, clients=ref.CLIENTS) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def gate(server: wikisuggest.Server, mediawiki: LocalWiki) -> Iterator[BearerGate]:
-    bot = mediawiki.credentials["bot"]
-    session = login_cookies(mediawiki.api_url, bot["user"], bot["password"])
-    with BearerGate(mediawiki.url, issuer_check(server.url), session) as running:
-        yield running
 
 
 def pywikibot_dir(folder: Path, gate: BearerGate) -> Path:
@@ -103,21 +87,12 @@ def report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 
 def test_pywikibot_edits_with_bearer_tokens_renewed_on_401(
-    tmp_path: Path, server: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
+    tmp_path: Path, issuer: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
 ) -> None:
     # A bot restarted with a token the issuer no longer knows.
-    now = time.time()
-    wikisuggest.FileTokenStore(tmp_path / "token.json").save(
-        {
-            "token_type": "Bearer",
-            "access_token": STALE,
-            "expires_in": 14400,
-            "obtained_at": now,
-            "expires_at": now + 14400,
-        }
-    )
+    stale_token_file(tmp_path / "token.json", STALE)
     gate.clear()
-    done = run_bot(tmp_path, gate, server.url, "client", "edit", "Alchemy")
+    done = run_bot(tmp_path, gate, issuer.url, "client", "edit", "Alchemy")
     result = report(done)
 
     stored = wikisuggest.FileTokenStore(tmp_path / "token.json").load()
@@ -154,20 +129,20 @@ def test_pywikibot_edits_with_bearer_tokens_renewed_on_401(
 
 
 def test_pywikibot_with_a_personal_token(
-    tmp_path: Path, server: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
+    tmp_path: Path, issuer: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
 ) -> None:
     gate.clear()
-    result = report(run_bot(tmp_path, gate, server.url, "personal", "read", "Abacus"))
+    result = report(run_bot(tmp_path, gate, issuer.url, "personal", "read", "Abacus"))
     raw = mediawiki.query(action="query", prop="revisions", rvprop="ids", titles="Abacus")
     assert result["revid"] == raw["query"]["pages"][0]["revisions"][0]["revid"]
     assert {(s.token, s.status) for s in gate.seen} == {(ref.PERSONAL_TOKEN, 200)}
 
 
 def test_without_a_token_the_gate_refuses_pywikibot(
-    tmp_path: Path, server: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
+    tmp_path: Path, issuer: wikisuggest.Server, gate: BearerGate, mediawiki: LocalWiki
 ) -> None:
     gate.clear()
-    done = run_bot(tmp_path, gate, server.url, "none", "read", "Abacus")
+    done = run_bot(tmp_path, gate, issuer.url, "none", "read", "Abacus")
     assert done.returncode != 0
     assert "mwoauth-invalid-authorization" in done.stderr
     assert gate.seen and all((s.token, s.status) == (None, 401) for s in gate.seen)
