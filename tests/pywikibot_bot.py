@@ -33,6 +33,7 @@ WIKI_HOSTS = ["127.0.0.1"]
 
 
 def main(auth_url: str, store: str, kind: str, mode: str, title: str) -> dict[str, Any]:
+    manager: wikisuggest.TokenManager | str | None = None
     if kind == "client":
         manager = wikisuggest.TokenManager.client_credentials(
             CLIENT_ID,
@@ -43,7 +44,8 @@ def main(auth_url: str, store: str, kind: str, mode: str, title: str) -> dict[st
         )
         http.session.auth = RequestsAuth(manager, hosts=WIKI_HOSTS)
     elif kind == "personal":
-        http.session.auth = RequestsAuth(PERSONAL_TOKEN, hosts=WIKI_HOSTS)
+        manager = PERSONAL_TOKEN
+        http.session.auth = RequestsAuth(manager, hosts=WIKI_HOSTS)
     site = pywikibot.Site()  # the family and user of user-config.py
     page = pywikibot.Page(site, title)
     wikitext, revid = page.text, page.latest_revision_id
@@ -62,8 +64,12 @@ def main(auth_url: str, store: str, kind: str, mode: str, title: str) -> dict[st
             "new_revid": page.latest_revision_id,
             "markup": [item.markup for item in applied.applied],
         }
+        # wikisuggest's own calls share the manager, and so its one token.
+        api_url = site.base_url(site.apipath())
+        again = wikisuggest.Wiki(api_url, USER_AGENT, auth=manager).page(title)
+        report["wikisuggest_revid"] = None if again is None else again.revid
         # Another site (the same gate under another name): fetched without the token.
-        api = urllib.parse.urlsplit(site.base_url(site.apipath()))
+        api = urllib.parse.urlsplit(api_url)
         elsewhere = api._replace(netloc=f"localhost:{api.port}", query="action=query&format=json")
         report["elsewhere"] = http.fetch(elsewhere.geturl()).status_code
     return report

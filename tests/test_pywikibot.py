@@ -101,7 +101,8 @@ def test_pywikibot_edits_with_bearer_tokens_renewed_on_401(
     assert issued != STALE
     seen = gate.seen
     # The first request went out with the stale token and was refused; it was replayed once
-    # with the one token the manager obtained, which every later request carried.
+    # with the one token the manager obtained, which every later request to the wiki carried,
+    # pywikibot's and wikisuggest's alike.
     assert (seen[0].token, seen[0].status) == (STALE, 401)
     assert seen[1].token == issued and seen[1].path == seen[0].path
     wiki_calls, elsewhere = seen[1:-1], seen[-1]
@@ -122,6 +123,8 @@ def test_pywikibot_edits_with_bearer_tokens_renewed_on_401(
     )["query"]["pages"][0]["revisions"][0]
     assert result["site"] == "localwiki:localwiki" and result["user"] == "Bot"
     assert current["revid"] == result["new_revid"] > result["revid"]
+    # wikisuggest's Wiki, on the same manager in the same bot, read it back with that token.
+    assert result["wikisuggest_revid"] == result["new_revid"]
     assert current["user"] == "Bot" and current["comment"] == "Add links (pywikibot test)"
     assert result["markup"]
     for markup in result["markup"]:
