@@ -155,7 +155,7 @@ def test_refusals_are_typed(mediawiki: LocalWiki) -> None:
 
 
 def test_tags_and_flags_reach_the_wiki(mediawiki: LocalWiki, engine: LinkEngine) -> None:
-    # A tag must be defined on the wiki before edits may carry it (this session's copy).
+    # A tag must be defined on the wiki before edits may carry it (on the copy these tests use).
     subprocess.run(
         [
             "php",
