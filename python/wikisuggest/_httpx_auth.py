@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator, Generator, Iterable
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .adapters import bearer_header, bearer_manager
+from .adapters import bearer_header, bearer_manager, host_scope, in_scope
 from .oauth import Token, TokenManager
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ def _next_step(flow: Generator[_Step, _Reply, None], reply: _Reply) -> _Step | N
 
 class HttpxAuth(httpx.Auth):
     """Bearer tokens from a :class:`~wikisuggest.TokenManager` (or a personal API token) for
-    ``httpx.Client`` and ``httpx.AsyncClient``, with one replay after a 401.
+    ``httpx.Client`` and ``httpx.AsyncClient``, with one replay after a 401. With ``hosts``,
+    only requests to those hosts carry the token.
 
     >>> client = httpx.Client(auth=HttpxAuth(manager))  # doctest: +SKIP
     """
@@ -54,8 +55,9 @@ class HttpxAuth(httpx.Auth):
     # The body is read before the first attempt, so that the replay can send it again.
     requires_request_body = True
 
-    def __init__(self, auth: TokenManager | str) -> None:
+    def __init__(self, auth: TokenManager | str, *, hosts: Iterable[str] | None = None) -> None:
         self._manager = bearer_manager(auth)
+        self._hosts = host_scope(hosts)
 
     @property
     def manager(self) -> TokenManager:
@@ -65,6 +67,9 @@ class HttpxAuth(httpx.Auth):
     def sync_auth_flow(
         self, request: httpx.Request
     ) -> Generator[httpx.Request, httpx.Response, None]:
+        if not in_scope(self._hosts, request.url.host):
+            yield request
+            return
         request.read()
         flow, reply = _bearer_flow(request, self._manager), None
         while (step := _next_step(flow, reply)) is not None:
@@ -73,6 +78,9 @@ class HttpxAuth(httpx.Auth):
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        if not in_scope(self._hosts, request.url.host):
+            yield request
+            return
         await request.aread()
         flow, reply = _bearer_flow(request, self._manager), None
         while (step := _next_step(flow, reply)) is not None:
