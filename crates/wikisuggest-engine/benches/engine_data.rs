@@ -268,7 +268,7 @@ fn generate(dir: &Path) -> PathBuf {
     for i in 0..TITLES {
         let n = 1 + rng.below(3);
         // The index keeps titles unique; the words give realistic lengths (~20 bytes).
-        let t = filler_key(&mut rng, n, true, i);
+        let t = format!("{} {i:x}", words(&mut rng, n, true));
         titles.push(&t).unwrap();
     }
     let mut page_ids = vec![NO_PAGE; TITLES];
