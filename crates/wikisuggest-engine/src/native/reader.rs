@@ -637,7 +637,7 @@ mod tests {
     }
 
     #[test]
-    fn grams_after_one_that_no_anchor_continues_are_not_looked_up() {
+    fn grams_after_one_that_no_anchor_continues_answer_no() {
         let im = image(&["new york city", "york"]);
         let text = "new york city hall";
         let mut answers = Vec::new();
