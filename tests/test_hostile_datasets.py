@@ -48,9 +48,10 @@ def test_verify_finds_damaged_data_that_a_cheap_open_accepts(tmp_path: Path) -> 
     LinkEngine.open(default_dataset_path(), "enwiki", verify=True).verify()
 
 
-def test_an_old_format_version_asks_to_convert_again(tmp_path: Path) -> None:
-    path = damaged_copy(tmp_path, 8, struct.pack("<I", 1))
-    with pytest.raises(DatasetError, match="convert the dataset again"):
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_old_format_version_asks_to_convert_again(tmp_path: Path, version: int) -> None:
+    path = damaged_copy(tmp_path, 8, struct.pack("<I", version))
+    with pytest.raises(DatasetError, match=f"format version {version} .*convert the dataset again"):
         LinkEngine.open(path, "enwiki")
 
 

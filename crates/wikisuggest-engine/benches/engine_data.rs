@@ -13,6 +13,17 @@
 //! articles with 50-d vectors and 1 M redirects, 15 M anchors, ~20 M candidates) into DIR
 //! (default: the system temp dir; reused if present), then measures, in a fresh child
 //! process, the open time, resident memory after opening, and lookup latencies.
+//!
+//! `tables ARTICLES_DIR [ROUNDS]` measures what table size costs the whole engine: the
+//! shipped 6.7 MB enwiki sample against an enwiki-size file holding the sample's own tables
+//! plus synthetic filler up to 7 M titles and 15 M anchors (built once per format version
+//! under `target/bench-tables/`, then reused). Filler keys are common words followed by
+//! `zq` and a hexadecimal number, so no article text matches them and both files must give
+//! the same links (checked).
+//! `recommend` runs over the articles of `ARTICLES_DIR` (`titles.tsv`: file, title) on
+//! each file in turn, for `ROUNDS` interleaved rounds, timed in thread CPU time; the best
+//! round of each file is reported, with their ratio. `bash bench/run tables` prepares
+//! the articles and runs this.
 
 // A benchmark binary reports by printing and stops on the first failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -105,6 +116,7 @@ fn main() {
         Some("scoring") => scoring(),
         Some("dataset") => dataset(args.get(1).map(PathBuf::from)),
         Some("open-child") => open_child(Path::new(&args[1])),
+        Some("tables") => tables(&args[1..]),
         _ => {
             scoring();
             dataset(None);
@@ -426,4 +438,243 @@ fn open_child(path: &Path) {
         file / 1024,
         std::fs::metadata(path).unwrap().len() as f64 / 1e9
     );
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// The sample's tables plus synthetic filler up to enwiki's size, as `convert` would
+/// write them (titles and anchors sorted, so the sample's keys are spread through the file
+/// as a real enwiki's would be).
+fn enwiki_size_tables(sample: &Dataset) -> (wikisuggest_engine::Tables, usize) {
+    use std::collections::HashSet;
+    use wikisuggest_engine::Tables;
+    let mut tables = Tables::default();
+    let mut titles: HashSet<String> = HashSet::new();
+    // Filler keys end in a word no article holds, so they change no answer.
+    let filler_key = |rng: &mut Rng, n: usize, capital: bool, i: usize| {
+        format!("{} zq{i:x}", words(rng, n, capital))
+    };
+    let dim = sample.dim().max(1);
+    tables.vectors.dim = dim;
+    for i in 0..sample.title_count() {
+        let t = sample.title_at(i).unwrap().to_owned();
+        if let Some(pid) = sample.page_id(&t).unwrap() {
+            tables.pageids.push((t.clone(), pid));
+        }
+        if let Some(target) = sample.redirect(&t).unwrap() {
+            tables.redirects.push((t.clone(), target.to_owned()));
+        }
+        if let Some(v) = sample.vector(&t).unwrap() {
+            tables.vectors.keys.push(t.clone());
+            tables.vectors.data.extend(v.iter());
+        }
+        titles.insert(t);
+    }
+    let mut anchors: HashSet<String> = HashSet::new();
+    sample
+        .for_each_anchor(|a, cands| {
+            anchors.insert(a.to_owned());
+            let cands = cands
+                .iter()
+                .map(|c| (c.title.to_owned(), c.count))
+                .collect();
+            tables.anchors.push((a.to_owned(), cands));
+            Ok(())
+        })
+        .unwrap();
+    let mut rng = Rng(7);
+    let mut filler = Vec::with_capacity(TITLES);
+    let mut i = 0usize;
+    while titles.len() + filler.len() < TITLES {
+        let n = 1 + rng.below(3);
+        let t = filler_key(&mut rng, n, true, i);
+        i += 1;
+        if !titles.contains(&t) {
+            filler.push(t);
+        }
+    }
+    let articles = ARTICLES.saturating_sub(tables.pageids.len());
+    for (k, t) in filler.iter().enumerate() {
+        if k < articles {
+            tables.pageids.push((t.clone(), 1_000_000_000 + k as i64));
+            tables.vectors.keys.push(t.clone());
+            for _ in 0..dim {
+                let x = (rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+                tables.vectors.data.push(x);
+            }
+        } else {
+            let to = filler[rng.below(articles.max(1))].clone();
+            tables.redirects.push((t.clone(), to));
+        }
+    }
+    let mut i = 0usize;
+    while tables.anchors.len() < ANCHORS {
+        let n = 1 + rng.below(4);
+        let a = filler_key(&mut rng, n, false, i);
+        i += 1;
+        if anchors.contains(&a) {
+            continue;
+        }
+        // Mostly one candidate, a long tail of ambiguous anchors.
+        let k = match rng.below(100) {
+            0 => 10 + rng.below(200),
+            1..=20 => 2 + rng.below(4),
+            _ => 1,
+        };
+        let cands = (0..k)
+            .map(|_| {
+                (
+                    filler[rng.below(articles.max(1))].clone(),
+                    1 + rng.below(50) as u32,
+                )
+            })
+            .collect();
+        tables.anchors.push((a, cands));
+    }
+    (tables, filler.len())
+}
+
+fn sample_path() -> PathBuf {
+    repo().join("python/wikisuggest/data/enwiki.linkdata")
+}
+
+/// The enwiki-size file for this format version, built if missing.
+fn enwiki_size_file(sample: &Dataset) -> PathBuf {
+    let version = u32::from_le_bytes(
+        std::fs::read(sample_path()).unwrap()[8..12]
+            .try_into()
+            .unwrap(),
+    );
+    let dir = repo().join(format!("target/bench-tables/format-v{version}"));
+    let path = dir.join("enwiki.linkdata");
+    if path.is_file() {
+        return path;
+    }
+    let t = Instant::now();
+    let (tables, filler) = enwiki_size_tables(sample);
+    let input = NativeInput::from_tables(
+        "enwiki",
+        &tables,
+        sample.model_json().to_vec(),
+        sample.checksums().clone(),
+    )
+    .unwrap();
+    drop(tables);
+    println!(
+        "built enwiki-size tables ({filler} filler titles) in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let written = write_native_file(&input, &dir).unwrap();
+    println!(
+        "wrote {} in {:.1} s",
+        written.display(),
+        t.elapsed().as_secs_f64()
+    );
+    path
+}
+
+fn describe(label: &str, path: &Path, ds: &Dataset) -> String {
+    let info = ds.info();
+    format!(
+        "{label}: {} ({:.1} MB; {} titles, {} anchors, {} candidates, {} vectors × {})",
+        path.display(),
+        std::fs::metadata(path).unwrap().len() as f64 / 1e6,
+        info.titles,
+        info.anchors,
+        info.candidates,
+        info.vectors,
+        info.dim
+    )
+}
+
+fn tables(args: &[String]) {
+    use wikisuggest_engine::{Engine, RecommendOptions};
+    let articles_dir = PathBuf::from(args.first().expect("usage: tables ARTICLES_DIR [ROUNDS]"));
+    let rounds: usize = args.get(1).map_or(7, |r| r.parse().unwrap());
+    let mut pages = Vec::new();
+    for line in std::fs::read_to_string(articles_dir.join("titles.tsv"))
+        .unwrap()
+        .lines()
+    {
+        let (file, title) = line.split_once('\t').unwrap();
+        let text = std::fs::read_to_string(articles_dir.join(file)).unwrap();
+        pages.push((title.to_owned(), text));
+    }
+    let bytes: usize = pages.iter().map(|(_, t)| t.len()).sum();
+
+    let small_path = sample_path();
+    let small = Dataset::open_native(&small_path).unwrap();
+    let large_path = enwiki_size_file(&small);
+    let large = Dataset::open_native(&large_path).unwrap();
+    println!("== per-article CPU of recommend: small vs enwiki-size tables");
+    println!(
+        "articles: {} from {} ({:.2} MB of wikitext)",
+        pages.len(),
+        articles_dir.display(),
+        bytes as f64 / 1e6
+    );
+    println!("{}", describe("small", &small_path, &small));
+    println!("{}", describe("large", &large_path, &large));
+    let engines = [Engine::new(small), Engine::new(large)];
+    let settings = [
+        ("API defaults", RecommendOptions::default()),
+        (
+            "threshold 0, no maximum",
+            RecommendOptions {
+                threshold: 0.0,
+                max_recommendations: 0,
+                ..RecommendOptions::default()
+            },
+        ),
+    ];
+    println!(
+        "{rounds} rounds, small and large interleaved; one thread, thread CPU time; best round"
+    );
+    println!(
+        "\n{:26}{:>14}{:>14}{:>9}{:>16}",
+        "", "small µs/art", "large µs/art", "ratio", "median ratio"
+    );
+    for (name, options) in &settings {
+        let links = |engine: &Engine| -> Vec<String> {
+            pages
+                .iter()
+                .map(|(title, text)| {
+                    let set = engine.recommend(text, title, None, None, options).unwrap();
+                    format!("{:?}", set.links)
+                })
+                .collect()
+        };
+        // Same links from both files: the filler must not change any answer.
+        assert!(
+            links(&engines[0]) == links(&engines[1]),
+            "the two datasets gave different links"
+        );
+        let run = |engine: &Engine| {
+            for (title, text) in &pages {
+                black_box(engine.recommend(text, title, None, None, options).unwrap());
+            }
+        };
+        let mut best = [f64::MAX; 2];
+        let mut ratios = Vec::new();
+        for round in 0..rounds {
+            let mut cpu = [0.0; 2];
+            // Alternate which file goes first, so neither always runs on a warmer cache.
+            for k in [round % 2, 1 - round % 2] {
+                let ((), _, c) = timed(|| run(&engines[k]));
+                cpu[k] = c;
+                best[k] = best[k].min(c);
+            }
+            ratios.push(cpu[1] / cpu[0]);
+        }
+        ratios.sort_by(f64::total_cmp);
+        let per = |s: f64| s * 1e6 / pages.len() as f64;
+        println!(
+            "{name:26}{:14.0}{:14.0}{:8.2}×{:15.2}×",
+            per(best[0]),
+            per(best[1]),
+            best[1] / best[0],
+            ratios[ratios.len() / 2]
+        );
+    }
 }

@@ -123,11 +123,19 @@ fn a_too_large_probe_bound_is_refused_so_look_ups_stay_bounded() {
 
 #[test]
 fn old_format_versions_ask_to_convert_again() {
-    let mut image = std::fs::read(parity_native("old-version")).unwrap();
-    image[8..12].copy_from_slice(&1u32.to_le_bytes());
-    match Dataset::from_native_bytes(image) {
-        Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("convert"), "{reason}"),
-        other => panic!("expected a corruption error, got {other:?}"),
+    let image = std::fs::read(parity_native("old-version")).unwrap();
+    // Version 1 (body-only checksum) and version 2 (no word prefixes in the anchor index).
+    for version in [1u32, 2] {
+        let mut image = image.clone();
+        image[8..12].copy_from_slice(&version.to_le_bytes());
+        match Dataset::from_native_bytes(image) {
+            Err(Error::Corrupt { reason, .. }) => assert!(
+                reason.contains(&format!("format version {version}"))
+                    && reason.contains("convert the dataset again"),
+                "{reason}"
+            ),
+            other => panic!("expected a corruption error, got {other:?}"),
+        }
     }
 }
 

@@ -158,10 +158,46 @@ fn garbage_is_rejected() {
         assert!(Dataset::from_native_bytes(bytes).is_err());
     }
     let mut header = b"WSLINKDB".to_vec();
-    header.extend_from_slice(&3u32.to_le_bytes());
+    header.extend_from_slice(&4u32.to_le_bytes());
     header.resize(128, 0);
     match Dataset::from_native_bytes(header) {
-        Err(e) => assert!(e.to_string().contains("version 3"), "{e}"),
+        Err(e) => assert!(e.to_string().contains("version 4"), "{e}"),
         Ok(_) => panic!("accepted a future version"),
     }
+}
+
+/// Prefix look-ups skip the grams after one that no anchor continues (format version 3);
+/// their answers must stay those of single look-ups, on texts made of anchors' words.
+#[test]
+fn prefix_look_ups_answer_like_single_ones_on_word_grams() {
+    let ds = Dataset::from_native_bytes(parity_image()).unwrap();
+    let mut anchors = Vec::new();
+    ds.for_each_anchor(|a, _| {
+        anchors.push(a.to_owned());
+        Ok(())
+    })
+    .unwrap();
+    let mut rng = common::Rng(17);
+    let mut found = 0;
+    for (k, anchor) in anchors.iter().enumerate() {
+        // The anchor, continued by the words of another (or the start of its own).
+        let other = &anchors[rng.below(anchors.len())];
+        let text = match k % 3 {
+            0 => format!("{anchor} {other}"),
+            1 => format!("{other} {anchor}"),
+            _ => format!("{anchor} {anchor}"),
+        };
+        let mut ends: Vec<usize> = text.match_indices(' ').map(|(i, _)| i).collect();
+        ends.push(text.len());
+        ends.dedup();
+        let mut answers = Vec::new();
+        ds.has_anchor_prefixes(&text, &ends, &mut answers).unwrap();
+        let single: Vec<bool> = ends
+            .iter()
+            .map(|&end| ds.has_anchor(&text[..end]).unwrap())
+            .collect();
+        assert_eq!(answers, single, "{text:?}");
+        found += answers.iter().filter(|&&a| a).count();
+    }
+    assert!(found >= anchors.len() / 3, "only {found} anchors found");
 }

@@ -11,8 +11,11 @@
 //!
 //! The sha256 covers the whole file: the body (everything after the aligned header area),
 //! then the header area with the sha256 field itself zeroed. Version 1 hashed the body
-//! only, so a changed section table went unnoticed even by `verify`; version 2 files are
-//! rejected by older builds and version 1 files by this one ("convert again").
+//! only, so a changed section table went unnoticed even by `verify`. Version 3 adds the
+//! anchors' word prefixes to the anchor index (see `hash.rs`), so the n-grams from one
+//! text position stop probing at the first that no anchor continues; its metadata counts
+//! them. Newer versions are rejected by older builds and older ones by this build
+//! ("convert again").
 //!
 //! A probe bound is the longest displacement of any key in that hash index (see `hash.rs`):
 //! a look-up gives up after it, so a damaged (e.g. full) index costs a bounded number of
@@ -41,7 +44,7 @@ pub use writer::{NativeInput, StringTable, write_native};
 /// File magic.
 pub(crate) const MAGIC: &[u8; 8] = b"WSLINKDB";
 /// Format version written and accepted.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 /// Where the sha256 sits in the header.
 pub(crate) const DIGEST_AT: std::ops::Range<usize> = 24..56;
 /// Size of the fixed header.
@@ -113,5 +116,8 @@ pub(crate) struct Meta {
     pub dim: u64,
     pub anchors: u64,
     pub candidates: u64,
+    /// Distinct word prefixes of the anchors (version 3): the anchor index is sized for
+    /// `anchors + anchor_prefixes` keys.
+    pub anchor_prefixes: u64,
     pub checksums: crate::tables::DatasetChecksums,
 }

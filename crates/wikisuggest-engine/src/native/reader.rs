@@ -43,6 +43,15 @@ fn identity(file: &File) -> std::io::Result<(u64, Option<std::time::SystemTime>)
 /// another process does to the file afterwards can reach them.
 pub(crate) const PRIVATE_COPY_MAX: u64 = 64 << 20;
 
+/// What a hash-index look-up found.
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    /// Index of the key in its string table.
+    index: Option<u32>,
+    /// Whether the key is a word prefix of some anchor (anchor index only).
+    prefix: bool,
+}
+
 /// A validated native image. All accessors are bounds-checked.
 pub(crate) struct NativeImage {
     storage: Storage,
@@ -227,6 +236,13 @@ impl NativeImage {
         let dim = usize::try_from(meta.dim).map_err(|_| too_big())?;
         let n_vectors = usize::try_from(meta.vectors).map_err(|_| too_big())?;
         let n_cands = usize::try_from(meta.candidates).map_err(|_| too_big())?;
+        // Each distinct word prefix ends before a distinct space of the anchor bytes, so
+        // there are no more of them than anchor bytes: this also bounds the index size.
+        let n_prefixes = usize::try_from(meta.anchor_prefixes)
+            .ok()
+            .filter(|&p| p <= ranges[Section::AnchorBytes as usize - 1].len())
+            .ok_or_else(|| corrupt("more anchor prefixes than anchor bytes".into()))?;
+        let anchor_keys = n_anchors + n_prefixes;
         if n_titles >= NONE_U32 as usize || n_anchors >= NONE_U32 as usize {
             return Err(too_big());
         }
@@ -245,7 +261,7 @@ impl NativeImage {
             (Section::CandidateOffsets, Some((n_anchors + 1) * 8)),
             (Section::Candidates, Some(cand_bytes)),
             (Section::TitleHash, Some(hash::slot_count(n_titles) * 8)),
-            (Section::AnchorHash, Some(hash::slot_count(n_anchors) * 8)),
+            (Section::AnchorHash, Some(hash::slot_count(anchor_keys) * 8)),
         ];
         for (section, size) in expected {
             let got = ranges[section as usize - 1].len();
@@ -272,7 +288,7 @@ impl NativeImage {
             le_u32(b, 56).unwrap_or(u32::MAX),
             le_u32(b, 60).unwrap_or(u32::MAX),
         ];
-        for (bound, n) in probe_bounds.iter().zip([n_titles, n_anchors]) {
+        for (bound, n) in probe_bounds.iter().zip([n_titles, anchor_keys]) {
             if *bound > hash::MAX_PROBE_BOUND || *bound as usize > hash::slot_count(n) {
                 return Err(corrupt(format!("hash probe bound {bound} out of range")));
             }
@@ -353,7 +369,8 @@ impl NativeImage {
         offsets: Section,
         bytes: Section,
     ) -> Result<Option<u32>> {
-        self.find_hashed(key, hash::hash(key.as_bytes()), hash_s, offsets, bytes)
+        let h = hash::hash(key.as_bytes());
+        Ok(self.find_hashed(key, h, hash_s, offsets, bytes)?.index)
     }
 
     /// The probe bound of the index `hash_s`.
@@ -369,23 +386,34 @@ impl NativeImage {
         hash_s: Section,
         offsets: Section,
         bytes: Section,
-    ) -> Result<Option<u32>> {
+    ) -> Result<Found> {
+        let mut found = Found {
+            index: None,
+            prefix: false,
+        };
         let table = self.section(hash_s);
         let slots = table.len() / 8;
         if slots == 0 {
-            return Ok(None);
+            return Ok(found);
         }
         let tag = hash::tag(h);
         let mut s = hash::start_slot(h, slots);
         // Every key sits within the bound of its start slot: past it, the key is absent.
         for _ in 0..=self.probe_bound(hash_s).min(slots - 1) {
-            let e = le_u64(table, s * 8).unwrap_or(0);
-            if e == 0 {
-                return Ok(None);
-            }
-            if let (t, Some(i)) = hash::split_entry(e) {
-                if t == tag && self.string(offsets, bytes, i as usize)? == key.as_bytes() {
-                    return Ok(Some(i));
+            let Some(slot) = hash::split_entry(le_u64(table, s * 8).unwrap_or(0)) else {
+                break;
+            };
+            if slot.tag == tag {
+                match slot.index() {
+                    Some(i) if self.string(offsets, bytes, i as usize)? == key.as_bytes() => {
+                        found.index = Some(i);
+                        found.prefix |= slot.prefix;
+                        break;
+                    }
+                    // A prefix-only entry holds no key bytes: the tag decides. An anchor
+                    // with the same key may still follow in the chain.
+                    None => found.prefix |= slot.prefix,
+                    Some(_) => {}
                 }
             }
             s += 1;
@@ -393,7 +421,7 @@ impl NativeImage {
                 s = 0;
             }
         }
-        Ok(None)
+        Ok(found)
     }
 
     /// Number of titles.
@@ -432,7 +460,9 @@ impl NativeImage {
     }
 
     /// [`Self::find_anchor`] for the prefixes `text[..end]`, `end` in `ends` (ascending),
-    /// calling `found` in order. Each prefix's hash continues from the shorter one's.
+    /// calling `found` in order. Each prefix's hash continues from the shorter one's, and
+    /// once a prefix followed by a space is no word prefix of any anchor, the longer ones
+    /// cannot be anchors: they answer `None` without a probe.
     pub(crate) fn find_anchor_prefixes(
         &self,
         text: &str,
@@ -441,20 +471,25 @@ impl NativeImage {
     ) -> Result<()> {
         let mut hasher = hash::Hasher::new();
         let mut hashed = 0;
-        for &end in ends {
+        let mut rest = ends.iter();
+        while let Some(&end) = rest.next() {
             let Some(key) = text.get(..end).filter(|_| end >= hashed) else {
                 found(None);
                 continue;
             };
             hasher.write(key.as_bytes().get(hashed..).unwrap_or_default());
             hashed = end;
-            found(self.find_hashed(
+            let hit = self.find_hashed(
                 key,
                 hasher.finish(),
                 Section::AnchorHash,
                 Section::AnchorOffsets,
                 Section::AnchorBytes,
-            )?);
+            )?;
+            found(hit.index);
+            if !hit.prefix && text.as_bytes().get(end) == Some(&b' ') {
+                rest.by_ref().for_each(|_| found(None));
+            }
         }
         Ok(())
     }
@@ -527,5 +562,92 @@ impl NativeImage {
                 u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
             )
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Test support code: failing loudly is the point.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::native::{NativeInput, StringTable, write_native};
+    use crate::tables::DatasetChecksums;
+
+    fn image(anchors: &[&str]) -> NativeImage {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let json = std::fs::read(
+            dir.join("../../tests/data/parity/datasets/enwiki/enwiki.linkmodel.json"),
+        )
+        .unwrap();
+        let mut titles = StringTable::default();
+        titles.push("T").unwrap();
+        let mut table = StringTable::default();
+        for a in anchors {
+            table.push(a).unwrap();
+        }
+        let input = NativeInput {
+            wiki_id: "enwiki".into(),
+            checksums: DatasetChecksums::default(),
+            titles,
+            page_ids: vec![1],
+            redirects: vec![NONE_U32],
+            vector_rows: vec![NONE_U32],
+            dim: 0,
+            vectors: Vec::new(),
+            candidate_offsets: (0..=anchors.len() as u64).collect(),
+            candidates: vec![(0, 1); anchors.len()],
+            anchors: table,
+            model: LinkModel::from_json(&json).unwrap(),
+            model_json: json,
+        };
+        let mut out = std::io::Cursor::new(Vec::new());
+        write_native(&input, &mut out).unwrap();
+        NativeImage::from_bytes(out.into_inner()).unwrap()
+    }
+
+    fn look_up(im: &NativeImage, key: &str) -> (Option<u32>, bool) {
+        let f = im
+            .find_hashed(
+                key,
+                hash::hash(key.as_bytes()),
+                Section::AnchorHash,
+                Section::AnchorOffsets,
+                Section::AnchorBytes,
+            )
+            .unwrap();
+        (f.index, f.prefix)
+    }
+
+    #[test]
+    fn the_anchor_index_knows_the_word_prefixes_of_its_anchors() {
+        let im = image(&["new york city", "new york", "york", "a  b"]);
+        assert_eq!(im.meta.anchor_prefixes, 4, "new, new york, a, \"a \"");
+        // A prefix that is no anchor: no index, but flagged.
+        assert_eq!(look_up(&im, "new"), (None, true));
+        assert_eq!(look_up(&im, "a "), (None, true));
+        // An anchor that is also a prefix of another one.
+        assert_eq!(look_up(&im, "new york"), (Some(1), true));
+        // Anchors no other anchor continues.
+        assert_eq!(look_up(&im, "new york city"), (Some(0), false));
+        assert_eq!(look_up(&im, "york"), (Some(2), false));
+        // Neither.
+        assert_eq!(look_up(&im, "boston"), (None, false));
+        assert_eq!(im.find_anchor("new").unwrap(), None);
+    }
+
+    #[test]
+    fn grams_after_one_that_no_anchor_continues_answer_no() {
+        let im = image(&["new york city", "york"]);
+        let text = "new york city hall";
+        let mut answers = Vec::new();
+        im.find_anchor_prefixes(text, &[3, 8, 13, 18], |f| answers.push(f))
+            .unwrap();
+        assert_eq!(answers, [None, None, Some(0), None]);
+        // "york" is an anchor but no word prefix: what follows it answers no.
+        answers.clear();
+        im.find_anchor_prefixes("york city", &[4, 9], |f| answers.push(f))
+            .unwrap();
+        assert_eq!(answers, [Some(1), None]);
     }
 }

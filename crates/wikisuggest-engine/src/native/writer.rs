@@ -225,7 +225,8 @@ impl NativeInput {
         Ok(())
     }
 
-    fn meta(&self) -> Meta {
+    /// The metadata, with the number of distinct word prefixes of the anchors.
+    fn meta(&self, anchor_prefixes: usize) -> Meta {
         Meta {
             wiki_id: self.wiki_id.clone(),
             titles: self.titles.len() as u64,
@@ -235,6 +236,7 @@ impl NativeInput {
             dim: self.dim as u64,
             anchors: self.anchors.len() as u64,
             candidates: self.candidates.len() as u64,
+            anchor_prefixes: anchor_prefixes as u64,
             checksums: self.checksums.clone(),
         }
     }
@@ -302,15 +304,16 @@ fn write_sections<W: Write + Seek>(input: &NativeInput, out: W) -> std::io::Resu
     w.inner.write_all(&vec![0u8; header_area])?;
     w.pos = header_area as u64;
 
-    let meta = serde_json::to_vec(&input.meta()).map_err(std::io::Error::other)?;
     let (title_hash, title_bound) = hash::build(input.titles.len(), |i| input.titles.get(i));
-    let (anchor_hash, anchor_bound) = hash::build(input.anchors.len(), |i| input.anchors.get(i));
+    let (anchor_hash, anchor_bound, prefixes) =
+        hash::build_anchor_index(input.anchors.len(), |i| input.anchors.get(i));
     if title_bound.max(anchor_bound) > hash::MAX_PROBE_BOUND {
         return Err(std::io::Error::other(
             "hash index too clustered (probe bound above the format's limit)",
         ));
     }
     let model = input.model.to_bytes();
+    let meta = serde_json::to_vec(&input.meta(prefixes)).map_err(std::io::Error::other)?;
 
     let mut entries = Vec::with_capacity(Section::ALL.len());
     for section in Section::ALL {
