@@ -5,9 +5,12 @@ Each measurement runs in a fresh process: it opens the parity sample's enwiki da
 streams ``--pages`` pages from a generator that repeats the 106 articles of the gensim enwiki
 sample (see ``bench/server_links.py``), each page a fresh copy of its wikitext, as a reader of
 a dump would hand them over. It reports the process's peak RSS (``ru_maxrss``), the RSS before
-the batch (interpreter, extension, dataset) and what the batch keeps. ``recommend_many``
-returns every page's result, so what it keeps grows with the count by the size of those
-results; ``recommend_iter`` keeps nothing, so its peak should not move with the count.
+the batch (interpreter, extension, dataset, the sample) and the growth per page.
+``recommend_many`` returns every page's item (its input, the page as given, and its result),
+so what it keeps grows with the count: by the wikitext and the result of each page when the
+pages are fresh strings (``recommend_many``), by the result alone when the caller's pages
+share their strings (``recommend_many-shared``, e.g. a list the caller holds anyway).
+``recommend_iter`` keeps nothing, so its peak should not move with the count.
 
 Run ``bash bench/run memory`` (dist build), or ``python bench/memory.py``.
 """
@@ -49,14 +52,17 @@ def measure(how: str, count: int) -> dict[str, object]:
     def pages() -> Iterator[Page]:
         for i in range(count):
             title, text = sample_pages[i % len(sample_pages)]
-            # A new string each time, as a dump reader yields them (slicing would share it).
-            yield Page(text[:-1] + text[-1:], title)
+            if how.endswith("shared"):
+                yield Page(text, title)
+            else:
+                # A new string each time, as a dump reader yields them (a slice of the whole
+                # string would be the same object).
+                yield Page(text[:-1] + text[-1:], title)
 
-    del sample_pages[1:]  # only the generator's copies stay alive
     before = rss_mb()
     started = time.perf_counter()
     links = 0
-    if how == "recommend_many":
+    if how.startswith("recommend_many"):
         results = engine.recommend_many(pages(), workers=2)
         links = sum(len(item.unwrap().links) for item in results)
     else:
@@ -79,7 +85,12 @@ def measure(how: str, count: int) -> dict[str, object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", default="1000,10000,20000", help="page counts, comma-separated")
-    parser.add_argument("--how", default="recommend_many,recommend_iter")
+    parser.add_argument(
+        "--how",
+        default="recommend_iter,recommend_many-shared,recommend_many",
+        help="recommend_iter, recommend_many-shared (pages share their strings) or "
+        "recommend_many (each page a fresh string)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("HOW", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -97,13 +108,13 @@ def main() -> int:
             rows.append(json.loads(out.strip().splitlines()[-1]))
             print(json.dumps(rows[-1]), flush=True)
     print(
-        f"\n{'call':<16}{'pages':>8}{'seconds':>9}{'RSS before MB':>15}{'peak RSS MB':>13}"
+        f"\n{'call':<24}{'pages':>8}{'seconds':>9}{'RSS before MB':>15}{'peak RSS MB':>13}"
         f"{'peak - before, KB/page':>24}"
     )
     for row in rows:
         grown = (float(row["peak_rss_mb"]) - float(row["rss_before_mb"])) * 1024 / int(row["pages"])
         print(
-            f"{row['how']:<16}{row['pages']:>8}{row['seconds']:>9}{row['rss_before_mb']:>15}"
+            f"{row['how']:<24}{row['pages']:>8}{row['seconds']:>9}{row['rss_before_mb']:>15}"
             f"{row['peak_rss_mb']:>13}{grown:>24.1f}"
         )
     return 0
