@@ -103,21 +103,28 @@ fn store_from(
     }
 }
 
-/// The options both kinds of renewing manager take.
-fn manager_options(
+/// The options both kinds of renewing manager take, as the Python layer passes them (one
+/// dict with every key).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct ManagerArgs {
     auth_url: Option<String>,
     user_agent: Option<String>,
     leeway: f64,
     store_path: Option<PathBuf>,
     store_load: Option<Py<PyAny>>,
     store_save: Option<Py<PyAny>>,
-) -> CoreResult<ManagerOptions> {
-    Ok(ManagerOptions {
-        auth_url,
-        user_agent,
-        leeway: leeway_from(leeway)?,
-        store: store_from(store_path, store_load, store_save)?,
-    })
+}
+
+impl ManagerArgs {
+    fn checked(self) -> CoreResult<ManagerOptions> {
+        Ok(ManagerOptions {
+            auth_url: self.auth_url,
+            user_agent: self.user_agent,
+            leeway: leeway_from(self.leeway)?,
+            store: store_from(self.store_path, self.store_load, self.store_save)?,
+        })
+    }
 }
 
 fn leeway_from(seconds: f64) -> CoreResult<Duration> {
@@ -158,52 +165,32 @@ fn wrap(py: Python<'_>, built: CoreResult<TokenManager>) -> PyResult<NativeToken
 #[pymethods]
 impl NativeTokenManager {
     #[staticmethod]
-    #[pyo3(signature = (client_id, client_secret, *, auth_url=None, user_agent=None, leeway=300.0, store_path=None, store_load=None, store_save=None))]
-    #[allow(clippy::too_many_arguments)]
     fn client_credentials(
         py: Python<'_>,
         client_id: String,
         client_secret: String,
-        auth_url: Option<String>,
-        user_agent: Option<String>,
-        leeway: f64,
-        store_path: Option<PathBuf>,
-        store_load: Option<Py<PyAny>>,
-        store_save: Option<Py<PyAny>>,
+        options: ManagerArgs,
     ) -> PyResult<Self> {
-        let built = manager_options(
-            auth_url, user_agent, leeway, store_path, store_load, store_save,
-        )
-        .and_then(|options| {
+        let built = options.checked().and_then(|options| {
             TokenManager::client_credentials(client_id, Secret::new(client_secret), options)
         });
         wrap(py, built)
     }
 
     #[staticmethod]
-    #[pyo3(signature = (refresh_token, client_id, client_secret=None, *, token=None, auth_url=None, user_agent=None, leeway=300.0, store_path=None, store_load=None, store_save=None))]
-    #[allow(clippy::too_many_arguments)]
     fn refresh(
         py: Python<'_>,
         refresh_token: Option<String>,
         client_id: String,
         client_secret: Option<String>,
         token: Option<Bound<'_, PyDict>>,
-        auth_url: Option<String>,
-        user_agent: Option<String>,
-        leeway: f64,
-        store_path: Option<PathBuf>,
-        store_load: Option<Py<PyAny>>,
-        store_save: Option<Py<PyAny>>,
+        options: ManagerArgs,
     ) -> PyResult<Self> {
         let initial = match token {
             Some(dict) => Some(Token::from_stored(&depythonize::<StoredToken>(&dict)?)),
             None => None,
         };
-        let built = manager_options(
-            auth_url, user_agent, leeway, store_path, store_load, store_save,
-        )
-        .and_then(|options| {
+        let built = options.checked().and_then(|options| {
             TokenManager::refresh_token(
                 refresh_token.map(Secret::new),
                 initial,

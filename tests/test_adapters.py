@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -214,3 +215,35 @@ def test_mwapi_session_through_requests_auth(server: wikisuggest.Server) -> None
     second = wiki.get(**QUERY)
     assert len(first) == len(second) == 1 and first[0]["title"]
     assert store.saves == 1
+
+
+def test_hosts_keep_the_token_to_the_hosts_named(server: wikisuggest.Server) -> None:
+    # The same server under another name stands in for another site the bot fetches from.
+    elsewhere = f"http://localhost:{urllib.parse.urlsplit(server.url).port}"
+    store = CountingStore()
+    session = requests.Session()
+    session.auth = RequestsAuth(manager(server, store), hosts=["127.0.0.1"])
+    inside = session.get(server.url + TRANSLATION, params=QUERY, timeout=30)
+    outside = session.get(elsewhere + TRANSLATION, params=QUERY, timeout=30)
+    assert inside.request.headers["Authorization"].startswith("Bearer ")
+    assert "Authorization" not in outside.request.headers
+    assert inside.status_code == outside.status_code == 200 and store.saves == 1
+
+    scoped = HttpxAuth(manager(server, store), hosts=["127.0.0.1"])
+    with httpx.Client(auth=scoped) as client:
+        assert "Authorization" in client.get(server.url + TRANSLATION, params=QUERY).request.headers
+        away = client.get(elsewhere + TRANSLATION, params=QUERY)
+        assert "Authorization" not in away.request.headers
+
+    async def fetch(url: str) -> httpx.Response:
+        async with httpx.AsyncClient(auth=scoped) as client:
+            return await client.get(url + TRANSLATION, params=QUERY)
+
+    assert "Authorization" in asyncio.run(fetch(server.url)).request.headers
+    assert "Authorization" not in asyncio.run(fetch(elsewhere)).request.headers
+
+    for bad in ("127.0.0.1", [], ["127.0.0.1:8080"], ["https://en.wikipedia.org"], [""], [None]):
+        with pytest.raises(wikisuggest.InvalidParameter):
+            RequestsAuth(ref.PERSONAL_TOKEN, hosts=bad)  # type: ignore[arg-type]
+        with pytest.raises(wikisuggest.InvalidParameter):
+            HttpxAuth(ref.PERSONAL_TOKEN, hosts=bad)  # type: ignore[arg-type]

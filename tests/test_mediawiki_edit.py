@@ -3,6 +3,8 @@ new revision; conflicts, maxlag and login failures as MediaWiki really answers t
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 
 import pytest
@@ -150,3 +152,44 @@ def test_refusals_are_typed(mediawiki: LocalWiki) -> None:
     assert missing.value.code == "missingtitle"
     with pytest.raises(wikisuggest.InvalidParameter):
         wiki.save(applied, title="Aardvark")  # no base revision: never a blind overwrite
+
+
+def test_tags_and_flags_reach_the_wiki(mediawiki: LocalWiki, engine: LinkEngine) -> None:
+    # A tag must be defined on the wiki before edits may carry it (on the copy these tests use).
+    subprocess.run(
+        [
+            "php",
+            "/usr/share/mediawiki/maintenance/addChangeTag.php",
+            "--tag=wikisuggest-links",
+            "--reason=Links added from recommendations",
+        ],
+        env={**os.environ, "MW_CONFIG_FILE": str(mediawiki.folder / "LocalSettings.php")},
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    wiki = _bot(mediawiki)
+    applied = _applied(wiki, engine, "Aikido")
+    with pytest.raises(MediaWikiError) as refused:
+        wiki.save(applied, tags=("no-such-tag",))
+    assert refused.value.code == "badtags"
+
+    saved = wiki.save(applied, summary="Tagged", tags=("wikisuggest-links",), minor=False, bot=True)
+    assert saved.saved and saved.new_revid is not None
+    revision = mediawiki.query(
+        action="query", prop="revisions", rvprop="tags|flags", revids=str(saved.new_revid)
+    )["query"]["pages"][0]["revisions"][0]
+    assert revision["tags"] == ["wikisuggest-links"] and revision["minor"] is False
+    changes = mediawiki.query(
+        action="query", list="recentchanges", rctitle="Aikido", rcprop="ids|flags", rclimit="5"
+    )["query"]["recentchanges"]
+    newest = next(change for change in changes if change["revid"] == saved.new_revid)
+    assert newest["bot"] is True
+
+    # bot=False: the same bot user's edit is not flagged as a bot edit.
+    again = _applied(wiki, engine, "Aardwolf")
+    plain = wiki.save(again, bot=False)
+    changes = mediawiki.query(
+        action="query", list="recentchanges", rctitle="Aardwolf", rcprop="ids|flags", rclimit="5"
+    )["query"]["recentchanges"]
+    assert next(c for c in changes if c["revid"] == plain.new_revid)["bot"] is False

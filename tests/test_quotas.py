@@ -4,6 +4,9 @@ shared by every call, task and batch of one client."""
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +46,50 @@ def test_budget_spent_at_once_by_threads_and_a_batch(server: wikisuggest.Server)
     batch = client.translation_recommendations_many([("en", "fr")] * 3, count=1)
     assert len(single) == 3 and all(len(r) == 1 for r in single)
     assert not batch.errors and len(batch.results) == 3
+
+
+class StillWaiting(Exception):
+    """Raised by the alarm in the middle of a call that waits for its budget."""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_budget_shared_by_threads_and_batches_of_one_client(server: wikisuggest.Server) -> None:
+    client = wikisuggest.Client(
+        USER_AGENT, base_url=server.url, auth=ref.PERSONAL_TOKEN, rate_limit="4/h"
+    )
+    with ThreadPoolExecutor(2) as pool:
+        single = list(
+            pool.map(lambda _: client.translation_recommendations("en", "fr", count=1), range(2))
+        )
+    batch = client.translation_recommendations_many([("en", "fr")] * 2, count=1)
+    assert len(single) == 2 and not batch.errors and len(batch.results) == 2
+
+    # The hour's four requests are spent by two threads and a batch: the fifth call waits
+    # (here until an alarm interrupts it), a batch item too; another client does not.
+    def alarm(signum: int, frame: object) -> None:
+        raise StillWaiting
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    try:
+        for call in (
+            lambda: client.translation_recommendations("en", "fr", count=1),
+            lambda: client.translation_recommendations_many([("en", "fr")], count=1),
+        ):
+            signal.setitimer(signal.ITIMER_REAL, 1.0)
+            with pytest.raises(StillWaiting):
+                call()
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    other = wikisuggest.Client(USER_AGENT, base_url=server.url, rate_limit="4/h")
+    assert len(other.translation_recommendations("en", "fr", count=1)) == 1
+    # The interrupted calls were dropped, not left waiting for the hour.
+    for _ in range(100):
+        if in_flight_tasks() == 0:
+            break
+        time.sleep(0.05)
+    assert in_flight_tasks() == 0
 
 
 def test_budget_shared_by_tasks_and_batches_of_one_client(server: wikisuggest.Server) -> None:

@@ -3,14 +3,17 @@ close, the blocking client is the generated twin of the asyncio one, the CLI spe
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -314,13 +317,13 @@ def test_a_stale_blocking_client_fails_the_check(tmp_path: Path) -> None:
     shutil.copy(ROOT / "python" / "wikisuggest" / "_sync_client.py", package)
     source = (ROOT / "python" / "wikisuggest" / "_async_client.py").read_text()
     (package / "_async_client.py").write_text(
-        source.replace("threshold: float = 0.5", "threshold: float = 0.6")
+        source.replace("the service recommends from", "there are")
     )
     script = [sys.executable, str(tmp_path / "scripts" / "unasync.py")]
     stale = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
     assert stale.returncode == 1 and "stale" in stale.stderr
     subprocess.run(script, capture_output=True, check=True)
-    assert "threshold: float = 0.6" in (package / "_sync_client.py").read_text()
+    assert "Every page collection there are" in (package / "_sync_client.py").read_text()
     fresh = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
     assert fresh.returncode == 0, fresh.stderr
 
@@ -489,3 +492,236 @@ def test_build_scan_is_interruptible(tmp_path: Path) -> None:
     assert status == 130, process.stderr.read()
     assert "interrupted" in process.stderr.read()
     process.stderr.close()
+
+
+# --- no public method returns Any -----------------------------------------------------------
+
+#: Types whose argument is what the caller gets: awaited, iterated, collected or unwrapped.
+_VALUE_OF = {
+    "Awaitable",
+    "AsyncIterator",
+    "AsyncGenerator",
+    "Iterator",
+    "Iterable",
+    "Generator",
+    "list",
+    "BatchResults",
+    "AsyncBatch",
+    "BatchItem",
+    "NativeCall",
+}
+#: Dunders a caller's value comes from (the others are protocol plumbing).
+_VALUE_DUNDERS = {"__enter__", "__aenter__", "__iter__", "__next__", "__getitem__", "__await__"}
+
+
+def _leaves_any(node: ast.expr, awaited: bool = False) -> bool:
+    """Whether a return annotation leaves the caller's value untyped: ``Any`` itself, in a
+    union, or as what is awaited, iterated or collected (``dict[str, Any]``, a JSON object,
+    is typed)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _leaves_any(ast.parse(node.value, mode="eval").body, awaited)
+    if isinstance(node, ast.Name):
+        return node.id == "Any"
+    if isinstance(node, ast.BinOp):
+        return _leaves_any(node.left) or _leaves_any(node.right)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        if node.value.id not in _VALUE_OF:
+            return False
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        # `__await__` is a generator whose *return* value is the awaited one.
+        return _leaves_any(args[-1] if awaited else args[0])
+    return False
+
+
+def _public_returns(path: Path) -> Iterator[tuple[str, ast.expr | None]]:
+    """``(name, return annotation)`` of every public function and method in ``path``; of an
+    overloaded one, its overloads (what callers see), not its implementation."""
+    tree = ast.parse(path.read_text())
+    scopes: list[tuple[str, list[ast.stmt]]] = []
+    if not path.stem.startswith("_") or path.suffix == ".pyi":
+        scopes.append((path.stem, tree.body))
+    scopes += [
+        (f"{path.stem}.{node.name}", node.body)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+    ]
+    for scope, body in scopes:
+        functions = [f for f in body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        overloaded = {
+            f.name
+            for f in functions
+            if any(ast.unparse(d).endswith("overload") for d in f.decorator_list)
+        }
+        for f in functions:
+            if f.name.startswith("_") and f.name not in _VALUE_DUNDERS:
+                continue
+            if f.name in overloaded and not f.decorator_list:
+                continue
+            yield f"{scope}.{f.name}", f.returns
+
+
+def test_no_public_method_returns_any() -> None:
+    """Every public function and method of the package and of its native module's stub says
+    what it returns (``raw=True`` picks ``dict``; batches carry their item type)."""
+    package = ROOT / "python" / "wikisuggest"
+    checked, untyped = 0, []
+    for path in sorted([*package.glob("*.py"), package / "_native.pyi"]):
+        for name, returns in _public_returns(path):
+            checked += 1
+            awaited = name.endswith("__await__")
+            if returns is None or _leaves_any(returns, awaited):
+                untyped.append(f"{name} -> {returns and ast.unparse(returns)}")
+    assert untyped == []
+    assert checked > 200  # the scan sees the whole surface
+
+
+def test_leaves_any_reads_annotations_as_callers_do() -> None:
+    def leaves(annotation: str, awaited: bool = False) -> bool:
+        return _leaves_any(ast.parse(annotation, mode="eval").body, awaited)
+
+    assert leaves("Any") and leaves("Awaitable[Any]") and leaves("AsyncBatch[Any] | None")
+    assert leaves("NativeCall[Any]") and leaves("'BatchResults[Any]'")
+    assert not leaves("dict[str, Any]") and not leaves("list[dict[str, Any]]")
+    assert not leaves("Generator[Any, None, BatchResults[T]]", awaited=True)
+
+
+# --- one list of arguments per operation ----------------------------------------------------
+
+
+def test_unknown_keyword_arguments_are_refused(
+    contract_server: ContractServer, engine: LinkEngine, aardvark: str
+) -> None:
+    """The operations that take their options as one typed set refuse a misspelt one before
+    sending, as Python refuses an unknown keyword."""
+    client = client_for(contract_server)
+    misspelt: dict[str, Any] = {"treshold": 0.2}
+    with pytest.raises(InvalidParameter) as caught:
+        client.link_recommendations("wikipedia", "en", "Cat", **misspelt)
+    assert caught.value.parameter == "treshold"
+    with pytest.raises(InvalidParameter):
+        client.link_recommendations_many(["Cat"], domain="en", **misspelt)
+    with pytest.raises(InvalidParameter):
+        client.translation_recommendations("en", "fr", cuont=3)  # type: ignore[call-overload]
+    with pytest.raises(InvalidParameter):
+        client.translation_recommendations_many([("en", "fr")], cuont=3)  # type: ignore[call-overload]
+    with pytest.raises(InvalidParameter):
+        engine.recommend(aardvark, "Aardvark", **misspelt)
+    with pytest.raises(InvalidParameter):
+        engine.recommend_many([Page(aardvark, "Aardvark")], **misspelt)
+    assert contract_server.requests == []
+
+
+def test_defaults_are_applied_once_for_every_form(
+    contract_server: ContractServer, engine: LinkEngine, aardvark: str
+) -> None:
+    """Leaving an option out means its one default, whichever form of the operation is used."""
+    client = client_for(contract_server)
+    single = client.link_recommendations("wikipedia", "en", "Cat")
+    batch = client.link_recommendations_many(["Cat"], domain="en")
+    assert batch[0].unwrap() == single
+    query = [request.query for request in contract_server.requests]
+    assert query[0] == query[1]
+    assert query[0]["threshold"] == ["0.5"] and query[0]["max_recommendations"] == ["15"]
+    translations = client.translation_recommendations("en", "fr")
+    paged = client.translation_page("en", "fr")
+    assert list(paged.items) == translations
+    assert contract_server.requests[2].query == contract_server.requests[3].query
+    assert contract_server.requests[2].query["count"] == ["12"]
+    explicit = engine.recommend(aardvark, "Aardvark", threshold=0.5, max_recommendations=15)
+    assert engine.recommend(aardvark, "Aardvark") == explicit
+    assert engine.recommend_many([Page(aardvark, "Aardvark")])[0].unwrap() == explicit
+
+
+# --- installing -----------------------------------------------------------------------------
+
+
+def test_readme_states_what_the_build_needs() -> None:
+    """The README names the Rust toolchain the build needs (no older than the workspace's
+    ``rust-version``), how to see the build's progress, the one abi3 wheel for every Python
+    from 3.10 (as the build and the package metadata declare it), and what the suite costs."""
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text()
+    cargo = tomllib.loads((ROOT / "Cargo.toml").read_text())
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    stated = re.search(r"Rust toolchain ≥ (\d+)\.(\d+)", readme)
+    assert stated, "the README names no Rust toolchain"
+    manifest = cargo["workspace"]["package"]["rust-version"].split(".")
+    assert (int(stated[1]), int(stated[2])) >= (int(manifest[0]), int(manifest[1]))
+    assert "pip\ninstall -v ." in readme or "pip install -v ." in readme
+    assert cargo["features"]["abi3"] == ["pyo3/abi3-py310"]
+    assert pyproject["project"]["requires-python"] == ">=3.10"
+    assert "maturin build --release --features abi3" in readme and "cp310-abi3" in readme
+    assert re.search(r"`bash \.ci/run`.*took [\d.]+ minutes", readme, re.S)
+    assert re.search(r"used [\d.]+ GB of disk", readme)
+
+
+def test_shared_dependencies_are_pinned_once() -> None:
+    """A third-party crate two workspace crates use is declared once, in
+    ``[workspace.dependencies]``, so that it is built in one version."""
+    import tomllib
+
+    manifests = [ROOT / "Cargo.toml", *sorted((ROOT / "crates").glob("*/Cargo.toml"))]
+    users: dict[str, list[str]] = {}
+    loose: list[str] = []
+    for manifest in manifests:
+        data = tomllib.loads(manifest.read_text())
+        tables = [data.get(k, {}) for k in ("dependencies", "dev-dependencies")]
+        tables += [t.get("dependencies", {}) for t in data.get("target", {}).values()]
+        for table in tables:
+            for name, spec in table.items():
+                if isinstance(spec, dict) and "path" in spec:
+                    continue
+                users.setdefault(name, []).append(manifest.parent.name)
+                if not (isinstance(spec, dict) and spec.get("workspace")):
+                    loose.append(f"{manifest.parent.name}: {name}")
+    shared = {name for name, crates in users.items() if len(set(crates)) > 1}
+    assert shared, "the scan found no shared dependency"
+    assert [entry for entry in loose if entry.split(": ")[1] in shared] == []
+    lock = tomllib.loads((ROOT / "Cargo.lock").read_text())
+    versions = [p["version"] for p in lock["package"] if p["name"] == "base64"]
+    assert len(versions) == 1, versions
+
+
+def test_native_exception_handles_name_classes_of_the_tree() -> None:
+    """The binding raises the classes of ``wikisuggest.errors`` through typed handles; each
+    handle's name is a class of the one exception tree (a misspelt one would surface only when
+    that error is raised)."""
+    source = (ROOT / "src" / "errors.rs").read_text()
+    names = re.findall(r"import_exception!\(wikisuggest\.errors, (\w+)\)", source)
+    assert len(names) >= 20
+    for name in names:
+        cls = getattr(wikisuggest.errors, name)
+        assert issubclass(cls, wikisuggest.WikisuggestError), name
+    assert 'getattr("' not in source  # no look-up by a class-name string
+
+
+def test_each_options_list_is_written_once() -> None:
+    """The link and translation options (and the engine's) are one typed set per operation
+    family, not a list of parameters repeated in every signature."""
+    from wikisuggest._client_base import LinkOptions, TranslationOptions
+    from wikisuggest.engine import PassOptions
+
+    families = {
+        LinkOptions: [
+            "link_recommendations",
+            "link_recommendations_for_revision",
+            "link_recommendations_many",
+            "link_recommendations_for_revision_many",
+        ],
+        TranslationOptions: [
+            "translation_recommendations",
+            "translation_page",
+            "iter_translation_recommendations",
+            "translation_recommendations_many",
+        ],
+    }
+    for options, methods in families.items():
+        for cls in (wikisuggest.Client, wikisuggest.AsyncClient):
+            for name in methods:
+                parameters = inspect.signature(getattr(cls, name)).parameters
+                assert parameters["options"].kind is inspect.Parameter.VAR_KEYWORD, name
+                assert not set(parameters) & set(options.__annotations__), name
+    for name in ("recommend", "recommend_async", "recommend_iter", "recommend_many"):
+        parameters = inspect.signature(getattr(LinkEngine, name)).parameters
+        assert not set(parameters) & set(PassOptions.__annotations__), name

@@ -68,6 +68,16 @@ def seconds(name: str, value: Any) -> float:
     return checked
 
 
+def retries(value: Any) -> int:
+    """A number of retries: 0 to 100."""
+    checked = integer("max_retries", value)
+    if not 0 <= checked <= 100:
+        raise InvalidParameter(
+            f"max_retries must be between 0 and 100, got {checked}", parameter="max_retries"
+        )
+    return checked
+
+
 def text_list(name: str, value: Any) -> list[str]:
     """``None`` → ``[]``; a string → ``[string]``; any other iterable of strings → list."""
     if value is None:
@@ -161,6 +171,18 @@ def translation_options(
         "continue_offset": optional_integer("continue_offset", continue_offset),
         "continue_seed": optional_integer("continue_seed", continue_seed),
     }
+
+
+def with_defaults(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` keyword arguments over ``defaults``, the one place an operation's defaults
+    are written; a name ``defaults`` does not know is refused, as Python refuses an unknown
+    keyword argument, but as :class:`InvalidParameter`."""
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise InvalidParameter(
+            f"unknown arguments: {', '.join(sorted(unknown))}", parameter=min(unknown)
+        )
+    return {**defaults, **given}
 
 
 def not_text(name: str, value: Any) -> None:

@@ -13,7 +13,13 @@ from . import _args, _env
 from ._native import NativeBatch, NativeClient
 from .batch import _Plan, link_item, translation_item
 from .errors import ClientClosed, InvalidParameter
-from .oauth import DEFAULT_AUTH_URL, AuthorizationRequest, TokenManager, authorization_url
+from .oauth import (
+    DEFAULT_AUTH_URL,
+    AuthorizationRequest,
+    TokenManager,
+    authorization_url,
+    native_credentials,
+)
 
 DEFAULT_BASE_URL = "https://api.wikimedia.org"
 
@@ -42,7 +48,9 @@ def _body_limit(value: int | None) -> int | None:
 
 
 class LinkOptions(TypedDict, total=False):
-    """Keyword arguments every link operation takes (defaults in the method signatures)."""
+    """Keyword arguments every link operation takes; the defaults are ``_LINK_DEFAULTS``:
+    ``language_code=None`` (the wiki's), ``threshold=0.5``, ``sections_to_exclude=None``,
+    ``max_recommendations=15``."""
 
     language_code: str | None
     threshold: float
@@ -51,7 +59,9 @@ class LinkOptions(TypedDict, total=False):
 
 
 class TranslationOptions(TypedDict, total=False):
-    """Keyword arguments of the translation operations (defaults in the method signatures)."""
+    """Keyword arguments of the translation operations; the defaults are
+    ``_TRANSLATION_DEFAULTS``: ``count=12``, ``search_algorithm="morelike"``,
+    ``rank_method="default"``, ``False`` for the flags and ``None`` for the rest."""
 
     count: int
     seed: str | Iterable[str] | None
@@ -69,7 +79,15 @@ class TranslationOptions(TypedDict, total=False):
     continue_seed: int | None
 
 
-#: The defaults of the translation arguments (as in ``translation_recommendations``).
+#: The defaults of the link arguments: the one place they are written.
+_LINK_DEFAULTS: dict[str, Any] = {
+    "language_code": None,
+    "threshold": 0.5,
+    "sections_to_exclude": None,
+    "max_recommendations": 15,
+}
+
+#: The defaults of the translation arguments: the one place they are written.
 _TRANSLATION_DEFAULTS: dict[str, Any] = {
     "count": 12,
     "seed": None,
@@ -141,19 +159,10 @@ class ClientBase:
         A client is also a context manager (``with`` / ``async with``) that closes it.
         """
         self._closed = False
-        retries = _args.integer("max_retries", max_retries)
-        if not 0 <= retries <= 100:
-            raise InvalidParameter(
-                f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
-            )
+        retries = _args.retries(max_retries)
         base_url = _env.setting("WIKISUGGEST_BASE_URL", base_url, DEFAULT_BASE_URL)
         auth_url = _env.setting("WIKISUGGEST_AUTH_URL", auth_url, DEFAULT_AUTH_URL)
-        auth = _env.auth(auth, auth_url)
-        token = manager = None
-        if isinstance(auth, TokenManager):
-            manager = auth._native
-        elif auth is not None:
-            token = _args.text("auth", auth)
+        token, manager = native_credentials(_env.auth(auth, auth_url))
         self._native = NativeClient(
             base_url=_args.text("base_url", base_url),
             auth_url=_args.text("auth_url", auth_url),
@@ -227,14 +236,30 @@ class ClientBase:
         return self._native
 
     @staticmethod
+    def _link_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
+        """The link keyword arguments given, over their defaults."""
+        return _args.with_defaults(_LINK_DEFAULTS, options)
+
+    @staticmethod
+    def _translation_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
+        """The translation keyword arguments given, over their defaults."""
+        return _args.with_defaults(_TRANSLATION_DEFAULTS, options)
+
+    @staticmethod
+    def _link_args(
+        project: str, domain: str, page_title: str, options: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The options dict of one link request from keyword arguments."""
+        return _args.link_options(
+            project, domain, page_title, **_args.with_defaults(_LINK_DEFAULTS, options)
+        )
+
+    @staticmethod
     def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """The options dict of one translation request from keyword arguments."""
-        unknown = set(options) - set(_TRANSLATION_DEFAULTS)
-        if unknown:
-            raise InvalidParameter(
-                f"unknown arguments: {', '.join(sorted(unknown))}", parameter=min(unknown)
-            )
-        return _args.translation_options(source, target, **{**_TRANSLATION_DEFAULTS, **options})
+        return _args.translation_options(
+            source, target, **_args.with_defaults(_TRANSLATION_DEFAULTS, options)
+        )
 
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool

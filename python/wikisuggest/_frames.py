@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas
 
 LINK_COLUMNS = [
     "link_text",
@@ -18,7 +21,7 @@ LINK_COLUMNS = [
 TRANSLATION_COLUMNS = ["title", "pageviews", "wikidata_id", "rank", "langlinks_count"]
 
 
-def dataframe(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> Any:
+def dataframe(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> pandas.DataFrame:
     try:
         import pandas as pd
     except ImportError as err:  # pragma: no cover - depends on the environment

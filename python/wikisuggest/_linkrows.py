@@ -3,10 +3,13 @@ one row per recommended link, and one row with ``error`` set for a page that fai
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .batch import BatchItem
 from .models import LinkRecommendationSet
+
+if TYPE_CHECKING:
+    import pyarrow
 
 #: Column names and types, in order (types as Arrow names them).
 SCHEMA: tuple[tuple[str, str], ...] = (
@@ -31,7 +34,7 @@ _SPARK_TYPES = {"string": "string", "int64": "bigint", "double": "double"}
 SPARK_DDL = ", ".join(f"{name} {_SPARK_TYPES[kind]}" for name, kind in SCHEMA)
 
 
-def arrow_schema() -> Any:
+def arrow_schema() -> pyarrow.Schema:
     """The schema as a ``pyarrow.Schema`` (needs pyarrow)."""
     import pyarrow as pa
 
@@ -107,7 +110,7 @@ class LinkRows:
             self.columns[name].append(value)
         self.errors += 1
 
-    def to_arrow(self) -> Any:
+    def to_arrow(self) -> pyarrow.RecordBatch:
         """The rows as a ``pyarrow.RecordBatch`` (needs pyarrow)."""
         import pyarrow as pa
 

@@ -1,10 +1,14 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from os import PathLike
-from typing import Any, Literal, final, overload
+from typing import Any, Generic, Literal, TypeVar, final, overload
 
-from .models import LinkRecommendationSet
+from .models import LinkRecommendationSet, TranslationRecommendation
+
+_T = TypeVar("_T")
+#: A token as the store keeps it (the Python layer makes it a ``Token``).
+_TokenDict = dict[str, Any]
 
 __all__ = [
     "__version__",
@@ -45,29 +49,15 @@ def file_store_save(path: str | PathLike[str], token: dict[str, Any]) -> None: .
 class NativeTokenManager:
     @staticmethod
     def client_credentials(
-        client_id: str,
-        client_secret: str,
-        *,
-        auth_url: str | None = None,
-        user_agent: str | None = None,
-        leeway: float = 300.0,
-        store_path: str | PathLike[str] | None = None,
-        store_load: Callable[[], Any] | None = None,
-        store_save: Callable[[Any], Any] | None = None,
+        client_id: str, client_secret: str, options: dict[str, Any]
     ) -> NativeTokenManager: ...
     @staticmethod
     def refresh(
         refresh_token: str | None,
         client_id: str,
-        client_secret: str | None = None,
-        *,
-        token: dict[str, Any] | None = None,
-        auth_url: str | None = None,
-        user_agent: str | None = None,
-        leeway: float = 300.0,
-        store_path: str | PathLike[str] | None = None,
-        store_load: Callable[[], Any] | None = None,
-        store_save: Callable[[Any], Any] | None = None,
+        client_secret: str | None,
+        token: dict[str, Any] | None,
+        options: dict[str, Any],
     ) -> NativeTokenManager: ...
     @staticmethod
     def personal(token: str) -> NativeTokenManager: ...
@@ -79,8 +69,8 @@ class NativeTokenManager:
     def auth_url(self) -> str | None: ...
     @property
     def leeway(self) -> float: ...
-    def token(self) -> NativeCall: ...
-    def renew_rejected(self, rejected: str) -> NativeCall: ...
+    def token(self) -> NativeCall[_TokenDict]: ...
+    def renew_rejected(self, rejected: str) -> NativeCall[_TokenDict | None]: ...
 
 @final
 class NativeClient:
@@ -111,12 +101,17 @@ class NativeClient:
     def user_agent(self) -> str: ...
     @property
     def max_concurrency(self) -> int: ...
-    def link_recommendations(self, args: dict[str, Any], raw: bool) -> NativeCall: ...
-    def translation_recommendations(self, args: dict[str, Any], raw: bool) -> NativeCall: ...
-    def page_collections(self) -> NativeCall: ...
-    def page_collection_groups(self) -> NativeCall: ...
-    def page_collection_membership(self, args: dict[str, Any]) -> NativeCall: ...
-    def client_credentials(self, client_id: str, client_secret: str) -> NativeCall: ...
+    # With raw, the response's JSON; without, the records.
+    def link_recommendations(
+        self, args: dict[str, Any], raw: bool
+    ) -> NativeCall[LinkRecommendationSet | dict[str, Any]]: ...
+    def translation_recommendations(
+        self, args: dict[str, Any], raw: bool
+    ) -> NativeCall[list[TranslationRecommendation] | list[dict[str, Any]] | dict[str, Any]]: ...
+    def page_collections(self) -> NativeCall[list[dict[str, Any]]]: ...
+    def page_collection_groups(self) -> NativeCall[dict[str, Any]]: ...
+    def page_collection_membership(self, args: dict[str, Any]) -> NativeCall[dict[str, Any]]: ...
+    def client_credentials(self, client_id: str, client_secret: str) -> NativeCall[_TokenDict]: ...
     def authorization_code(
         self,
         code: str,
@@ -124,17 +119,16 @@ class NativeClient:
         client_secret: str | None = None,
         code_verifier: str | None = None,
         redirect_uri: str | None = None,
-    ) -> NativeCall: ...
+    ) -> NativeCall[_TokenDict]: ...
     def refresh_token(
         self, refresh_token: str, client_id: str, client_secret: str | None = None
-    ) -> NativeCall: ...
+    ) -> NativeCall[_TokenDict]: ...
 
 @final
-class NativeCall:
-    # The value is the operation's: a record (or its JSON with raw), or a token's dict; the
-    # Python layer states which.
-    def send(self) -> Any: ...
-    def send_async(self) -> Awaitable[Any]: ...
+class NativeCall(Generic[_T]):
+    # A prepared operation; its value is the operation's (the method that made it says which).
+    def send(self) -> _T: ...
+    def send_async(self) -> Awaitable[_T]: ...
 
 @final
 class NativeBatch:
@@ -242,10 +236,12 @@ class NativeWiki:
     ) -> NativeWiki: ...
     @property
     def api_url(self) -> str: ...
-    # Each returns a NativeCall whose value is: page, `(title, pageid, revid, wikitext)` or
-    # None; login, None; edit, `(title, pageid, old_revid, new_revid, nochange)`.
-    def page(self, title: str | None = None, revid: int | None = None) -> NativeCall: ...
-    def login(self, username: str, password: str) -> NativeCall: ...
+    # page: `(title, pageid, revid, wikitext)` or None; edit: `(title, pageid, old_revid,
+    # new_revid, nochange)`.
+    def page(
+        self, title: str | None = None, revid: int | None = None
+    ) -> NativeCall[tuple[str, int, int, str] | None]: ...
+    def login(self, username: str, password: str) -> NativeCall[None]: ...
     def edit(
         self,
         title: str,
@@ -255,7 +251,7 @@ class NativeWiki:
         tags: list[str],
         minor: bool,
         bot: bool,
-    ) -> NativeCall: ...
+    ) -> NativeCall[tuple[str, int, int | None, int | None, bool]]: ...
 
 @final
 class NativeServer:

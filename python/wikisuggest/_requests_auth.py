@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import urllib.parse
+from collections.abc import Iterable
 from typing import Any
 
 import requests
 import requests.auth
 import requests.utils
 
-from .adapters import bearer_header, bearer_manager, sent_token
+from .adapters import bearer_header, bearer_manager, host_scope, in_scope, sent_token
 from .oauth import TokenManager
 
 
@@ -18,20 +20,23 @@ class RequestsAuth(requests.auth.AuthBase):
     a 401.
 
     A request whose body cannot be sent twice (a generator) is not replayed: its 401 is
-    returned as is.
+    returned as is. With ``hosts``, only requests to those hosts carry the token.
 
     >>> session = requests.Session()  # doctest: +SKIP
     >>> session.auth = RequestsAuth(manager)  # doctest: +SKIP
     """
 
-    def __init__(self, auth: TokenManager | str) -> None:
+    def __init__(self, auth: TokenManager | str, *, hosts: Iterable[str] | None = None) -> None:
         self._manager = bearer_manager(auth)
+        self._hosts = host_scope(hosts)
 
     @property
     def manager(self) -> TokenManager:
         return self._manager
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        if not in_scope(self._hosts, urllib.parse.urlsplit(request.url or "").hostname):
+            return request
         request.headers["Authorization"] = bearer_header(self._manager.token().access_token)
         request.hooks.setdefault("response", []).append(self._replay_once)
         return request

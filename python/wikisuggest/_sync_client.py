@@ -15,9 +15,7 @@ from ._client_base import (
     ClientBase,
     LinkOptions,
     LinkPage,
-    RankMethod,
     RawTranslation,
-    SearchAlgorithm,
     TranslationOptions,
     TranslationRequest,
 )
@@ -88,29 +86,18 @@ class Client(ClientBase):
         page_title: str,
         *,
         revision: int | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        sections_to_exclude: str | Iterable[str] | None = None,
-        max_recommendations: int = 15,
         raw: bool = False,
+        **options: Unpack[LinkOptions],
     ) -> LinkRecommendationSet | dict[str, Any]:
         """Link recommendations for the latest (or ``revision``) revision of a page (GET).
 
         ``threshold`` (0 to 1) is the lowest score kept, ``max_recommendations`` the most links
         returned; ``raw=True`` returns the response's JSON instead of the dataclasses.
         """
-        options = _args.link_options(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        )
-        options["revision"] = _args.optional_integer("revision", revision)
-        call = self._open().link_recommendations(options, _args.flag("raw", raw))
-        return cast("LinkRecommendationSet | dict[str, Any]", call.send())
+        args = self._link_args(project, domain, page_title, options)
+        args["revision"] = _args.optional_integer("revision", revision)
+        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        return call.send()
 
     @overload
     def link_recommendations_for_revision(
@@ -147,27 +134,16 @@ class Client(ClientBase):
         wikitext: str,
         revid: int,
         pageid: int,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        sections_to_exclude: str | Iterable[str] | None = None,
-        max_recommendations: int = 15,
         raw: bool = False,
+        **options: Unpack[LinkOptions],
     ) -> LinkRecommendationSet | dict[str, Any]:
         """Link recommendations for wikitext you supply (POST; needs ``auth``)."""
-        options = _args.link_options(
-            project,
-            domain,
-            page_title,
-            language_code,
-            threshold,
-            sections_to_exclude,
-            max_recommendations,
-        )
-        options["wikitext"] = _args.text("wikitext", wikitext)
-        options["revid"] = _args.integer("revid", revid)
-        options["pageid"] = _args.integer("pageid", pageid)
-        call = self._open().link_recommendations(options, _args.flag("raw", raw))
-        return cast("LinkRecommendationSet | dict[str, Any]", call.send())
+        args = self._link_args(project, domain, page_title, options)
+        args["wikitext"] = _args.text("wikitext", wikitext)
+        args["revid"] = _args.integer("revid", revid)
+        args["pageid"] = _args.integer("pageid", pageid)
+        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        return call.send()
 
     @overload
     def translation_recommendations(
@@ -192,21 +168,8 @@ class Client(ClientBase):
         source: str,
         target: str,
         *,
-        count: int = 12,
-        seed: str | Iterable[str] | None = None,
-        topic: str | Iterable[str] | None = None,
-        include_pageviews: bool = False,
-        search_algorithm: SearchAlgorithm = "morelike",
-        rank_method: RankMethod = "default",
-        country: str | Iterable[str] | None = None,
-        collections: bool = False,
-        featured_collection: str | None = None,
-        min_size: int | None = None,
-        max_size: int | None = None,
-        lead_section: bool = False,
-        continue_offset: int | None = None,
-        continue_seed: int | None = None,
         raw: bool = False,
+        **options: Unpack[TranslationOptions],
     ) -> list[TranslationRecommendation] | RawTranslation:
         """Articles in ``source`` missing from ``target``, optionally near ``seed`` or ``topic``.
 
@@ -218,26 +181,9 @@ class Client(ClientBase):
         one collection. Only the items are returned: :meth:`translation_page` keeps the
         continuation, :meth:`iter_translation_recommendations` follows it.
         """
-        options = _args.translation_options(
-            source,
-            target,
-            count,
-            seed,
-            topic,
-            include_pageviews,
-            search_algorithm,
-            rank_method,
-            country,
-            collections,
-            featured_collection,
-            min_size,
-            max_size,
-            lead_section,
-            continue_offset,
-            continue_seed,
-        )
-        call = self._open().translation_recommendations(options, _args.flag("raw", raw))
-        return cast("list[TranslationRecommendation] | RawTranslation", call.send())
+        args = self._translation_args(source, target, options)
+        call = self._open().translation_recommendations(args, _args.flag("raw", raw))
+        return call.send()
 
     def translation_page(
         self, source: str, target: str, **options: Unpack[TranslationOptions]
@@ -291,12 +237,12 @@ class Client(ClientBase):
     def page_collections(self) -> list[PageCollection]:
         """Every page collection the service recommends from."""
         data = self._open().page_collections().send()
-        return [PageCollection.from_dict(x) for x in cast("list[dict[str, Any]]", data)]
+        return [PageCollection.from_dict(x) for x in data]
 
     def page_collection_groups(self) -> PageCollectionGroups:
         """The page collections grouped by the part of their name before ``/``."""
         data = self._open().page_collection_groups().send()
-        return PageCollectionGroups.from_dict(cast("dict[str, Any]", data))
+        return PageCollectionGroups.from_dict(data)
 
     def page_collection_membership(
         self,
@@ -315,14 +261,14 @@ class Client(ClientBase):
             "language": _args.optional_text("language", language),
         }
         data = self._open().page_collection_membership(args).send()
-        return CollectionMembership.from_dict(cast("dict[str, Any]", data))
+        return CollectionMembership.from_dict(data)
 
     def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
         call = self._open().client_credentials(
             _args.text("client_id", client_id), _args.text("client_secret", client_secret)
         )
-        return Token.from_dict(cast("dict[str, Any]", call.send()))
+        return Token.from_dict(call.send())
 
     def authorization_code(
         self,
@@ -343,7 +289,7 @@ class Client(ClientBase):
             _args.optional_text("code_verifier", code_verifier),
             _args.optional_text("redirect_uri", redirect_uri),
         )
-        return Token.from_dict(cast("dict[str, Any]", call.send()))
+        return Token.from_dict(call.send())
 
     def refresh_token(
         self, refresh_token: str, client_id: str, client_secret: str | None = None
@@ -355,7 +301,7 @@ class Client(ClientBase):
             _args.text("client_id", client_id),
             _args.optional_text("client_secret", client_secret),
         )
-        return Token.from_dict(cast("dict[str, Any]", call.send()))
+        return Token.from_dict(call.send())
 
     @overload
     def link_recommendations_many(
@@ -416,13 +362,10 @@ class Client(ClientBase):
         project: str = "wikipedia",
         domain: str | None = None,
         revision: int | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        sections_to_exclude: str | Iterable[str] | None = None,
-        max_recommendations: int = 15,
         raw: bool = False,
         as_completed: bool = False,
         progress: bool = False,
+        **options: Unpack[LinkOptions],
     ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
         """Link recommendations for many pages (GET each).
 
@@ -436,11 +379,8 @@ class Client(ClientBase):
         defaults = {
             "project": project,
             "domain": domain,
-            "language_code": language_code,
             "revision": revision,
-            "threshold": threshold,
-            "sections_to_exclude": sections_to_exclude,
-            "max_recommendations": max_recommendations,
+            **self._link_defaults(options),
         }
         plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
         return start_batch(plan, start, progress, "link recommendations", as_completed)
@@ -499,13 +439,10 @@ class Client(ClientBase):
         *,
         project: str = "wikipedia",
         domain: str | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        sections_to_exclude: str | Iterable[str] | None = None,
-        max_recommendations: int = 15,
         raw: bool = False,
         as_completed: bool = False,
         progress: bool = False,
+        **options: Unpack[LinkOptions],
     ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
         """Link recommendations for many supplied revisions (POST each). Each page is a dict
         with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
@@ -513,10 +450,7 @@ class Client(ClientBase):
         defaults = {
             "project": project,
             "domain": domain,
-            "language_code": language_code,
-            "threshold": threshold,
-            "sections_to_exclude": sections_to_exclude,
-            "max_recommendations": max_recommendations,
+            **self._link_defaults(options),
             "wikitext": None,
             "revid": None,
             "pageid": None,
@@ -578,44 +512,14 @@ class Client(ClientBase):
         *,
         source: str | None = None,
         target: str | None = None,
-        count: int = 12,
-        seed: str | Iterable[str] | None = None,
-        topic: str | Iterable[str] | None = None,
-        include_pageviews: bool = False,
-        search_algorithm: SearchAlgorithm = "morelike",
-        rank_method: RankMethod = "default",
-        country: str | Iterable[str] | None = None,
-        collections: bool = False,
-        featured_collection: str | None = None,
-        min_size: int | None = None,
-        max_size: int | None = None,
-        lead_section: bool = False,
-        continue_offset: int | None = None,
-        continue_seed: int | None = None,
         raw: bool = False,
         as_completed: bool = False,
         progress: bool = False,
+        **options: Unpack[TranslationOptions],
     ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
         """Translation recommendations for many requests: seed titles (with ``source=`` and
         ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
-        defaults = {
-            "source": source,
-            "target": target,
-            "count": count,
-            "seed": seed,
-            "topic": topic,
-            "include_pageviews": include_pageviews,
-            "search_algorithm": search_algorithm,
-            "rank_method": rank_method,
-            "country": country,
-            "collections": collections,
-            "featured_collection": featured_collection,
-            "min_size": min_size,
-            "max_size": max_size,
-            "lead_section": lead_section,
-            "continue_offset": continue_offset,
-            "continue_seed": continue_seed,
-        }
+        defaults = {"source": source, "target": target, **self._translation_defaults(options)}
         plan, start = self._translation_plan(requests, defaults, _args.flag("raw", raw))
         return start_batch(plan, start, progress, "translation recommendations", as_completed)
 

@@ -11,12 +11,17 @@ thread, task and stack shares one single-flight, rotation-safe token. When the s
 saw it rejected — and the request is sent again, once, with the new token. Neither shows a
 token in ``repr``; errors come from the manager, which never quotes one.
 
+``hosts=`` keeps the token to the hosts named (``["en.wikipedia.org"]``): a request to any
+other host goes out without it. Give it whenever the session or client also fetches other
+sites (pywikibot, for one, sends every request of a bot through one session).
+
 ``requests`` and ``httpx`` are optional (extras ``wikisuggest[requests]``,
 ``wikisuggest[httpx]``); each adapter imports its library when first used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidParameter
@@ -42,6 +47,38 @@ def bearer_manager(auth: TokenManager | str) -> TokenManager:
         f"auth must be a TokenManager or a personal API token, got {type(auth).__name__}",
         parameter="auth",
     )
+
+
+def host_scope(hosts: Iterable[str] | None) -> frozenset[str] | None:
+    """The hosts a token may be sent to (``None``: every host), lower-cased."""
+    if hosts is None:
+        return None
+    if isinstance(hosts, str):
+        raise InvalidParameter("hosts must be a collection of host names", parameter="hosts")
+    scope = set()
+    for host in hosts:
+        # One colon is a port; an IPv6 address has several and no brackets here.
+        if (
+            not isinstance(host, str)
+            or not host.strip()
+            or any(c in host for c in "/ @[]")
+            or host.count(":") == 1
+        ):
+            raise InvalidParameter(
+                f"hosts holds {host!r}, not a host name (no scheme, port or path)",
+                parameter="hosts",
+            )
+        scope.add(host.strip().lower().rstrip("."))
+    if not scope:
+        raise InvalidParameter(
+            "hosts is empty: no request would carry the token", parameter="hosts"
+        )
+    return frozenset(scope)
+
+
+def in_scope(scope: frozenset[str] | None, host: str | None) -> bool:
+    """Whether a request to ``host`` may carry the token."""
+    return scope is None or (host or "").lower().rstrip(".") in scope
 
 
 def bearer_header(access_token: str) -> str:

@@ -362,34 +362,52 @@ class AsyncBatch(Generic[T]):
         return self._gather().__await__()
 
 
+def _spec_fields(
+    spec: Any,
+    defaults: Mapping[str, Any],
+    single: str,
+    pair: tuple[str, str],
+    what: str,
+    shapes: str,
+) -> dict[str, Any]:
+    """One item of a batch as fields over ``defaults``: a string is the field ``single``, a
+    2-tuple the two fields of ``pair``, a mapping names fields (only those of ``defaults``)."""
+    options = dict(defaults)
+    if isinstance(spec, str):
+        options[single] = spec
+    elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+        options[pair[0]], options[pair[1]] = spec
+    elif isinstance(spec, Mapping):
+        unknown = set(spec) - set(defaults)
+        if unknown:
+            raise InvalidParameter(
+                f"unknown {what} fields: {', '.join(sorted(map(str, unknown)))}",
+                parameter=f"{what}s",
+            )
+        options.update(spec)
+    else:
+        raise InvalidParameter(
+            f"a {what} must be {shapes}, got {type(spec).__name__}", parameter=f"{what}s"
+        )
+    return options
+
+
 def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
     """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes the options
     of one request; with ``wikitext`` among ``defaults``, of the POST form."""
     posted = "wikitext" in defaults
 
     def convert_any(spec: Any) -> dict[str, Any]:
-        options = dict(defaults)
-        if isinstance(spec, str):
-            options["page_title"] = spec
-        elif isinstance(spec, (tuple, list)) and len(spec) == 2:
-            options["domain"], options["page_title"] = spec
-        elif isinstance(spec, Mapping):
-            given = dict(spec)
-            if "title" in given and "page_title" not in given:
-                given["page_title"] = given.pop("title")
-            unknown = set(given) - set(defaults) - {"page_title", "domain"}
-            if unknown:
-                raise InvalidParameter(
-                    f"unknown page fields: {', '.join(sorted(map(str, unknown)))}",
-                    parameter="pages",
-                )
-            options.update(given)
-        else:
-            raise InvalidParameter(
-                "a page must be a title, a (domain, title) pair or a dict, "
-                f"got {type(spec).__name__}",
-                parameter="pages",
-            )
+        if isinstance(spec, Mapping) and "title" in spec and "page_title" not in spec:
+            spec = {("page_title" if k == "title" else k): v for k, v in spec.items()}
+        options = _spec_fields(
+            spec,
+            {"page_title": None, **defaults},
+            "page_title",
+            ("domain", "page_title"),
+            "page",
+            "a title, a (domain, title) pair or a dict",
+        )
         if options.get("domain") is None:
             raise InvalidParameter(
                 "no domain for this page: pass domain= or (domain, title) pairs", parameter="domain"
@@ -433,25 +451,14 @@ def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, A
     a dict of ``translation_recommendations`` arguments."""
 
     def convert(spec: Any) -> dict[str, Any]:
-        options = dict(defaults)
-        if isinstance(spec, str):
-            options["seed"] = spec
-        elif isinstance(spec, (tuple, list)) and len(spec) == 2:
-            options["source"], options["target"] = spec
-        elif isinstance(spec, Mapping):
-            unknown = set(spec) - set(defaults)
-            if unknown:
-                raise InvalidParameter(
-                    f"unknown request fields: {', '.join(sorted(map(str, unknown)))}",
-                    parameter="requests",
-                )
-            options.update(spec)
-        else:
-            raise InvalidParameter(
-                "a request must be a seed title, a (source, target) pair or a dict, "
-                f"got {type(spec).__name__}",
-                parameter="requests",
-            )
+        options = _spec_fields(
+            spec,
+            defaults,
+            "seed",
+            ("source", "target"),
+            "request",
+            "a seed title, a (source, target) pair or a dict",
+        )
         for name in ("source", "target"):
             if options.get(name) is None:
                 raise InvalidParameter(f"no {name} language for this request", parameter=name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import atexit
 
 from ._async_client import AsyncClient
-from ._client_base import DEFAULT_BASE_URL
+from ._client_base import DEFAULT_BASE_URL, LinkOptions, TranslationOptions
 from ._native import quiesce
 from ._sync_client import Client
 from .oauth import DEFAULT_AUTH_URL
@@ -21,4 +21,11 @@ from .oauth import DEFAULT_AUTH_URL
 # Let the I/O threads finish handing results to Python before the interpreter goes away.
 atexit.register(quiesce)
 
-__all__ = ["AsyncClient", "Client", "DEFAULT_AUTH_URL", "DEFAULT_BASE_URL"]
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "DEFAULT_AUTH_URL",
+    "DEFAULT_BASE_URL",
+    "LinkOptions",
+    "TranslationOptions",
+]

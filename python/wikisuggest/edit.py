@@ -15,15 +15,18 @@ sent as a bearer token, for wikis with the OAuth extension).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _args
 from ._native import NativeWiki
 from .apply import AppliedLinks
 from .errors import InvalidParameter
-from .oauth import TokenManager
+from .oauth import TokenManager, native_credentials
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["EditResult", "Page", "Wiki"]
 
@@ -56,6 +59,34 @@ class EditResult:
     dry_run: bool = False
 
 
+class SaveOptions(TypedDict, total=False):
+    """Keyword arguments of :meth:`Wiki.save` and :meth:`Wiki.save_async`; the defaults are
+    ``_SAVE_DEFAULTS``."""
+
+    #: The page to save (default: ``applied.page_title``).
+    title: str | None
+    #: The revision the edit is based on (default: ``applied.revid``).
+    baserevid: int | None
+    summary: str
+    tags: Iterable[str]
+    minor: bool
+    bot: bool
+    #: Return the diff without contacting the wiki.
+    dry_run: bool
+
+
+#: The defaults of the save arguments: the one place they are written.
+_SAVE_DEFAULTS: dict[str, Any] = {
+    "title": None,
+    "baserevid": None,
+    "summary": DEFAULT_SUMMARY,
+    "tags": (),
+    "minor": True,
+    "bot": False,
+    "dry_run": False,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class _Edit:
     """The arguments of one save, checked once for the sync and async forms."""
@@ -68,6 +99,7 @@ class _Edit:
     minor: bool
     bot: bool
     diff: str
+    dry_run: bool
 
     def native_args(self) -> tuple[str, str, int, str, list[str], bool, bool]:
         return (
@@ -92,7 +124,8 @@ class _Edit:
             nochange=nochange,
         )
 
-    def dry_run(self) -> EditResult:
+    def proposed(self) -> EditResult:
+        """What a dry run returns: the diff, nothing saved."""
         return EditResult(title=self.title, saved=False, diff=self.diff, dry_run=True)
 
 
@@ -119,16 +152,8 @@ class Wiki:
         ``WIKISUGGEST_USER_AGENT``. ``maxlag``: seconds of replica lag at which the wiki should
         refuse writes (``None`` leaves the parameter out); a refusal is retried after the
         wiki's ``Retry-After``, ``max_retries`` times."""
-        retries = _args.integer("max_retries", max_retries)
-        if not 0 <= retries <= 100:
-            raise InvalidParameter(
-                f"max_retries must be between 0 and 100, got {retries}", parameter="max_retries"
-            )
-        token = manager = None
-        if isinstance(auth, TokenManager):
-            manager = auth._native
-        elif auth is not None:
-            token = _args.text("auth", auth)
+        retries = _args.retries(max_retries)
+        token, manager = native_credentials(auth)
         self._native = NativeWiki(
             api_url=_args.text("api_url", api_url),
             user_agent=_args.user_agent(user_agent),
@@ -169,41 +194,21 @@ class Wiki:
             _args.text("username", username), _args.text("password", password)
         ).send_async()
 
-    def save(
-        self,
-        applied: AppliedLinks,
-        *,
-        title: str | None = None,
-        baserevid: int | None = None,
-        summary: str = DEFAULT_SUMMARY,
-        tags: Iterable[str] = (),
-        minor: bool = True,
-        bot: bool = False,
-        dry_run: bool = False,
-    ) -> EditResult:
-        """Save ``applied.wikitext`` as a new revision of the page, based on ``applied.revid``
-        (or ``baserevid``). ``dry_run`` returns the diff without contacting the wiki."""
-        edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
-        if dry_run:
-            return edit.dry_run()
+    def save(self, applied: AppliedLinks, **options: Unpack[SaveOptions]) -> EditResult:
+        """Save ``applied.wikitext`` as a new revision of the page (``title``, default
+        ``applied.page_title``), based on ``applied.revid`` (or ``baserevid``), with
+        ``summary`` (default ``"Add links"``), ``tags``, ``minor=True`` and ``bot=False``.
+        ``dry_run=True`` returns the diff without contacting the wiki."""
+        edit = _prepare(applied, options)
+        if edit.dry_run:
+            return edit.proposed()
         return edit.result(self._native.edit(*edit.native_args()).send())
 
-    async def save_async(
-        self,
-        applied: AppliedLinks,
-        *,
-        title: str | None = None,
-        baserevid: int | None = None,
-        summary: str = DEFAULT_SUMMARY,
-        tags: Iterable[str] = (),
-        minor: bool = True,
-        bot: bool = False,
-        dry_run: bool = False,
-    ) -> EditResult:
+    async def save_async(self, applied: AppliedLinks, **options: Unpack[SaveOptions]) -> EditResult:
         """:meth:`save` for asyncio."""
-        edit = _prepare(applied, title, baserevid, summary, tags, minor, bot)
-        if dry_run:
-            return edit.dry_run()
+        edit = _prepare(applied, options)
+        if edit.dry_run:
+            return edit.proposed()
         return edit.result(await self._native.edit(*edit.native_args()).send_async())
 
 
@@ -213,17 +218,11 @@ def _page_args(title: Any, revid: Any) -> tuple[str | None, int | None]:
     return _args.optional_text("title", title), _args.optional_integer("revid", revid)
 
 
-def _prepare(
-    applied: AppliedLinks,
-    title: str | None,
-    baserevid: int | None,
-    summary: str,
-    tags: Iterable[str],
-    minor: bool,
-    bot: bool,
-) -> _Edit:
+def _prepare(applied: AppliedLinks, given: Mapping[str, Any]) -> _Edit:
     if not isinstance(applied, AppliedLinks):
         raise TypeError(f"applied must be AppliedLinks, got {type(applied).__name__}")
+    options = _args.with_defaults(_SAVE_DEFAULTS, given)
+    title, baserevid = options["title"], options["baserevid"]
     name = title if title is not None else applied.page_title
     if not name:
         raise InvalidParameter("the page title is unknown: pass title=", parameter="title")
@@ -238,9 +237,10 @@ def _prepare(
         title=_args.text("title", name),
         text=applied.wikitext,
         baserevid=_args.integer("baserevid", base),
-        summary=_args.text("summary", summary),
-        tags=_args.text_list("tags", tags),
-        minor=_args.flag("minor", minor),
-        bot=_args.flag("bot", bot),
+        summary=_args.text("summary", options["summary"]),
+        tags=_args.text_list("tags", options["tags"]),
+        minor=_args.flag("minor", options["minor"]),
+        bot=_args.flag("bot", options["bot"]),
         diff=applied.diff(),
+        dry_run=_args.flag("dry_run", options["dry_run"]),
     )

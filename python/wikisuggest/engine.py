@@ -36,6 +36,7 @@ __all__ = [
     "EngineInfo",
     "LinkEngine",
     "Page",
+    "PassOptions",
     "RecommendOptions",
     "default_dataset_path",
     "demo_articles",
@@ -73,16 +74,34 @@ class Page(NamedTuple):
 PageSpec = Page | tuple[Any, ...] | Mapping[str, Any]
 
 
-class RecommendOptions(TypedDict, total=False):
-    """The keyword arguments of :meth:`LinkEngine.recommend` (defaults there)."""
+class PassOptions(TypedDict, total=False):
+    """The keyword arguments of every :class:`LinkEngine` recommendation, for all its pages;
+    the defaults are ``_PASS_DEFAULTS``: the wiki's language, ``threshold=0.5``,
+    ``max_recommendations=15``, no excluded sections and no time budget."""
 
-    pageid: int | None
-    revid: int | None
     language_code: str | None
     threshold: float
     max_recommendations: int
     sections_to_exclude: Iterable[str] | None
     time_budget: float | None
+
+
+class RecommendOptions(PassOptions, total=False):
+    """The keyword arguments of :meth:`LinkEngine.recommend`: :class:`PassOptions` and the
+    page's ids (default ``None``)."""
+
+    pageid: int | None
+    revid: int | None
+
+
+#: The defaults of :class:`PassOptions`: the one place they are written.
+_PASS_DEFAULTS: dict[str, Any] = {
+    "language_code": None,
+    "threshold": 0.5,
+    "max_recommendations": 15,
+    "sections_to_exclude": None,
+    "time_budget": None,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,17 +263,7 @@ class LinkEngine:
         return [CandidateScore(**row) for row in rows if wanted is None or row["title"] in wanted]
 
     def recommend(
-        self,
-        wikitext: str,
-        page_title: str,
-        *,
-        pageid: int | None = None,
-        revid: int | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        max_recommendations: int = 15,
-        sections_to_exclude: Iterable[str] | None = None,
-        time_budget: float | None = None,
+        self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
     ) -> LinkRecommendationSet:
         """Links for one page, exactly as production's ``Query.run`` computes them.
 
@@ -262,29 +271,17 @@ class LinkEngine:
         and ``max_recommendations`` (0 means no limit) are checked as the client checks them.
         ``time_budget`` (seconds) stops early and returns the links found so far, as
         production does after 29 s; by default there is no budget, so results never depend on
-        machine speed.
+        machine speed. ``pageid`` and ``revid`` are carried into the result.
         """
-        options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
-        options["time_budget"] = _budget(time_budget)
-        return self._open().recommend(_single(wikitext, page_title, pageid, revid), options)
+        page, checked = _one_page(wikitext, page_title, options)
+        return self._open().recommend(page, checked)
 
     async def recommend_async(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
     ) -> LinkRecommendationSet:
         """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the shared
         worker pool, not the event loop."""
-        if unknown := set(options) - set(RecommendOptions.__annotations__):
-            raise InvalidParameter(
-                f"unknown arguments: {', '.join(sorted(unknown))}", parameter=min(unknown)
-            )
-        checked = _options(
-            options.get("language_code"),
-            options.get("threshold", 0.5),
-            options.get("max_recommendations", 15),
-            options.get("sections_to_exclude"),
-        )
-        checked["time_budget"] = _budget(options.get("time_budget"))
-        page = _single(wikitext, page_title, options.get("pageid"), options.get("revid"))
+        page, checked = _one_page(wikitext, page_title, options)
         return await self._open().recommend(page, checked, True)
 
     def recommend_iter(
@@ -292,15 +289,12 @@ class LinkEngine:
         pages: Iterable[PageSpec],
         *,
         workers: int | None = None,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        max_recommendations: int = 15,
-        sections_to_exclude: Iterable[str] | None = None,
-        time_budget: float | None = None,
+        **options: Unpack[PassOptions],
     ) -> Iterator[BatchItem[LinkRecommendationSet]]:
         """One :class:`~wikisuggest.BatchItem` per page, in input order, computed on
-        ``workers`` threads (default: all cores). ``pages`` is read lazily, a few pages per
-        worker at a time, so memory does not grow with its length.
+        ``workers`` threads (default: all cores), with the keyword arguments of
+        :meth:`recommend` but the page's own (:class:`PassOptions`). ``pages`` is read
+        lazily, a few pages per worker at a time, so memory does not grow with its length.
 
         A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
         :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
@@ -314,13 +308,12 @@ class LinkEngine:
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
-        options = _options(language_code, threshold, max_recommendations, sections_to_exclude)
-        options["time_budget"] = _budget(time_budget)
+        checked = _pass_options(options)
         self._open()  # a closed engine refuses the batch, even one of only invalid pages
         chunk = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
         while specs := list(itertools.islice(source, chunk)):
-            yield from self._chunk(specs, workers, options)
+            yield from self._chunk(specs, workers, checked)
 
     def _chunk(
         self, specs: list[tuple[int, Any]], workers: int | None, options: dict[str, Any]
@@ -357,11 +350,7 @@ class LinkEngine:
         *,
         workers: int | None = None,
         progress: bool = False,
-        language_code: str | None = None,
-        threshold: float = 0.5,
-        max_recommendations: int = 15,
-        sections_to_exclude: Iterable[str] | None = None,
-        time_budget: float | None = None,
+        **options: Unpack[PassOptions],
     ) -> BatchResults[LinkRecommendationSet]:
         """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
         optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
@@ -376,15 +365,7 @@ class LinkEngine:
         bar = _Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
         try:
-            for item in self.recommend_iter(
-                pages,
-                workers=workers,
-                language_code=language_code,
-                threshold=threshold,
-                max_recommendations=max_recommendations,
-                sections_to_exclude=sections_to_exclude,
-                time_budget=time_budget,
-            ):
+            for item in self.recommend_iter(pages, workers=workers, **options):
                 finished.append(item)
                 bar.update(item)
         except BatchInterrupted as interrupted:
@@ -439,17 +420,28 @@ def _single(
     )
 
 
-def _options(
-    language_code: Any, threshold: Any, max_recommendations: Any, sections_to_exclude: Any
-) -> dict[str, Any]:
-    """The options shared by the pages of a call (ranges are checked natively, with the
-    client's rules)."""
+def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options shared by the pages of a call, over their defaults (ranges are checked
+    natively, with the client's rules)."""
+    options = _args.with_defaults(_PASS_DEFAULTS, given)
     return {
-        "language_code": _args.optional_text("language_code", language_code),
-        "threshold": _args.number("threshold", threshold),
-        "max_recommendations": _args.integer("max_recommendations", max_recommendations),
-        "sections_to_exclude": _args.text_list("sections_to_exclude", sections_to_exclude),
+        "language_code": _args.optional_text("language_code", options["language_code"]),
+        "threshold": _args.number("threshold", options["threshold"]),
+        "max_recommendations": _args.integer("max_recommendations", options["max_recommendations"]),
+        "sections_to_exclude": _args.text_list(
+            "sections_to_exclude", options["sections_to_exclude"]
+        ),
+        "time_budget": _budget(options["time_budget"]),
     }
+
+
+def _one_page(
+    wikitext: Any, page_title: Any, given: Mapping[str, Any]
+) -> tuple[tuple[str, str, int | None, int | None, str | None], dict[str, Any]]:
+    """The native page and options of :meth:`LinkEngine.recommend`."""
+    ids = {name: given[name] for name in ("pageid", "revid") if name in given}
+    options = _pass_options({k: v for k, v in given.items() if k not in ids})
+    return _single(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
 
 
 def _page(spec: Any) -> tuple[str, str, int | None, int | None, str | None]:

@@ -202,20 +202,37 @@ class FileTokenStore:
 StoreArg = TokenStore | tuple[Callable[[], Any], Callable[[Any], Any]] | None
 
 
-def _store_kwargs(store: StoreArg) -> dict[str, Any]:
-    """The native manager's store arguments: a path (handled without the interpreter) or a
-    pair of callables."""
+def _manager_args(
+    auth_url: str | None, leeway: float, store: StoreArg, user_agent: str | None
+) -> dict[str, Any]:
+    """The options of a renewing manager, checked once for both kinds."""
+    path, load, save = _store_parts(store)
+    return {
+        "auth_url": _args.optional_text("auth_url", auth_url),
+        "user_agent": _manager_user_agent(user_agent),
+        "leeway": _leeway(leeway),
+        "store_path": path,
+        "store_load": load,
+        "store_save": save,
+    }
+
+
+def _store_parts(
+    store: StoreArg,
+) -> tuple[str | None, Callable[[], Any] | None, Callable[[Any], Any] | None]:
+    """The native manager's store: a path (handled without the interpreter) or a pair of
+    callables ``(load, save)``."""
     if store is None:
-        return {}
+        return None, None, None
     if isinstance(store, FileTokenStore):
-        return {"store_path": store.path}
+        return store.path, None, None
     if isinstance(store, tuple):
         if len(store) == 2 and all(callable(f) for f in store):
-            return {"store_load": store[0], "store_save": store[1]}
+            return None, store[0], store[1]
     else:
         load, save = getattr(store, "load", None), getattr(store, "save", None)
         if callable(load) and callable(save):
-            return {"store_load": load, "store_save": save}
+            return None, load, save
     raise InvalidParameter(
         "store must be a FileTokenStore, an object with load() and save(), or a (load, save) pair",
         parameter="store",
@@ -267,10 +284,7 @@ class TokenManager:
             NativeTokenManager.client_credentials(
                 _args.text("client_id", client_id),
                 _args.text("client_secret", client_secret),
-                auth_url=_args.optional_text("auth_url", auth_url),
-                user_agent=_manager_user_agent(user_agent),
-                leeway=_leeway(leeway),
-                **_store_kwargs(store),
+                _manager_args(auth_url, leeway, store, user_agent),
             )
         )
 
@@ -312,11 +326,8 @@ class TokenManager:
                 rt,
                 _args.text("client_id", client_id),
                 _args.optional_text("client_secret", client_secret),
-                token=token_dict,
-                auth_url=_args.optional_text("auth_url", auth_url),
-                user_agent=_manager_user_agent(user_agent),
-                leeway=_leeway(leeway),
-                **_store_kwargs(store),
+                token_dict,
+                _manager_args(auth_url, leeway, store, user_agent),
             )
         )
 
@@ -364,6 +375,15 @@ class TokenManager:
     def __repr__(self) -> str:
         client = "" if self.client_id is None else f", client_id={self.client_id!r}"
         return f"TokenManager(kind={self.kind!r}{client})"
+
+
+def native_credentials(
+    auth: TokenManager | str | None,
+) -> tuple[str | None, NativeTokenManager | None]:
+    """``auth`` as the native layer takes it: a personal API token, or a manager."""
+    if isinstance(auth, TokenManager):
+        return None, auth._native
+    return _args.optional_text("auth", auth), None
 
 
 def _access_token(value: str | Token) -> str:

@@ -8,9 +8,9 @@ model, and for each input text, it records:
   model file mwtokenizer uses for that code (the reference for the
   `wikisuggest-sentencepiece` crate);
 * `words`: `mwtokenizer.Tokenizer(code).word_tokenize(text)` (the reference for
-  `wikisuggest_text::Tokenizer::words`);
+  `wikisuggest_text::MwTokenizer::words`);
 * `sentences`: `mwtokenizer.Tokenizer(code).sentence_tokenize(text)` (the reference for
-  `wikisuggest_text::Tokenizer::sentences`: the same splitter as for every language, with
+  `wikisuggest_text::MwTokenizer::sentences`: the same splitter as for every language, with
   the code's abbreviations).
 
 Input texts, all real or generated here:

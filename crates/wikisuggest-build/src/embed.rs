@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::pyunicode;
 
 use crate::error::{BuildError, Result};
@@ -52,7 +52,7 @@ impl WordVectors {
 
     /// Mean vector of the title's known words (lowercased, tokenized like article text,
     /// punctuation and spaces dropped), or `None` if no word is known.
-    pub fn title_vector(&self, title: &str, tokenizer: &Tokenizer) -> Option<Vec<f32>> {
+    pub fn title_vector(&self, title: &str, tokenizer: &MwTokenizer) -> Option<Vec<f32>> {
         let lower = pyunicode::lower(title);
         let mut sum = vec![0f32; self.dim];
         let mut known = 0u32;
@@ -162,7 +162,7 @@ mod tests {
             2,
             vec![1.0, 0.0, 0.0, 1.0, 9.0, 9.0],
         )?;
-        let tok = Tokenizer::new("en").map_err(|e| BuildError::InvalidArgument(e.to_string()))?;
+        let tok = MwTokenizer::new("en").map_err(|e| BuildError::InvalidArgument(e.to_string()))?;
         assert_eq!(
             wv.title_vector("Domestic cat (animal)", &tok),
             Some(vec![0.5, 0.5])

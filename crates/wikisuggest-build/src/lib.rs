@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use wikisuggest_engine::native::NativeInput;
 use wikisuggest_engine::tables::{DatasetChecksums, VectorTable};
 use wikisuggest_engine::write_native_file;
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 
 pub use backtest::{Backtest, BacktestPoint, backtest};
 pub use embed::WordVectors;
@@ -58,11 +58,12 @@ pub fn set_vectors(scan: &mut Scan, embedding: &Embedding) -> Result<()> {
     let mut table = VectorTable::default();
     match embedding {
         Embedding::WordVectors(words) => {
-            let tokenizer =
-                Tokenizer::new(&scan.options.language_code).map_err(|source| BuildError::Text {
+            let tokenizer = MwTokenizer::new(&scan.options.language_code).map_err(|source| {
+                BuildError::Text {
                     title: String::new(),
                     source,
-                })?;
+                }
+            })?;
             table.dim = words.dim();
             for (title, _) in &scan.tables.pageids {
                 if let Some(v) = words.title_vector(title, &tokenizer) {

@@ -17,7 +17,7 @@ use wikisuggest_engine::jaro::jaro;
 use wikisuggest_engine::kurtosis::padded_kurtosis;
 use wikisuggest_engine::tables::Tables;
 use wikisuggest_engine::{NUM_FEATURES, SdotKernel};
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::title::normalise_title;
@@ -208,7 +208,7 @@ pub(crate) fn gold_and_stripped(
 /// set first).
 pub fn training_rows(scan: &Scan, split: &Split) -> Result<TrainingRows> {
     let tokenizer =
-        Tokenizer::new(&scan.options.language_code).map_err(|source| BuildError::Text {
+        MwTokenizer::new(&scan.options.language_code).map_err(|source| BuildError::Text {
             title: String::new(),
             source,
         })?;

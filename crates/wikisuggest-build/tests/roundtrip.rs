@@ -11,7 +11,7 @@ use wikisuggest_build::{BuildOptions, Embedding, Scan, scan, set_vectors, write_
 use wikisuggest_build::training::{Lookups, ngram_count};
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{Dataset, PyLowercase, Scorer};
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 
 /// A one-leaf XGBoost 2.1.4 model (constant score): writing needs a valid model only.
 const MODEL: &[u8] = include_bytes!("one-leaf.linkmodel.json");
@@ -171,7 +171,7 @@ fn training_features_are_the_serving_features() {
     let dataset = Dataset::open(&dir.join("out"), "testwiki").unwrap();
     let scorer = Scorer::new(Arc::new(PyLowercase));
     let lookups = Lookups::new(&s.tables);
-    let tokenizer = Tokenizer::new("en").unwrap();
+    let tokenizer = MwTokenizer::new("en").unwrap();
     for (page, mention) in [
         ("Wolf", "canid"),
         ("Canidae", "red fox"),

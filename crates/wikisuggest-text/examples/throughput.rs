@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
 
 fn main() -> std::io::Result<()> {
@@ -20,7 +20,7 @@ fn main() -> std::io::Result<()> {
         }
     }
     let chars: usize = texts.iter().map(|t| t.chars().count()).sum();
-    let tokenizer = Tokenizer::new("en").map_err(std::io::Error::other)?;
+    let tokenizer = MwTokenizer::new("en").map_err(std::io::Error::other)?;
     let start = Instant::now();
     let mut tokens = 0;
     for text in &texts {

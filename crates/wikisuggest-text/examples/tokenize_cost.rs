@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::pipeline::{self, Candidate, LinkModel, Request};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
@@ -63,7 +63,7 @@ fn unlinked(text: &str) -> (String, OwnLinks) {
 }
 
 fn sentences(text: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let splitter = Tokenizer::new("en")?;
+    let splitter = MwTokenizer::new("en")?;
     let doc = Wikitext::parse(text);
     let mut out = Vec::new();
     for node in doc.text_nodes() {
@@ -101,15 +101,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         files.push(format!("{root}/jawiki/ONE_OK_ROCK.wikitext"));
         files.push(format!("{root}/parity/articles/enwiki/ASCII.wikitext"));
     }
-    let whitespace = Tokenizer::new("en")?;
-    let sentencepiece = Tokenizer::new("ja")?;
+    let whitespace = MwTokenizer::new("en")?;
+    let sentencepiece = MwTokenizer::new("ja")?;
     // Load the model before timing.
     sentencepiece.words("");
     for file in files {
         let text = std::fs::read_to_string(&file)?;
         let sentences = sentences(&text)?;
         let chars: usize = sentences.iter().map(|s| s.chars().count()).sum();
-        let run = |tokenizer: &Tokenizer| {
+        let run = |tokenizer: &MwTokenizer| {
             best_of(|| sentences.iter().map(|s| tokenizer.words(s).len()).sum())
         };
         let (ws, ws_tokens) = run(&whitespace);

@@ -14,4 +14,4 @@ pub mod tokenize;
 pub mod wikitext;
 
 pub use error::TextError;
-pub use tokenize::Tokenizer;
+pub use tokenize::MwTokenizer;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use wikisuggest_text::sections::sections;
 use wikisuggest_text::wikitext::{NodeKind, Wikitext, wikilinks};
-use wikisuggest_text::{Tokenizer, pyunicode};
+use wikisuggest_text::{MwTokenizer, pyunicode};
 
 fn committed_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/text")
@@ -156,7 +156,7 @@ fn links_mismatch(fixture: &Value) -> Option<String> {
 /// First difference in sentence or word tokenization, if any.
 fn tokenization_mismatch(
     fixture: &Value,
-    tokenizer: &Tokenizer,
+    tokenizer: &MwTokenizer,
 ) -> (Option<String>, Option<String>) {
     let (mut sentences_bad, mut words_bad) = (None, None);
     for node in fixture["text_nodes"].as_array().unwrap() {
@@ -196,7 +196,7 @@ struct Tally {
 }
 
 fn run(dir: &Path) -> Tally {
-    let tokenizer = Tokenizer::new("en").unwrap();
+    let tokenizer = MwTokenizer::new("en").unwrap();
     let mut tally = Tally::default();
     for (name, fixture) in load(dir) {
         tally.total += 1;

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::sections::{SectionExclusion, included_sections};
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
 
@@ -31,7 +31,7 @@ fn exercise(text: &str) {
     for link in wikilinks(text) {
         assert!(link.span.start < link.span.end && link.span.end <= text.chars().count());
     }
-    let tokenizer = Tokenizer::new("en").unwrap();
+    let tokenizer = MwTokenizer::new("en").unwrap();
     for section in included_sections(&doc, &SectionExclusion::new(&["%LEAD%"])) {
         for node in &doc.nodes()[section.nodes] {
             let value = doc.node_text(node);

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::tokenize::SENTENCEPIECE_LANGUAGES;
 
 fn fixture_dirs() -> Vec<PathBuf> {
@@ -30,7 +30,7 @@ fn words_and_sentences_match_mwtokenizer_for_every_sentencepiece_language() {
             let path = dir.join(format!("sp-{code}.json"));
             let fixture: Value =
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            let tokenizer = Tokenizer::new(code).unwrap();
+            let tokenizer = MwTokenizer::new(code).unwrap();
             assert!(tokenizer.uses_sentencepiece());
             for case in fixture["cases"].as_array().unwrap() {
                 let text = case["text"].as_str().unwrap();
@@ -80,17 +80,17 @@ fn domain_spellings_use_the_production_key() {
         ("zh-min-nan", "zh_min_nan"),
         ("zh-classical", "zh_classical"),
     ] {
-        let by_domain = Tokenizer::new(domain).unwrap();
+        let by_domain = MwTokenizer::new(domain).unwrap();
         assert!(by_domain.uses_sentencepiece(), "{domain}");
         assert_eq!(
             by_domain.words(text),
-            Tokenizer::new(key).unwrap().words(text)
+            MwTokenizer::new(key).unwrap().words(text)
         );
     }
     // Other codes are used as given, as mwtokenizer does: no model for these.
     for code in ["en", "JA", "zh-hans", "yue", ""] {
         assert!(
-            !Tokenizer::new(code).unwrap().uses_sentencepiece(),
+            !MwTokenizer::new(code).unwrap().uses_sentencepiece(),
             "{code:?}"
         );
     }

@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use wikisuggest_text::Tokenizer;
+use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::pipeline::{Candidate, LinkModel};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::tokenize::is_punctuation;
@@ -23,7 +23,7 @@ impl Lowercase for PyLowercase {
 
 /// The `ngram` feature (spec §4.1): word tokens of the mention, leaving out tokens that
 /// start with U+0020 and single punctuation characters.
-pub fn ngram_feature(tokenizer: &Tokenizer, mention: &str) -> u32 {
+pub fn ngram_feature(tokenizer: &MwTokenizer, mention: &str) -> u32 {
     let kept = tokenizer
         .words(mention)
         .into_iter()
@@ -44,12 +44,12 @@ pub fn ngram_feature(tokenizer: &Tokenizer, mention: &str) -> u32 {
 pub(super) struct DatasetModel<'a> {
     pub dataset: &'a Dataset,
     pub scorer: &'a Scorer,
-    pub tokenizer: &'a Tokenizer,
+    pub tokenizer: &'a MwTokenizer,
     pub failure: Mutex<Option<Error>>,
 }
 
 impl<'a> DatasetModel<'a> {
-    pub fn new(dataset: &'a Dataset, scorer: &'a Scorer, tokenizer: &'a Tokenizer) -> Self {
+    pub fn new(dataset: &'a Dataset, scorer: &'a Scorer, tokenizer: &'a MwTokenizer) -> Self {
         Self {
             dataset,
             scorer,

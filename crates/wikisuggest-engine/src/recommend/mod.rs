@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use wikisuggest_text::pipeline::{self, Request, Stop};
 use wikisuggest_text::title::normalise_title;
-use wikisuggest_text::{TextError, Tokenizer};
+use wikisuggest_text::{MwTokenizer, TextError};
 
 pub use adapter::{PyLowercase, ngram_feature};
 pub use batch::{Page, default_workers};
@@ -193,7 +193,7 @@ impl Engine {
             .language_code
             .as_deref()
             .unwrap_or_else(|| self.default_language());
-        let tokenizer = Tokenizer::new(language)?;
+        let tokenizer = MwTokenizer::new(language)?;
         let request = Request {
             wikitext,
             page_title: &page_title,
@@ -236,7 +236,7 @@ impl Engine {
         language_code: Option<&str>,
     ) -> Result<Option<MentionScores>> {
         let language = language_code.unwrap_or_else(|| self.default_language());
-        let tokenizer = Tokenizer::new(language)?;
+        let tokenizer = MwTokenizer::new(language)?;
         let key = wikisuggest_text::pyunicode::lower(mention);
         let ngram = ngram_feature(&tokenizer, &key);
         self.dataset.check_unchanged()?;

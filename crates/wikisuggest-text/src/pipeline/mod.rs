@@ -31,7 +31,7 @@ use crate::error::TextError;
 use crate::pyunicode;
 use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
-use crate::tokenize::Tokenizer;
+use crate::tokenize::MwTokenizer;
 use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
 use matching::{count, expand_template, find_mention};
 
@@ -401,7 +401,7 @@ pub fn recommend_cancellable(
         links,
         stop: Stop::TimeBudget,
     };
-    let tokenizer = Tokenizer::new(request.language_code)?;
+    let tokenizer = MwTokenizer::new(request.language_code)?;
     let exclusion = SectionExclusion::new(request.sections_to_exclude);
     // The budget also bounds parsing, whose worst case is quadratic: a page
     // that cannot be parsed in time yields no links, like a timeout upstream.
@@ -632,7 +632,7 @@ impl Linked {
 /// the budget ran out.
 fn node_mentions(
     model: &dyn LinkModel,
-    tokenizer: &Tokenizer,
+    tokenizer: &MwTokenizer,
     text: &str,
     budget: &Budget<'_>,
 ) -> Option<Mentions> {

@@ -312,7 +312,7 @@ fn zero_time_budget_stops() {
 fn shared_across_threads() {
     fn check<T: Send + Sync>() {}
     check::<Wikitext>();
-    check::<Tokenizer>();
+    check::<MwTokenizer>();
     check::<Recommendations>();
     check::<Box<dyn LinkModel>>();
 }

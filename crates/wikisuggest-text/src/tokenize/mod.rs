@@ -54,13 +54,13 @@ pub use symbols::is_sentence_terminator;
 /// The tokenizer of one language: `mwtokenizer.Tokenizer(language_code)`
 /// with `use_abbreviation=True` everywhere.
 #[derive(Debug, Clone)]
-pub struct Tokenizer {
+pub struct MwTokenizer {
     abbreviations: Abbreviations,
     /// The SentencePiece model of a language written without spaces.
     model: Option<&'static Model>,
 }
 
-impl Tokenizer {
+impl MwTokenizer {
     /// Builds the tokenizer for `language_code` (e.g. `en`, `bat_smg`, `ja`,
     /// `zh-yue`), after mapping it with [`language_key`].
     ///
@@ -97,7 +97,7 @@ impl Tokenizer {
 
     /// Sentences of a text node as the engine iterates them: split on `\n`,
     /// skip empty lines (whitespace-only lines are kept), then
-    /// [`Tokenizer::sentences`] per line.
+    /// [`MwTokenizer::sentences`] per line.
     pub fn node_sentences<'a>(&self, text: &'a str) -> Vec<&'a str> {
         text.split('\n')
             .filter(|line| !line.is_empty())

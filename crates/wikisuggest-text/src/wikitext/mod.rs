@@ -8,12 +8,14 @@
 mod contexts;
 #[rustfmt::skip] // generated
 mod entities;
-mod links;
+/// mwparserfromhell 0.7.2's C tokenizer, down to the top-level node spans.
+mod mwparserfromhell;
 mod partition;
 mod tag_data;
-mod tokenizer;
+/// wikitextparser 0.51.1's wikilink search over its masked shadow.
+mod wikitextparser;
 
-pub use links::{
+pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
+pub use wikitextparser::{
     LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_in, wikilinks_measured,
 };
-pub use partition::{Node, NodeKind, ParseLimits, Wikitext};

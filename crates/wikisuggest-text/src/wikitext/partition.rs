@@ -3,7 +3,7 @@
 use std::ops::Range;
 use std::time::Instant;
 
-use super::tokenizer::{Item, Limits, Tokenizer};
+use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use crate::error::TextError;
 
 /// Optional bounds for [`Wikitext::parse_bounded`].
@@ -92,7 +92,7 @@ impl Wikitext {
     /// the end of the text).
     pub fn parse(text: &str) -> Self {
         let chars: Vec<char> = text.chars().collect();
-        let items = Tokenizer::new(&chars, Limits::default()).run();
+        let items = MwparserfromhellTokenizer::new(&chars, Limits::default()).run();
         Self::from_items(chars, items)
     }
 
@@ -101,7 +101,7 @@ impl Wikitext {
     /// from real pages.
     pub fn parse_measured(text: &str) -> (Self, u64) {
         let chars: Vec<char> = text.chars().collect();
-        let mut tokenizer = Tokenizer::new(&chars, Limits::default());
+        let mut tokenizer = MwparserfromhellTokenizer::new(&chars, Limits::default());
         let items = tokenizer.run();
         let reads = tokenizer.reads();
         drop(tokenizer);
@@ -127,7 +127,7 @@ impl Wikitext {
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Self, TextError> {
         let chars: Vec<char> = text.chars().collect();
-        let mut tokenizer = Tokenizer::new(
+        let mut tokenizer = MwparserfromhellTokenizer::new(
             &chars,
             Limits {
                 deadline: limits.deadline,

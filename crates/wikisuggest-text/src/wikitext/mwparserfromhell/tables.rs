@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Tokenizer<'_> {
+impl MwparserfromhellTokenizer<'_> {
     /// Attributes of a table, row or cell up to `end`.
     pub(super) fn handle_table_style(&mut self, end: char) -> Route<()> {
         let mut data = TagData::new(td::ATTR_READY);

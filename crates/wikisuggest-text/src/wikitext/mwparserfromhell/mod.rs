@@ -10,7 +10,7 @@
 //! failure/retry protocol, which is reproduced here step by step.  Nested nodes
 //! are discarded once their parent is known: callers only see the top level.
 
-mod links;
+mod links_and_urls;
 mod lists;
 mod markup;
 mod style;
@@ -142,7 +142,7 @@ struct Parsed {
     implicit_open_end: Option<usize>,
 }
 
-pub(crate) struct Tokenizer<'a> {
+pub(crate) struct MwparserfromhellTokenizer<'a> {
     text: &'a [char],
     head: usize,
     frames: Vec<Frame>,
@@ -224,7 +224,7 @@ fn tag_key(name: &str) -> String {
     pyunicode::lower(name.trim_end_matches(pyunicode::is_space))
 }
 
-impl<'a> Tokenizer<'a> {
+impl<'a> MwparserfromhellTokenizer<'a> {
     pub(crate) fn new(text: &'a [char], limits: Limits<'a>) -> Self {
         Self {
             text,

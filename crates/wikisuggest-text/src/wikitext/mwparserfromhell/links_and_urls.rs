@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Tokenizer<'_> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_wikilink(&mut self) {
         let start = self.head;
         let reset = self.head + 1;

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Tokenizer<'_> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_template_or_argument(&mut self) -> Route<()> {
         let start = self.head;
         self.head += 2;

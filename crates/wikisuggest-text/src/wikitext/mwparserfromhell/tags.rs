@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Tokenizer<'_> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_tag(&mut self) {
         let start = self.head;
         let depth = self.frames.len();

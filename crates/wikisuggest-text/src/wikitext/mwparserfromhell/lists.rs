@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Tokenizer<'_> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn handle_list_marker(&mut self) {
         if self.read(0) == ';' {
             self.add_context(DL_TERM);
