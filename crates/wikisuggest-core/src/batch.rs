@@ -119,3 +119,51 @@ impl Drop for BatchStream {
         self.driver.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::future::Future;
+    use std::task::Poll;
+
+    use super::*;
+    use crate::error::Error;
+
+    fn item(index: usize) -> BatchItem {
+        BatchItem {
+            index,
+            result: Err(Error::invalid("page", "test item")),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_group_dropped_while_gathering_loses_no_item() {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let mut stream = BatchStream {
+            receiver,
+            pending: Vec::new(),
+            driver: tokio::spawn(async {}),
+            total: 3,
+        };
+        for index in 0..3 {
+            sender.send(item(index)).unwrap();
+        }
+        // Polled once, the call takes the first item and yields; it is dropped there, as a
+        // wait interrupted by Ctrl-C or a cancelled asyncio task drops it.
+        {
+            let mut call = std::pin::pin!(stream.next_group(10));
+            let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+            assert!(first.is_pending());
+        }
+        drop(sender);
+        let indexes: Vec<usize> = stream
+            .next_group(10)
+            .await
+            .iter()
+            .map(|i| i.index)
+            .collect();
+        assert_eq!(indexes, vec![0, 1, 2]);
+        assert!(stream.next_group(10).await.is_empty());
+    }
+}
