@@ -3,10 +3,11 @@
 Compares wikisuggest (blocking batch and asyncio) with the Python baselines aiohttp (asyncio),
 httpx (asyncio) and requests (threads), all at the same concurrency, all decoding the JSON
 body. Each client runs in its own process; we report wall time, client CPU seconds per 1,000
-requests (user + system, all threads of that process) and peak RSS, and the ratios against
-aiohttp. The clients take turns for ``--rounds`` rounds and each keeps its best round: on a
-shared machine the load changes from one second to the next, and interleaving exposes every
-client to the same conditions.
+requests (user + system, all threads of that process, counted from after the interpreter
+started and imported the client: start-up is paid once per process, not per request, and is
+reported apart) and peak RSS, and the ratios against aiohttp. The clients take turns for
+``--rounds`` rounds and each keeps its best round: on a shared machine the load changes from
+one second to the next, and interleaving exposes every client to the same conditions.
 
 The server is nginx (Debian's ``nginx-light``) serving a realistic 15-link response from
 memory on 127.0.0.1, so it is not the limit. Run ``bash bench/run client`` (installs what is
@@ -123,8 +124,29 @@ http {{
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def cpu_seconds() -> float:
+    """User + system CPU of every thread of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: What each client imports, done before the clock starts: start-up is not per request.
+IMPORTS = {
+    "wikisuggest": ["wikisuggest"],
+    "wikisuggest-async": ["asyncio", "wikisuggest"],
+    "aiohttp": ["asyncio", "aiohttp"],
+    "httpx": ["asyncio", "httpx"],
+    "requests": ["threading", "concurrent.futures", "requests"],
+}
+
+
 def run_worker(name: str, url: str, n: int, concurrency: int) -> dict[str, Any]:
+    import importlib
+
+    for module in IMPORTS.get(name, []):
+        importlib.import_module(module)
     titles = [f"Page_{i}" for i in range(n)]
+    startup_cpu = cpu_seconds()
     started = time.perf_counter()
     ok = 0
     if name == "wikisuggest":
@@ -212,11 +234,13 @@ def run_worker(name: str, url: str, n: int, concurrency: int) -> dict[str, Any]:
         raise SystemExit(f"unknown client {name}")
     wall = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    total_cpu = usage.ru_utime + usage.ru_stime
     return {
         "client": name,
         "ok": ok,
         "wall": wall,
-        "cpu": usage.ru_utime + usage.ru_stime,
+        "cpu": total_cpu - startup_cpu,
+        "startup_cpu": startup_cpu,
         "maxrss_mb": usage.ru_maxrss / 1024,
     }
 
@@ -229,6 +253,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--clients", default=",".join(CLIENTS))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="a folder holding another build of the wikisuggest package: adds the clients "
+        "wikisuggest@base and wikisuggest-async@base, run from it, for paired comparisons",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -236,16 +266,24 @@ def main() -> None:
         print(json.dumps(run_worker(args.worker, args.url, args.requests, args.concurrency)))
         return
 
+    clients = args.clients.split(",")
+    if args.baseline:
+        clients += [f"{name}@base" for name in clients if name.startswith("wikisuggest")]
     server = Nginx()
     best: dict[str, dict[str, Any]] = {}
     try:
-        for _, name in ((r, n) for r in range(args.rounds) for n in args.clients.split(",")):
+        for _, name in ((r, n) for r in range(args.rounds) for n in clients):
+            env = dict(os.environ)
+            if name.endswith("@base"):
+                env["PYTHONPATH"] = os.pathsep.join(
+                    filter(None, [args.baseline, env.get("PYTHONPATH")])
+                )
             out = subprocess.run(
                 [
                     sys.executable,
                     __file__,
                     "--worker",
-                    name,
+                    name.removesuffix("@base"),
                     "--url",
                     server.url,
                     "--requests",
@@ -256,12 +294,14 @@ def main() -> None:
                 capture_output=True,
                 text=True,
                 check=True,
+                env=env,
             ).stdout
             row = json.loads(out.strip().splitlines()[-1])
+            row["client"] = name
             if row["ok"] != args.requests:
                 sys.exit(f"{name}: only {row['ok']} of {args.requests} responses were complete")
             kept = best.setdefault(name, row)
-            for key in ("wall", "cpu", "maxrss_mb"):
+            for key in ("wall", "cpu", "startup_cpu", "maxrss_mb"):
                 kept[key] = min(kept[key], row[key])
     finally:
         server.stop()
@@ -273,7 +313,11 @@ def main() -> None:
         f"15-link JSON body (nginx on 127.0.0.1); best of {args.rounds} interleaved rounds"
     )
     print(
-        f"{'client':<18}{'wall s':>8}{'req/s':>9}{'CPU s/1k':>10}{'RSS MB':>8}"
+        "CPU s/1k: CPU seconds of the requests (all threads), start-up and imports excluded "
+        "(start-up s: interpreter start and imports, once per process)"
+    )
+    print(
+        f"{'client':<18}{'wall s':>8}{'req/s':>9}{'CPU s/1k':>10}{'start-up s':>11}{'RSS MB':>8}"
         f"{'throughput vs ' + base['client']:>24}{'CPU/req vs ' + base['client']:>22}"
     )
     for r in rows:
@@ -282,8 +326,8 @@ def main() -> None:
         base_rate = args.requests / base["wall"]
         base_cpu = base["cpu"] / args.requests * 1000
         print(
-            f"{r['client']:<18}{r['wall']:>8.2f}{rate:>9.0f}{cpu_k:>10.3f}{r['maxrss_mb']:>8.1f}"
-            f"{rate / base_rate:>23.2f}x{cpu_k / base_cpu:>21.2f}x"
+            f"{r['client']:<18}{r['wall']:>8.2f}{rate:>9.0f}{cpu_k:>10.3f}{r['startup_cpu']:>11.3f}"
+            f"{r['maxrss_mb']:>8.1f}{rate / base_rate:>23.2f}x{cpu_k / base_cpu:>21.2f}x"
         )
 
 

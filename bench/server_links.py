@@ -1,13 +1,22 @@
 """Reference-server benchmark: POST link recommendations for the real articles of the gensim
-enwiki sample, measured from a second process.
+enwiki sample, against the engine's own ``recommend_many`` on the same articles, in one run.
 
-The server (``python -m wikisuggest serve``) runs in its own process with the enwiki datasets
-of ``tests/data/parity/datasets``; this process sends every article of the sample (106 real
-articles, 5.7 M characters of wikitext) round-robin with ``wikisuggest.AsyncClient`` at a
-fixed concurrency, and reports requests per second and p50/p99 latency. The sample comes from
-the gensim 4.4.0 wheel on PyPI (downloaded once into ``bench/out/``, sha256-verified).
+The server (``python -m wikisuggest serve``, two worker threads) runs in its own process with
+the enwiki datasets of ``tests/data/parity/datasets``; this process sends every article of the
+sample (106 real articles, 5.7 M characters of wikitext) round-robin at a fixed concurrency
+and reports requests per second and p50/p99 latency. In the same run, and taking turns with
+the server over ``--rounds`` rounds (each side keeps its best, so both see the same machine
+load), the same process runs ``LinkEngine.recommend_many`` on two workers over the same
+requests, and the ratio of the two throughputs is printed, with the CPU seconds per request
+of the server, of the load generator and of the engine.
 
-Run ``bash bench/run server`` (release build), or ``python bench/server_links.py``.
+The load generator is lean by default (``--load raw``): one thread per connection writing
+requests built once up front on keep-alive sockets and reading the answers, so that on two
+cores it takes as little CPU as possible from the server it measures (its CPU is reported).
+``--load client`` sends with ``wikisuggest.AsyncClient`` instead. The sample comes from the
+gensim 4.4.0 wheel on PyPI (downloaded once into ``bench/out/``, sha256-verified).
+
+Run ``bash bench/run server`` (dist build), or ``python bench/server_links.py``.
 """
 
 from __future__ import annotations
@@ -17,10 +26,14 @@ import asyncio
 import bz2
 import hashlib
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -91,42 +104,176 @@ def articles(path: Path) -> list[tuple[str, int, int, str]]:
     return found
 
 
-async def load(url: str, pages: list[tuple[str, int, int, str]], total: int, workers: int):
-    client = wikisuggest.AsyncClient(
-        USER_AGENT,
-        base_url=url,
-        auth=TOKEN,
-        max_retries=0,
-        max_concurrency=workers,
-        timeout=120,
+Article = tuple[str, int, int, str]
+DATASETS = ROOT / "tests/data/parity/datasets"
+PATH = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/"
+
+
+def _process_cpu(pid: int) -> float:
+    """User + system CPU seconds of every thread of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Round:
+    """What one timed pass measured: wall seconds, latencies, links, CPU seconds by side."""
+
+    def __init__(self, wall: float, latencies: list[float], links: int, cpu: dict[str, float]):
+        self.wall, self.latencies, self.links, self.cpu = wall, sorted(latencies), links, cpu
+
+
+def engine_round(engine: wikisuggest.LinkEngine, pages: list[Article], total: int) -> Round:
+    """``recommend_many`` on two workers over the requests the server gets, in their order."""
+    from wikisuggest.engine import Page
+
+    batch = [
+        Page(text, title, pageid=pageid, revid=revid)
+        for title, pageid, revid, text in (pages[i % len(pages)] for i in range(total))
+    ]
+    cpu, started = time.process_time(), time.perf_counter()
+    results = engine.recommend_many(batch, workers=2)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    links = sum(len(item.unwrap().links) for item in results)
+    return Round(wall, [], links, {"engine": cpu})
+
+
+def raw_requests(url: str, pages: list[Article]) -> tuple[tuple[str, int], list[bytes]]:
+    """Every article's whole HTTP/1.1 request, built once (the load generator then only
+    writes bytes), and the server's address."""
+    parsed = urllib.parse.urlsplit(url)
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 80
+    built = []
+    for title, pageid, revid, text in pages:
+        body = json.dumps({"wikitext": text, "revid": revid, "pageid": pageid}).encode()
+        target = PATH + urllib.parse.quote(title.replace(" ", "_"), safe="")
+        head = (
+            f"POST {target}?threshold=0.5&max_recommendations=15 HTTP/1.1\r\n"
+            f"Host: {host}:{port}\r\nUser-Agent: {USER_AGENT}\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        built.append(head.encode() + body)
+    return (host, port), built
+
+
+def _exchange(conn: socket.socket, request: bytes, pending: bytearray) -> bytes:
+    """Send one request on a keep-alive connection and return its body (status 200 only)."""
+    conn.sendall(request)
+    while (end := pending.find(b"\r\n\r\n")) < 0:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        pending += chunk
+    head = bytes(pending[:end]).decode("latin-1").split("\r\n")
+    if head[0].split(" ", 2)[1] != "200":
+        raise RuntimeError(f"server answered {head[0]}: {bytes(pending[end:])[:300]!r}")
+    length = next(
+        int(line.split(":", 1)[1]) for line in head if line.lower().startswith("content-length:")
     )
+    del pending[: end + 4]
+    while len(pending) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        pending += chunk
+    body = bytes(pending[:length])
+    del pending[:length]
+    return body
+
+
+def raw_round(
+    address: tuple[str, int], requests: list[bytes], total: int, workers: int, server: int
+) -> Round:
+    """``workers`` threads, one keep-alive connection each, sending request ``i % len`` for
+    i in 0..total; every answer is decoded to count its links."""
     latencies: list[float] = []
-    links = 0
+    links: list[int] = []  # one total per thread (`+=` on a shared one could lose updates)
     counter = iter(range(total))
+    lock = threading.Lock()
+    failures: list[BaseException] = []
 
-    async def worker() -> None:
-        nonlocal links
-        for i in counter:
-            title, pageid, revid, text = pages[i % len(pages)]
-            started = time.perf_counter()
-            result = await client.link_recommendations_for_revision(
-                "wikipedia", "en", title, wikitext=text, revid=revid, pageid=pageid
-            )
-            latencies.append(time.perf_counter() - started)
-            links += result.links_count
+    def worker() -> None:
+        found = 0
+        try:
+            with socket.create_connection(address) as conn:
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                pending = bytearray()
+                while True:
+                    with lock:
+                        i = next(counter, None)
+                    if i is None:
+                        break
+                    started = time.perf_counter()
+                    body = _exchange(conn, requests[i % len(requests)], pending)
+                    latencies.append(time.perf_counter() - started)
+                    found += len(json.loads(body)["links"])
+        except BaseException as err:  # reported by the caller
+            failures.append(err)
+        links.append(found)
 
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(workers)))
-    return time.perf_counter() - started, sorted(latencies), links
+    threads = [threading.Thread(target=worker) for _ in range(workers)]
+    cpu, server_cpu, started = time.process_time(), _process_cpu(server), time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    cpu = {"server": _process_cpu(server) - server_cpu, "load": time.process_time() - cpu}
+    if failures:
+        raise failures[0]
+    return Round(wall, latencies, sum(links), cpu)
+
+
+def client_round(url: str, pages: list[Article], total: int, workers: int, server: int) -> Round:
+    """The same load sent with ``wikisuggest.AsyncClient`` (records decoded)."""
+
+    async def run() -> tuple[float, list[float], int]:
+        client = wikisuggest.AsyncClient(
+            USER_AGENT,
+            base_url=url,
+            auth=TOKEN,
+            max_retries=0,
+            max_concurrency=workers,
+            timeout=120,
+        )
+        latencies: list[float] = []
+        links = 0
+        counter = iter(range(total))
+
+        async def worker() -> None:
+            nonlocal links
+            for i in counter:
+                title, pageid, revid, text = pages[i % len(pages)]
+                started = time.perf_counter()
+                result = await client.link_recommendations_for_revision(
+                    "wikipedia", "en", title, wikitext=text, revid=revid, pageid=pageid
+                )
+                latencies.append(time.perf_counter() - started)
+                links += result.links_count or 0
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(workers)))
+        return time.perf_counter() - started, latencies, links
+
+    cpu, server_cpu = time.process_time(), _process_cpu(server)
+    wall, latencies, links = asyncio.run(run())
+    cpu_used = {"server": _process_cpu(server) - server_cpu, "load": time.process_time() - cpu}
+    return Round(wall, latencies, links, cpu_used)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1060, help="10 rounds of the sample")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3, help="server and engine take turns")
+    parser.add_argument("--threads", type=int, default=2, help="the server's worker threads")
+    parser.add_argument(
+        "--load", choices=["raw", "client"], default="raw", help="the load generator"
+    )
     args = parser.parse_args()
     pages = articles(sample())
     chars = sum(len(p[3]) for p in pages)
+    engine = wikisuggest.LinkEngine.open(DATASETS / "enwiki", "enwiki")
     command = [
         sys.executable,
         "-m",
@@ -135,24 +282,51 @@ def main() -> int:
         "--port",
         "0",
         "--datasets",
-        str(ROOT / "tests/data/parity/datasets"),
+        str(DATASETS),
         "--clients",
         str(ROOT / "examples/clients.toml"),
         "--rate-limit",
         "1000000000",
+        "--threads",
+        str(args.threads),
     ]
+    best: dict[str, Round] = {}
+
+    def keep(name: str, measured: Round) -> None:
+        # The fastest round, with the least CPU any round of that side took (both are
+        # inflated, never deflated, by other work on the machine).
+        kept = best.setdefault(name, measured)
+        if measured.wall < kept.wall:
+            measured.cpu = {k: min(v, kept.cpu[k]) for k, v in measured.cpu.items()}
+            best[name] = measured
+        else:
+            kept.cpu = {k: min(v, measured.cpu[k]) for k, v in kept.cpu.items()}
+
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as server:
         try:
             assert server.stdout is not None
             url = server.stdout.readline().strip().removeprefix("Serving on ")
-            asyncio.run(load(url, pages, len(pages), args.concurrency))  # warm-up
-            elapsed, latencies, links = asyncio.run(
-                load(url, pages, args.requests, args.concurrency)
-            )
+            address, requests = raw_requests(url, pages)
+
+            def serve_round(total: int) -> Round:
+                if args.load == "raw":
+                    return raw_round(address, requests, total, args.concurrency, server.pid)
+                return client_round(url, pages, total, args.concurrency, server.pid)
+
+            serve_round(len(pages))  # warm-up: page cache, connections, allocator
+            engine_round(engine, pages, len(pages))
+            for _ in range(args.rounds):
+                keep("engine", engine_round(engine, pages, args.requests))
+                keep("server", serve_round(args.requests))
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(timeout=60)
+    served, own = best["server"], best["engine"]
+    if served.links != own.links:
+        raise SystemExit(f"the server found {served.links} links, the engine {own.links}")
+    latencies = served.latencies
     pct = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    per_request = lambda seconds: round(seconds / args.requests * 1000, 3)  # noqa: E731
     print(
         json.dumps(
             {
@@ -160,10 +334,23 @@ def main() -> int:
                 "mean_article_chars": round(chars / len(pages)),
                 "requests": args.requests,
                 "concurrency": args.concurrency,
-                "requests_per_second": round(args.requests / elapsed, 1),
+                "load_generator": args.load,
+                "rounds": args.rounds,
+                "cpus": os.cpu_count(),
+                "server_requests_per_second": round(args.requests / served.wall, 1),
+                "engine_recommend_many_pages_per_second": round(args.requests / own.wall, 1),
+                "server_vs_recommend_many": round(own.wall / served.wall, 3),
                 "p50_ms": round(pct(0.50), 2),
                 "p99_ms": round(pct(0.99), 2),
-                "links_per_article": round(links / args.requests, 2),
+                "server_cpu_ms_per_request": per_request(served.cpu["server"]),
+                "load_generator_cpu_ms_per_request": per_request(served.cpu["load"]),
+                "engine_cpu_ms_per_page": per_request(own.cpu["engine"]),
+                # What the throughputs would be on two otherwise idle cores if each side kept
+                # them busy: the load generator shares the server's cores.
+                "server_vs_recommend_many_by_cpu": round(
+                    own.cpu["engine"] / (served.cpu["server"] + served.cpu["load"]), 3
+                ),
+                "links_per_article": round(served.links / args.requests, 2),
             },
             indent=2,
         )

@@ -10,7 +10,7 @@ use wikisuggest_core::Client;
 use wikisuggest_core::batch::{BatchItem, BatchStream};
 
 use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
-use crate::errors::core_error;
+use crate::errors::{core_error, wikisuggest_error};
 use crate::runtime::{InFlight, runtime, wait_interruptibly};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -104,17 +104,26 @@ impl NativeBatch {
     /// without cancelling the batch (call `cancel`).
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let rt = runtime()?;
-        let group = wait_interruptibly(py, |interval| {
-            let stream = self.stream.clone();
-            rt.block_on(async move {
-                tokio::time::timeout(interval, async move {
-                    stream.lock().await.next_group(GROUP_LIMIT).await
-                })
-                .await
-            })
-            .ok()
-        })?;
-        Ok(GroupOut(group).into_pyobject(py)?.unbind())
+        let stream = self.stream.clone();
+        // Gathered on the I/O threads (not in `block_on` on this one), so that the items
+        // finishing together are handed over in one group: this thread wakes once for them.
+        let mut task = rt.spawn(async move { stream.lock().await.next_group(GROUP_LIMIT).await });
+        let waited = wait_interruptibly(py, |interval| {
+            rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
+                .ok()
+        });
+        match waited {
+            Ok(Ok(group)) => Ok(GroupOut(group).into_pyobject(py)?.unbind()),
+            Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
+                "internal error: the batch task failed: {join_error}"
+            ))),
+            Err(signal) => {
+                // The caller ends the batch on a signal; items not handed over by then are
+                // reported unfinished, as those still in flight are.
+                task.abort();
+                Err(signal)
+            }
+        }
     }
 
     /// Awaitable form of `next`.

@@ -107,6 +107,17 @@ def test_recommend_equals_recommend_many_in_input_order(engine: LinkEngine) -> N
         assert single.page_title == article["page_title"]
 
 
+def test_results_of_one_dataset_share_one_meta_record(engine: LinkEngine) -> None:
+    # A batch keeps every result; the meta (five checksums) is the same for all of them.
+    picked = [ARTICLES[i] for i in (0, 2, 11)]
+    many = engine.recommend_many([Page(a["wikitext"], a["page_title"]) for a in picked])
+    metas = [item.unwrap().meta for item in many]
+    single = engine.recommend(picked[0]["wikitext"], picked[0]["page_title"]).meta
+    assert metas[0] == single
+    assert metas[0] is not None and metas[0].dataset_checksums is not None
+    assert all(meta is metas[0] for meta in metas)
+
+
 def test_result_is_the_client_dataclass(engine: LinkEngine) -> None:
     a = ARTICLES[0]
     result = engine.recommend(a["wikitext"], a["page_title"], pageid=5, revid=6)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 from . import _args
 from ._native import NativeEngine, __version__
-from .batch import BatchInterrupted, BatchItem, BatchResults, _Progress
+from .batch import BatchInterrupted, BatchItem, BatchResults, _Progress, make_item
 from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
 from .models import LinkRecommendationSet
 
@@ -336,9 +336,9 @@ class LinkEngine:
                     cancelled = Cancelled("interrupted before this page started")
                     items[index] = BatchItem(index, inputs[index], error=cancelled)
                 elif outcome[0]:
-                    items[index] = BatchItem(index, inputs[index], result=outcome[1])
+                    items[index] = make_item(index, inputs[index], outcome[1])
                 else:
-                    items[index] = BatchItem(index, inputs[index], error=outcome[1])
+                    items[index] = make_item(index, inputs[index], error=outcome[1])
             if interruption is not None:
                 ordered = BatchResults(items[i] for i, _ in specs)
                 raise BatchInterrupted(ordered) from interruption
@@ -354,7 +354,12 @@ class LinkEngine:
     ) -> BatchResults[LinkRecommendationSet]:
         """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
         optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
-        item read so far (finished ones with their results)."""
+        item read so far (finished ones with their results).
+
+        Its working memory is a few pages per worker, but it returns every item, each with
+        its input (the page as given, wikitext included) and its result: over a stream of
+        pages that nothing else holds, iterate :meth:`recommend_iter` instead, whose memory
+        does not grow with the number of pages."""
         _args.not_text("pages", pages)
         total = len(pages) if isinstance(pages, Sized) else None
         bar = _Progress(progress, total, "recommend")

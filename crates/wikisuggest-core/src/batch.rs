@@ -22,6 +22,8 @@ pub struct BatchItem {
 #[derive(Debug)]
 pub struct BatchStream {
     receiver: mpsc::UnboundedReceiver<BatchItem>,
+    /// Items received by a [`BatchStream::next_group`] that did not return them yet.
+    pending: Vec<BatchItem>,
     driver: JoinHandle<()>,
     total: usize,
 }
@@ -65,6 +67,7 @@ impl BatchStream {
         });
         Self {
             receiver,
+            pending: Vec::new(),
             driver,
             total,
         }
@@ -84,17 +87,24 @@ impl BatchStream {
     /// empty vector when every item has been returned. Cancel-safe. Handing items over in
     /// groups saves a thread wake-up per item when results arrive faster than they are read.
     pub async fn next_group(&mut self, limit: usize) -> Vec<BatchItem> {
-        let mut group = Vec::new();
-        if let Some(first) = self.receiver.recv().await {
-            group.push(first);
-            while group.len() < limit.max(1) {
-                match self.receiver.try_recv() {
-                    Ok(item) => group.push(item),
-                    Err(_) => break,
-                }
+        if self.pending.is_empty() {
+            match self.receiver.recv().await {
+                Some(first) => self.pending.push(first),
+                None => return Vec::new(),
+            }
+            // Let the I/O tasks that are ready finish first: items that complete together
+            // then cross to Python together, one wake-up of the reader instead of several.
+            // What was received is kept in `pending`, so dropping this future here (a
+            // timeout, a cancelled task) loses nothing: the next call returns it.
+            tokio::task::yield_now().await;
+        }
+        while self.pending.len() < limit.max(1) {
+            match self.receiver.try_recv() {
+                Ok(item) => self.pending.push(item),
+                Err(_) => break,
             }
         }
-        group
+        std::mem::take(&mut self.pending)
     }
 
     /// Stop every item that has not finished.
@@ -107,5 +117,53 @@ impl BatchStream {
 impl Drop for BatchStream {
     fn drop(&mut self) {
         self.driver.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::future::Future;
+    use std::task::Poll;
+
+    use super::*;
+    use crate::error::Error;
+
+    fn item(index: usize) -> BatchItem {
+        BatchItem {
+            index,
+            result: Err(Error::invalid("page", "test item")),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_group_dropped_while_gathering_loses_no_item() {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let mut stream = BatchStream {
+            receiver,
+            pending: Vec::new(),
+            driver: tokio::spawn(async {}),
+            total: 3,
+        };
+        for index in 0..3 {
+            sender.send(item(index)).unwrap();
+        }
+        // Polled once, the call takes the first item and yields; it is dropped there, as a
+        // wait interrupted by Ctrl-C or a cancelled asyncio task drops it.
+        {
+            let mut call = std::pin::pin!(stream.next_group(10));
+            let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+            assert!(first.is_pending());
+        }
+        drop(sender);
+        let indexes: Vec<usize> = stream
+            .next_group(10)
+            .await
+            .iter()
+            .map(|i| i.index)
+            .collect();
+        assert_eq!(indexes, vec![0, 1, 2]);
+        assert!(stream.next_group(10).await.is_empty());
     }
 }

@@ -79,6 +79,11 @@ pub struct ServerConfig {
     /// When all are taken, a new client takes the slot of the connection that has waited
     /// longest without completing a request head.
     pub max_connections: usize,
+    /// Most link requests computed at once (at least one); the others wait their turn.
+    /// The engine is CPU-bound, so running more pages than there are cores only adds
+    /// thread switches and working memory; a request that gives up while waiting costs
+    /// nothing. The number of cores by default.
+    pub link_workers: usize,
     /// Reported in `meta.application_version`.
     pub application_version: String,
 }
@@ -104,6 +109,7 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             max_connections: 512,
+            link_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             application_version: env!("CARGO_PKG_VERSION").to_owned(),
         }
     }

@@ -177,7 +177,9 @@ fn app_state(config: ServerConfig, loaded: Loaded, issuer: String) -> Result<Arc
     .map_err(Error::Runtime)?;
     let wikis = loaded.backend.wikis();
     let wiki_apis = link::fetch::clients(&config.wiki_apis, &config.application_version)?;
+    let link_slots = Arc::new(tokio::sync::Semaphore::new(config.link_workers.max(1)));
     Ok(Arc::new(AppState {
+        link_slots,
         config,
         backend: loaded.backend,
         wikis,

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use tokio::sync::Semaphore;
 use wikisuggest_core::mediawiki::ActionApi;
 
 use crate::config::ServerConfig;
@@ -24,6 +25,8 @@ pub struct AppState {
     pub clients: ClientRegistry,
     pub tokens: TokenService,
     pub limiter: RateLimiter,
+    /// One permit per link request the engine may compute at once (`config.link_workers`).
+    pub link_slots: Arc<Semaphore>,
 }
 
 pub type SharedState = Arc<AppState>;

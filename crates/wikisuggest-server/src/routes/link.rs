@@ -116,8 +116,17 @@ async fn links(
     // engine to stop: the blocking task would otherwise run on for nobody.
     let cancel = CancelOnDrop::default();
     let flag = cancel.0.clone();
+    // Waiting for a slot is where a request dropped early costs nothing; the permit then
+    // stays with the engine work until it has stopped.
+    let slot = state
+        .link_slots
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|e| ApiError::Internal(format!("link slots closed: {e}")))?;
     let task = tokio::task::spawn_blocking(move || {
         let result = backend.recommend_cancellable(&wiki, &request, &flag);
+        drop(slot);
         (result, wiki, request)
     });
     let (result, wiki, request) = task
