@@ -12,7 +12,6 @@ mod matching;
 mod pyfloat;
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use memchr::memmem;
@@ -163,52 +162,173 @@ const MAX_GRAM: usize = 5;
 /// Candidates scored per mention.
 const TOP_CANDIDATES: usize = 10;
 
-/// Byte ↔ code point offsets of a text, from the byte offset of every 64th code point:
-/// a conversion scans at most one block, and the index is small.
-struct Offsets<'a> {
+/// Where the top-level nodes lie in the page's UTF-8 text, and the current value of each
+/// text node: a node's text stays a slice of the page until a link is spliced into it.
+///
+/// Node byte offsets are found in one pass (a node of ASCII text costs one `is_ascii` check),
+/// so node texts are never copied, and a code point offset is found from the node holding it.
+struct PageText<'a> {
+    text: &'a str,
     chars: &'a [char],
-    checkpoints: Vec<usize>,
+    /// Code point and byte offset of the start of each node, then of the end of the last.
+    starts: Vec<(usize, usize)>,
+    /// Per top-level node: its ordinal among the text nodes, if it is one.
+    ordinal_of: Vec<Option<usize>>,
+    /// Per text node: its node index.
+    text_nodes: Vec<usize>,
+    /// Per text node: its text once a link was spliced into it (`None`: the original).
+    spliced: Vec<Option<Vec<char>>>,
 }
 
-impl<'a> Offsets<'a> {
-    const BLOCK: usize = 64;
-
-    fn new(chars: &'a [char]) -> Self {
-        let mut checkpoints = Vec::with_capacity(chars.len() / Self::BLOCK + 1);
-        let mut byte = 0;
-        for block in chars.chunks(Self::BLOCK) {
-            checkpoints.push(byte);
-            byte += block.iter().map(|c| c.len_utf8()).sum::<usize>();
+impl<'a> PageText<'a> {
+    /// `text` is `chars` as UTF-8; `nodes` partition `chars` in order.
+    fn new(text: &'a str, chars: &'a [char], nodes: &[crate::wikitext::Node]) -> Self {
+        let mut starts = Vec::with_capacity(nodes.len() + 1);
+        let mut ordinal_of = Vec::with_capacity(nodes.len());
+        let mut text_nodes = Vec::new();
+        let bytes = text.as_bytes();
+        let (mut at_char, mut at_byte) = (0usize, 0usize);
+        let advance = |to_char: usize, at_char: &mut usize, at_byte: &mut usize| {
+            let n = to_char.saturating_sub(*at_char);
+            // ASCII runs: as many bytes as code points.
+            let ascii = bytes
+                .get(*at_byte..*at_byte + n)
+                .is_some_and(|run| run.is_ascii());
+            *at_byte += if ascii {
+                n
+            } else {
+                chars
+                    .get(*at_char..to_char)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|c| c.len_utf8())
+                    .sum::<usize>()
+            };
+            *at_char = to_char.max(*at_char);
+        };
+        for (index, node) in nodes.iter().enumerate() {
+            advance(node.start, &mut at_char, &mut at_byte);
+            starts.push((at_char, at_byte));
+            if node.kind == NodeKind::Text {
+                ordinal_of.push(Some(text_nodes.len()));
+                text_nodes.push(index);
+            } else {
+                ordinal_of.push(None);
+            }
         }
-        Self { chars, checkpoints }
+        advance(chars.len(), &mut at_char, &mut at_byte);
+        starts.push((at_char, at_byte.min(text.len())));
+        let spliced = vec![None; text_nodes.len()];
+        Self {
+            text,
+            chars,
+            starts,
+            ordinal_of,
+            text_nodes,
+            spliced,
+        }
     }
 
-    /// Byte offset of code point `at` (the text's length at or past its end).
-    fn byte_of(&self, at: usize) -> usize {
-        let at = at.min(self.chars.len());
-        // `at == len` on a block boundary counts from the last block.
-        let block = (at / Self::BLOCK).min(self.checkpoints.len().saturating_sub(1));
-        let within = self.chars.get(block * Self::BLOCK..at).unwrap_or_default();
-        self.checkpoints.get(block).copied().unwrap_or(0)
-            + within.iter().map(|c| c.len_utf8()).sum::<usize>()
+    /// Byte range of node `index`.
+    fn node_bytes(&self, index: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.starts.get(i).map_or(self.text.len(), |s| s.1);
+        at(index)..at(index + 1)
+    }
+
+    /// Code point range of node `index`.
+    fn node_chars(&self, index: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.starts.get(i).map_or(self.chars.len(), |s| s.0);
+        at(index)..at(index + 1)
+    }
+
+    /// The original text of text node `ordinal`.
+    fn original_str(&self, ordinal: usize) -> &'a str {
+        let index = self.text_nodes.get(ordinal).copied().unwrap_or(usize::MAX);
+        self.text.get(self.node_bytes(index)).unwrap_or_default()
+    }
+
+    /// The original code points of text node `ordinal`.
+    fn original(&self, ordinal: usize) -> &'a [char] {
+        let index = self.text_nodes.get(ordinal).copied().unwrap_or(usize::MAX);
+        self.chars.get(self.node_chars(index)).unwrap_or_default()
+    }
+
+    /// The current code points of text node `ordinal`.
+    fn current(&self, ordinal: usize) -> &[char] {
+        match self.spliced.get(ordinal) {
+            Some(Some(text)) => text,
+            _ => self.original(ordinal),
+        }
+    }
+
+    /// The current text of node `ordinal`, to splice into (copied on first use).
+    fn current_mut(&mut self, ordinal: usize) -> Option<&mut Vec<char>> {
+        let original = self.original(ordinal);
+        self.spliced
+            .get_mut(ordinal)
+            .map(|slot| slot.get_or_insert_with(|| original.to_vec()))
     }
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
     fn char_of(&self, byte: usize) -> usize {
-        let block = self
-            .checkpoints
-            .partition_point(|&b| b <= byte)
+        let node = self
+            .starts
+            .partition_point(|s| s.1 <= byte)
             .saturating_sub(1);
-        let mut at = block * Self::BLOCK;
-        let mut b = self.checkpoints.get(block).copied().unwrap_or(0);
-        while b < byte {
-            match self.chars.get(at) {
-                Some(c) => b += c.len_utf8(),
-                None => break,
-            }
-            at += 1;
+        let (at_char, at_byte) = self.starts.get(node).copied().unwrap_or((0, 0));
+        at_char
+            + self
+                .text
+                .get(at_byte..byte)
+                .map_or(0, |within| within.chars().count())
+    }
+
+    /// `str.count(needle)` summed over the current texts of text nodes `..ordinal`.
+    ///
+    /// Nodes without a link spliced in are searched in place, all in one scan of the page:
+    /// a match counts when it lies within one such node. Each node's count is Python's
+    /// (leftmost, non-overlapping); a match that leaves its node rules out every later
+    /// start in that node, so the scan resumes at the next text node.
+    fn count_before(&self, ordinal: usize, needle: &[char]) -> usize {
+        let needle_str: String = needle.iter().collect();
+        if needle.is_empty() {
+            return (0..ordinal).map(|j| count(self.current(j), needle)).sum();
         }
-        at
+        let spliced: usize = (0..ordinal)
+            .filter(|&j| matches!(self.spliced.get(j), Some(Some(_))))
+            .map(|j| count(self.current(j), needle))
+            .sum();
+        let end = self
+            .text_nodes
+            .get(ordinal)
+            .map_or(self.text.len(), |&index| self.node_bytes(index).start);
+        let hay = self.text.as_bytes().get(..end).unwrap_or_default();
+        let finder = memmem::Finder::new(needle_str.as_bytes());
+        let len = needle_str.len();
+        let mut n = 0;
+        let mut from = 0;
+        while let Some(hit) = hay.get(from..).and_then(|rest| finder.find(rest)) {
+            let hit = from + hit;
+            // The node holding the match's first byte.
+            let node = self
+                .starts
+                .partition_point(|s| s.1 <= hit)
+                .saturating_sub(1);
+            let in_place = self
+                .ordinal_of
+                .get(node)
+                .copied()
+                .flatten()
+                .is_some_and(|j| j < ordinal && matches!(self.spliced.get(j), Some(None)));
+            if in_place && hit + len <= self.node_bytes(node).end {
+                n += 1;
+                from = hit + len;
+            } else {
+                // No match of that node can count any more: go on at the next one.
+                from = self.node_bytes(node).end.max(hit + 1);
+            }
+        }
+        n + spliced
     }
 }
 
@@ -422,28 +542,13 @@ pub fn recommend_cancellable(
     } else {
         Cow::Owned(init_chars.iter().collect())
     };
-    // Byte ↔ code point offsets of `init`, indexed when the first link is placed.
-    let offsets: OnceCell<Offsets<'_>> = OnceCell::new();
-    let offsets = || offsets.get_or_init(|| Offsets::new(init_chars));
 
     let Some(mut linked) = Linked::existing(model, request, init_chars, &limits, &budget)? else {
         return Ok(stopped(Vec::new()));
     };
 
     // Top-level text nodes: original and current values, by page order.
-    let text_node_of: HashMap<usize, usize> = doc
-        .nodes()
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.kind == NodeKind::Text)
-        .enumerate()
-        .map(|(ordinal, (index, _))| (index, ordinal))
-        .collect();
-    let originals: Vec<Vec<char>> = doc
-        .text_nodes()
-        .map(|n| doc.chars().get(n.range()).unwrap_or_default().to_vec())
-        .collect();
-    let mut current = originals.clone();
+    let mut page = PageText::new(&init, init_chars, doc.nodes());
 
     let mut tested: HashSet<String> = HashSet::default();
     // Mentions that failed the linked-mention or linked-target filter (see below).
@@ -455,31 +560,22 @@ pub fn recommend_cancellable(
             continue;
         }
         for index in section.nodes {
-            let Some(&ordinal) = text_node_of.get(&index) else {
+            let Some(Some(ordinal)) = page.ordinal_of.get(index).copied() else {
                 continue;
             };
-            let Some(orig) = originals.get(ordinal) else {
-                continue;
-            };
-            let orig_string: String = orig.iter().collect();
+            let orig_string: &str = page.original_str(ordinal);
             // Offsets count from the first occurrence of the node's text in the page, which
             // cannot start after the node itself, so only the text up to its end is
             // searched. Only nodes that receive a link need it.
-            let node_start = || {
-                let offsets = offsets();
-                let own_end = doc
-                    .nodes()
-                    .get(index)
-                    .map_or(init.len(), |n| offsets.byte_of(n.range().start))
-                    .saturating_add(orig_string.len())
-                    .min(init.len());
+            let node_start = |page: &PageText<'_>| {
+                let own_end = page.node_bytes(index).end.min(init.len());
                 init.as_bytes()
                     .get(..own_end)
                     .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
-                    .map_or(0, |b| offsets.char_of(b))
+                    .map_or(0, |b| page.char_of(b))
             };
 
-            let Some(mentions) = node_mentions(model, &tokenizer, &orig_string, &budget) else {
+            let Some(mentions) = node_mentions(model, &tokenizer, orig_string, &budget) else {
                 return Ok(stopped(links));
             };
 
@@ -504,15 +600,14 @@ pub fn recommend_cancellable(
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
                     let found =
-                        splice_link(current.get_mut(ordinal), &original_chars, &target, score)?;
-                    linked.mentions.insert(mention.clone());
+                        splice_link(page.current_mut(ordinal), &original_chars, &target, score)?;
+                    linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
                         let link = place(
-                            &current,
+                            &page,
                             ordinal,
-                            orig,
-                            node_start(),
+                            node_start(&page),
                             mention,
                             &original_chars,
                             target,
@@ -559,6 +654,9 @@ impl Budget<'_> {
 /// them covers is not linked again.
 struct Linked {
     mentions: HashSet<String>,
+    /// Every linked mention, each followed by a NUL: a mention without NUL occurs inside a
+    /// linked mention exactly when it occurs in this text, so one search answers.
+    joined: String,
     targets: HashSet<String>,
 }
 
@@ -604,27 +702,39 @@ impl Linked {
         }
         let mut linked = Self {
             mentions: HashSet::default(),
+            joined: String::new(),
             targets: HashSet::default(),
         };
         for (anchor, target) in link_dict {
-            linked.mentions.insert(anchor);
+            linked.insert_mention(&anchor);
             linked.targets.insert(target);
         }
-        linked.mentions.insert(normalise_anchor(request.page_title));
+        linked.insert_mention(&normalise_anchor(request.page_title));
         linked.targets.insert(normalise_title(request.page_title));
         Ok(Some(linked))
+    }
+
+    /// Adds a linked mention.
+    fn insert_mention(&mut self, mention: &str) {
+        if !self.mentions.contains(mention) {
+            self.mentions.insert(mention.to_owned());
+            self.joined.push_str(mention);
+            self.joined.push('\0');
+        }
     }
 
     /// Whether `mention` may not be linked: a candidate is already a linked target, or the
     /// mention occurs inside a linked mention.
     fn blocks(&self, mention: &str, candidates: &[Candidate]) -> bool {
-        candidates.iter().any(|c| self.targets.contains(&c.title)) || {
-            // One substring searcher per mention, run over every linked mention.
-            let within = memmem::Finder::new(mention.as_bytes());
-            self.mentions
-                .iter()
-                .any(|s| within.find(s.as_bytes()).is_some())
-        }
+        candidates.iter().any(|c| self.targets.contains(&c.title))
+            || if mention.contains('\0') {
+                let within = memmem::Finder::new(mention.as_bytes());
+                self.mentions
+                    .iter()
+                    .any(|s| within.find(s.as_bytes()).is_some())
+            } else {
+                memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
+            }
     }
 }
 
@@ -720,9 +830,8 @@ fn classify(
 /// Offsets, context and `match_index` of a link just placed in node `ordinal`.
 #[allow(clippy::too_many_arguments)]
 fn place(
-    current: &[Vec<char>],
+    page: &PageText<'_>,
     ordinal: usize,
-    orig: &[char],
     node_start: usize,
     mention: &str,
     original: &[char],
@@ -730,6 +839,7 @@ fn place(
     score: f32,
     link_index: usize,
 ) -> Result<LinkRecommendation, TextError> {
+    let orig = page.original(ordinal);
     let i1 = match find_mention(orig, original) {
         Some(i) => i,
         None => {
@@ -754,17 +864,11 @@ fn place(
     let after_start = i1 + original.len();
     let context_after = slice(after_start, after_start + CONTEXT);
     // Preceding nodes: up to the first node whose current text equals ours.
-    let this = current.get(ordinal);
-    let position = current
-        .iter()
-        .position(|n| Some(n) == this)
+    let this = page.current(ordinal);
+    let position = (0..ordinal)
+        .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
-    let before: usize = current
-        .get(..position)
-        .unwrap_or_default()
-        .iter()
-        .map(|n| count(n, original))
-        .sum();
+    let before = page.count_before(position, original);
     let match_index = before + count(orig.get(..i1).unwrap_or_default(), original);
     Ok(LinkRecommendation {
         link_index,

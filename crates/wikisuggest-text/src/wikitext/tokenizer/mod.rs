@@ -36,7 +36,11 @@ const MAX_DEPTH: usize = 100;
 const MAX_BRACES: usize = 255;
 /// Longest entity name or number (`MAX_ENTITY_SIZE`).
 const MAX_ENTITY_SIZE: usize = 8;
-const URI_SCHEME_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-";
+/// Whether `c` is one of upstream's URI scheme characters (ASCII letters, digits, `+`, `.`, `-`).
+#[inline]
+fn is_uri_scheme_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')
+}
 const URI_SCHEMES: [&str; 27] = [
     "bitcoin",
     "ftp",
@@ -259,6 +263,7 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// Counts one read against the limits.
+    #[inline]
     fn charge(&self) -> bool {
         if self.exhausted.get() {
             return false;
@@ -294,6 +299,7 @@ impl<'a> Tokenizer<'a> {
     // ----- reading -------------------------------------------------------
 
     /// The character at `head + delta`, or NUL past the end (upstream's END).
+    #[inline]
     fn read(&self, delta: usize) -> char {
         if !self.charge() {
             return '\0';
@@ -302,6 +308,7 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// The character `delta` positions back, or NUL before the start.
+    #[inline]
     fn read_back(&self, delta: usize) -> char {
         if delta > self.head {
             return '\0';
