@@ -176,8 +176,11 @@ struct PageText<'a> {
     ordinal_of: Vec<Option<usize>>,
     /// Per text node: its node index.
     text_nodes: Vec<usize>,
-    /// Per text node: its text once a link was spliced into it (`None`: the original).
-    spliced: Vec<Option<Vec<char>>>,
+    /// Per text node: its text once a link was spliced into it (`None`: the original), as
+    /// code points and as UTF-8.
+    spliced: Vec<Option<(Vec<char>, String)>>,
+    /// The text nodes with a link spliced in, ascending.
+    spliced_nodes: Vec<usize>,
 }
 
 impl<'a> PageText<'a> {
@@ -226,6 +229,7 @@ impl<'a> PageText<'a> {
             ordinal_of,
             text_nodes,
             spliced,
+            spliced_nodes: Vec::new(),
         }
     }
 
@@ -256,17 +260,25 @@ impl<'a> PageText<'a> {
     /// The current code points of text node `ordinal`.
     fn current(&self, ordinal: usize) -> &[char] {
         match self.spliced.get(ordinal) {
-            Some(Some(text)) => text,
+            Some(Some((text, _))) => text,
             _ => self.original(ordinal),
         }
     }
 
-    /// The current text of node `ordinal`, to splice into (copied on first use).
-    fn current_mut(&mut self, ordinal: usize) -> Option<&mut Vec<char>> {
+    /// Changes the current text of node `ordinal` with `edit` (the original is copied on
+    /// first use); returns what `edit` returns, `None` for no such node.
+    fn edit<T>(&mut self, ordinal: usize, edit: impl FnOnce(&mut Vec<char>) -> T) -> Option<T> {
         let original = self.original(ordinal);
-        self.spliced
-            .get_mut(ordinal)
-            .map(|slot| slot.get_or_insert_with(|| original.to_vec()))
+        let slot = self.spliced.get_mut(ordinal)?;
+        if slot.is_none() {
+            let at = self.spliced_nodes.partition_point(|&j| j < ordinal);
+            self.spliced_nodes.insert(at, ordinal);
+        }
+        let (chars, text) = slot.get_or_insert_with(|| (original.to_vec(), String::new()));
+        let result = edit(chars);
+        text.clear();
+        text.extend(chars.iter());
+        Some(result)
     }
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
@@ -294,16 +306,20 @@ impl<'a> PageText<'a> {
         if needle.is_empty() {
             return (0..ordinal).map(|j| count(self.current(j), needle)).sum();
         }
-        let spliced: usize = (0..ordinal)
-            .filter(|&j| matches!(self.spliced.get(j), Some(Some(_))))
-            .map(|j| count(self.current(j), needle))
+        let finder = memmem::Finder::new(needle_str.as_bytes());
+        // `str.count` is leftmost non-overlapping, as `find_iter`.
+        let spliced: usize = self
+            .spliced_nodes
+            .iter()
+            .take_while(|&&j| j < ordinal)
+            .filter_map(|&j| self.spliced.get(j)?.as_ref())
+            .map(|(_, text)| finder.find_iter(text.as_bytes()).count())
             .sum();
         let end = self
             .text_nodes
             .get(ordinal)
             .map_or(self.text.len(), |&index| self.node_bytes(index).start);
         let hay = self.text.as_bytes().get(..end).unwrap_or_default();
-        let finder = memmem::Finder::new(needle_str.as_bytes());
         let len = needle_str.len();
         let mut n = 0;
         let mut from = 0;
@@ -388,8 +404,16 @@ impl<'a> Words<'a> {
             (joined, bounds)
         };
         let (joined, bounds) = join(&mut |out, t| out.push_str(t));
-        let lowered = (!joined.contains(pyunicode::CAPITAL_SIGMA))
-            .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)));
+        let lowered = if joined.is_ascii() {
+            // ASCII lowercases character by character: the whole text at once.
+            Some((joined.to_ascii_lowercase(), bounds.clone()))
+        } else {
+            let mut sigma = [0u8; 4];
+            let sigma = pyunicode::CAPITAL_SIGMA.encode_utf8(&mut sigma).as_bytes();
+            memmem::find(joined.as_bytes(), sigma)
+                .is_none()
+                .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)))
+        };
         Self {
             tokens,
             joined,
@@ -599,8 +623,7 @@ pub fn recommend_cancellable(
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
-                    let found =
-                        splice_link(page.current_mut(ordinal), &original_chars, &target, score)?;
+                    let found = splice_link(&mut page, ordinal, &original_chars, &target, score)?;
                     linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
@@ -770,10 +793,11 @@ fn node_mentions(
     Some(mentions)
 }
 
-/// Replaces the first occurrence of `original` in `node` by the link markup upstream
+/// Replaces the first occurrence of `original` in text node `ordinal` of `page` by the link markup upstream
 /// writes (`[[target|original|pr=score]]`); whether it was found.
 fn splice_link(
-    node: Option<&mut Vec<char>>,
+    page: &mut PageText<'_>,
+    ordinal: usize,
     original: &[char],
     target: &str,
     score: f32,
@@ -784,16 +808,15 @@ fn splice_link(
             target: target.to_owned(),
             reason: e.0,
         })?;
-    let Some(node) = node else {
+    // Nodes are only copied to be changed: look first.
+    let Some(at) = find_mention(page.current(ordinal), original) else {
         return Ok(false);
     };
-    match find_mention(node, original) {
-        Some(at) => {
+    Ok(page
+        .edit(ordinal, |node| {
             node.splice(at..at + original.len(), replacement.chars());
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+        })
+        .is_some())
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the

@@ -487,7 +487,7 @@ fn page_text_offsets_and_counts() {
         }
         let texts = page.text_nodes.len();
         if texts > 1 {
-            let _ = page.current_mut(texts / 2).map(|n| n.extend("ab".chars()));
+            let _ = page.edit(texts / 2, |n| n.extend("ab".chars()));
         }
         for needle in ["ab", "a", "😀", "b a", "é日", "", "zz"] {
             let needle: Vec<char> = needle.chars().collect();

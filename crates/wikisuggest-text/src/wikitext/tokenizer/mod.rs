@@ -185,28 +185,22 @@ impl Limits<'_> {
 /// How often (in reads) the deadline is checked.
 const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
 
+/// The characters that may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL.
+const MARKERS: [bool; 128] = {
+    let mut table = [false; 128];
+    let markers = b"{}[]<>|=&'#*;:/-!\n\0";
+    let mut i = 0;
+    while i < markers.len() {
+        table[markers[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether `c` is one of [`MARKERS`]: tested for every character of the page, so by table.
+#[inline]
 fn is_marker(c: char) -> bool {
-    matches!(
-        c,
-        '{' | '}'
-            | '['
-            | ']'
-            | '<'
-            | '>'
-            | '|'
-            | '='
-            | '&'
-            | '\''
-            | '#'
-            | '*'
-            | ';'
-            | ':'
-            | '/'
-            | '-'
-            | '!'
-            | '\n'
-            | '\0'
-    )
+    MARKERS.get(c as usize).copied().unwrap_or(false)
 }
 
 /// Upstream compares names by lowercasing them and requiring ASCII.
