@@ -42,8 +42,18 @@ impl SdotKernel {
     /// Cosine similarity as the `w2v` feature: `dot(a, b) / (norm(b) * norm(a))` in
     /// float32, and 0.0 when the norm product is zero or the result is NaN.
     pub fn cosine(self, a: &[f32], b: &[f32]) -> f32 {
-        let na = self.dot(a, a).sqrt();
-        let nb = self.dot(b, b).sqrt();
+        self.cosine_with_norm(a, self.norm(a), b)
+    }
+
+    /// `sqrt(dot(a, a))` in float32, as numpy's `norm` on float32.
+    pub fn norm(self, a: &[f32]) -> f32 {
+        self.dot(a, a).sqrt()
+    }
+
+    /// [`cosine`](Self::cosine) with `na = norm(a)` computed once by the caller (the
+    /// page's vector is compared with every candidate's).
+    pub fn cosine_with_norm(self, a: &[f32], na: f32, b: &[f32]) -> f32 {
+        let nb = self.norm(b);
         let denom = nb * na;
         if denom == 0.0 {
             return 0.0;

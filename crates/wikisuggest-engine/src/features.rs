@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::cosine::SdotKernel;
 use crate::dataset::{Candidate, Dataset};
 use crate::error::Result;
-use crate::jaro::jaro;
+use crate::jaro::jaro_chars;
 use crate::kurtosis::padded_kurtosis;
 use crate::xgboost::NUM_FEATURES;
 
@@ -179,17 +179,55 @@ impl Scorer {
         ngram: u32,
         all: &[Candidate<'_>],
     ) -> Result<MentionScores> {
-        let counts: Vec<u32> = all.iter().map(|c| c.count).collect();
-        let kurtosis = padded_kurtosis(&counts);
-        let page_vec = dataset.vector(page_title)?.map(|v| v.to_vec());
-        let mention_lower = self.lower.lower(mention);
-        let model = dataset.model();
-
+        let page = PageVector::of(self, dataset, page_title)?;
         let mut out = Vec::new();
+        self.for_each_candidate(dataset, &page, mention, ngram, all, |cand, features, p| {
+            out.push(ScoredCandidate {
+                title: cand.title.to_owned(),
+                count: cand.count,
+                features,
+                probability: p,
+            });
+        })?;
+        Ok(MentionScores { candidates: out })
+    }
+
+    /// The features and probability of each classification candidate of `all`, in
+    /// classification order, handed to `f`: the one computation behind
+    /// [`score_candidates`](Self::score_candidates) and the engine's pass. `page` is the
+    /// page's vector, looked up once per page rather than once per mention.
+    pub(crate) fn for_each_candidate<'a>(
+        &self,
+        dataset: &Dataset,
+        page: &PageVector,
+        mention: &str,
+        ngram: u32,
+        all: &[Candidate<'a>],
+        mut f: impl FnMut(&Candidate<'a>, Features, f32),
+    ) -> Result<()> {
+        // The counts of a usual anchor fit on the stack.
+        let mut counts = [0u32; 64];
+        let kurtosis = match counts.get_mut(..all.len()) {
+            Some(slots) => {
+                for (slot, c) in slots.iter_mut().zip(all) {
+                    *slot = c.count;
+                }
+                padded_kurtosis(slots)
+            }
+            None => padded_kurtosis(&all.iter().map(|c| c.count).collect::<Vec<_>>()),
+        };
+        let mention_lower: Vec<char> = self.lower.lower(mention).chars().collect();
+        let model = dataset.model();
+        let mut buffers = JaroBuffers::default();
+        let mut vector = Vec::new();
         for cand in classification_candidates(all) {
-            let w2v = match &page_vec {
-                Some(p) => match dataset.vector(cand.title)? {
-                    Some(v) => self.sdot.cosine(p, &v.to_vec()),
+            let w2v = match &page.vector {
+                Some((p, norm)) => match dataset.vector(cand.title)? {
+                    Some(v) => {
+                        vector.clear();
+                        vector.extend(v.iter());
+                        self.sdot.cosine_with_norm(p, *norm, &vector)
+                    }
                     None => 0.0,
                 },
                 None => 0.0,
@@ -200,17 +238,45 @@ impl Scorer {
                 ambig: all.len() as f64,
                 kurtosis,
                 w2v: f64::from(w2v),
-                jaro: jaro(&mention_lower, &self.lower.lower(cand.title)),
+                jaro: buffers.jaro(&mention_lower, &self.lower.lower(cand.title)),
                 wiki: 0.0,
             };
-            out.push(ScoredCandidate {
-                title: cand.title.to_owned(),
-                count: cand.count,
-                features,
-                probability: model.predict(&features.to_row()),
-            });
+            f(&cand, features, model.predict(&features.to_row()));
         }
-        Ok(MentionScores { candidates: out })
+        Ok(())
+    }
+}
+
+/// A page's vector and its norm (`sqrt(sdot(p, p))`), or `None` when it has none.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PageVector {
+    vector: Option<(Vec<f32>, f32)>,
+}
+
+impl PageVector {
+    /// The vector of `page_title` in `dataset`.
+    pub(crate) fn of(scorer: &Scorer, dataset: &Dataset, page_title: &str) -> Result<Self> {
+        Ok(Self {
+            vector: dataset.vector(page_title)?.map(|v| {
+                let v = v.to_vec();
+                let norm = scorer.sdot.norm(&v);
+                (v, norm)
+            }),
+        })
+    }
+}
+
+/// Reused code point buffers for [`jaro_chars`].
+#[derive(Default)]
+struct JaroBuffers {
+    title: Vec<char>,
+}
+
+impl JaroBuffers {
+    fn jaro(&mut self, mention: &[char], title: &str) -> f64 {
+        self.title.clear();
+        self.title.extend(title.chars());
+        jaro_chars(mention, &self.title)
     }
 }
 

@@ -1,15 +1,15 @@
 //! The text crate's [`LinkModel`] backed by a [`Dataset`] and a [`Scorer`].
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::pipeline::{Candidate, LinkModel};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::tokenize::is_punctuation;
 
-use crate::dataset::Dataset;
+use crate::dataset::{Candidate as DatasetCandidate, Dataset};
 use crate::error::Error;
-use crate::features::{Lowercase, Scorer};
+use crate::features::{Lowercase, PageVector, Scorer};
 
 /// Python's `str.lower()` from the text crate, the one the datasets were keyed with.
 #[derive(Debug, Clone, Copy, Default)]
@@ -46,6 +46,12 @@ pub(super) struct DatasetModel<'a> {
     pub scorer: &'a Scorer,
     pub tokenizer: &'a MwTokenizer,
     pub failure: Mutex<Option<Error>>,
+    /// The page's vector, looked up at the first mention scored (the pass scores the
+    /// mentions of one page).
+    page: OnceLock<(String, PageVector)>,
+    /// The last anchor whose candidates the pass asked for, with its full candidate map:
+    /// the pass scores a mention right after asking for its candidates.
+    last: Mutex<Option<(String, Vec<DatasetCandidate<'a>>)>>,
 }
 
 impl<'a> DatasetModel<'a> {
@@ -55,6 +61,8 @@ impl<'a> DatasetModel<'a> {
             scorer,
             tokenizer,
             failure: Mutex::new(None),
+            page: OnceLock::new(),
+            last: Mutex::new(None),
         }
     }
 
@@ -79,15 +87,17 @@ impl<'a> DatasetModel<'a> {
 impl LinkModel for DatasetModel<'_> {
     fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
         let found = self.keep(self.dataset.anchor_candidates(anchor))??;
-        Some(
-            found
-                .into_iter()
-                .map(|c| Candidate {
-                    title: c.title.to_owned(),
-                    count: u64::from(c.count),
-                })
-                .collect(),
-        )
+        let owned = found
+            .iter()
+            .map(|c| Candidate {
+                title: c.title.to_owned(),
+                count: u64::from(c.count),
+            })
+            .collect();
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((anchor.to_owned(), found));
+        }
+        Some(owned)
     }
 
     fn is_anchor(&self, anchor: &str) -> bool {
@@ -118,31 +128,56 @@ impl LinkModel for DatasetModel<'_> {
     /// map (which `ambig` and `kurtosis` need); the pass hands us the same top-10 slice the
     /// scorer derives from it, in the same order.
     fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
-        let scored = self
-            .keep(self.dataset.anchor_candidates(mention))
-            .flatten()
-            .and_then(|all| {
-                let ngram = ngram_feature(self.tokenizer, mention);
-                self.keep(self.scorer.score_candidates(
-                    self.dataset,
-                    page_title,
-                    mention,
-                    ngram,
-                    &all,
-                ))
-            });
-        let Some(scored) = scored else {
-            return vec![f32::NAN; candidates.len()];
+        let mut scores = vec![f32::NAN; candidates.len()];
+        let remembered = self
+            .last
+            .lock()
+            .ok()
+            .and_then(|mut last| last.take())
+            .filter(|(anchor, _)| anchor == mention)
+            .map(|(_, all)| all);
+        let Some(all) =
+            remembered.or_else(|| self.keep(self.dataset.anchor_candidates(mention))?)
+        else {
+            return scores;
         };
-        candidates
-            .iter()
-            .map(|c| {
-                scored
-                    .candidates
-                    .iter()
-                    .find(|s| s.title == c.title)
-                    .map_or(f32::NAN, |s| s.probability)
-            })
-            .collect()
+        let page = match self.page.get() {
+            Some((title, page)) if title == page_title => Some(page),
+            Some(_) => None,
+            None => self
+                .keep(PageVector::of(self.scorer, self.dataset, page_title))
+                .map(|page| &self.page.get_or_init(|| (page_title.to_owned(), page)).1),
+        };
+        // Another page's title (never, in the pass): looked up for this call only.
+        let other;
+        let page = match page {
+            Some(page) => page,
+            None => match self.keep(PageVector::of(self.scorer, self.dataset, page_title)) {
+                Some(page) => {
+                    other = page;
+                    &other
+                }
+                None => return scores,
+            },
+        };
+        let ngram = ngram_feature(self.tokenizer, mention);
+        let mut scored: Vec<(&str, f32)> = Vec::with_capacity(candidates.len());
+        let done = self.scorer.for_each_candidate(
+            self.dataset,
+            page,
+            mention,
+            ngram,
+            &all,
+            |cand, _, p| scored.push((cand.title, p)),
+        );
+        if self.keep(done).is_none() {
+            return scores;
+        }
+        for (score, c) in scores.iter_mut().zip(candidates) {
+            if let Some(&(_, p)) = scored.iter().find(|(title, _)| *title == c.title) {
+                *score = p;
+            }
+        }
+        scores
     }
 }

@@ -12,7 +12,6 @@ mod matching;
 mod pyfloat;
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use memchr::memmem;
@@ -163,52 +162,189 @@ const MAX_GRAM: usize = 5;
 /// Candidates scored per mention.
 const TOP_CANDIDATES: usize = 10;
 
-/// Byte ↔ code point offsets of a text, from the byte offset of every 64th code point:
-/// a conversion scans at most one block, and the index is small.
-struct Offsets<'a> {
+/// Where the top-level nodes lie in the page's UTF-8 text, and the current value of each
+/// text node: a node's text stays a slice of the page until a link is spliced into it.
+///
+/// Node byte offsets are found in one pass (a node of ASCII text costs one `is_ascii` check),
+/// so node texts are never copied, and a code point offset is found from the node holding it.
+struct PageText<'a> {
+    text: &'a str,
     chars: &'a [char],
-    checkpoints: Vec<usize>,
+    /// Code point and byte offset of the start of each node, then of the end of the last.
+    starts: Vec<(usize, usize)>,
+    /// Per top-level node: its ordinal among the text nodes, if it is one.
+    ordinal_of: Vec<Option<usize>>,
+    /// Per text node: its node index.
+    text_nodes: Vec<usize>,
+    /// Per text node: its text once a link was spliced into it (`None`: the original), as
+    /// code points and as UTF-8.
+    spliced: Vec<Option<(Vec<char>, String)>>,
+    /// The text nodes with a link spliced in, ascending.
+    spliced_nodes: Vec<usize>,
 }
 
-impl<'a> Offsets<'a> {
-    const BLOCK: usize = 64;
-
-    fn new(chars: &'a [char]) -> Self {
-        let mut checkpoints = Vec::with_capacity(chars.len() / Self::BLOCK + 1);
-        let mut byte = 0;
-        for block in chars.chunks(Self::BLOCK) {
-            checkpoints.push(byte);
-            byte += block.iter().map(|c| c.len_utf8()).sum::<usize>();
+impl<'a> PageText<'a> {
+    /// `text` is `chars` as UTF-8; `nodes` partition `chars` in order.
+    fn new(text: &'a str, chars: &'a [char], nodes: &[crate::wikitext::Node]) -> Self {
+        let mut starts = Vec::with_capacity(nodes.len() + 1);
+        let mut ordinal_of = Vec::with_capacity(nodes.len());
+        let mut text_nodes = Vec::new();
+        let bytes = text.as_bytes();
+        let (mut at_char, mut at_byte) = (0usize, 0usize);
+        let advance = |to_char: usize, at_char: &mut usize, at_byte: &mut usize| {
+            let n = to_char.saturating_sub(*at_char);
+            // ASCII runs: as many bytes as code points.
+            let ascii = bytes
+                .get(*at_byte..*at_byte + n)
+                .is_some_and(|run| run.is_ascii());
+            *at_byte += if ascii {
+                n
+            } else {
+                chars
+                    .get(*at_char..to_char)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|c| c.len_utf8())
+                    .sum::<usize>()
+            };
+            *at_char = to_char.max(*at_char);
+        };
+        for (index, node) in nodes.iter().enumerate() {
+            advance(node.start, &mut at_char, &mut at_byte);
+            starts.push((at_char, at_byte));
+            if node.kind == NodeKind::Text {
+                ordinal_of.push(Some(text_nodes.len()));
+                text_nodes.push(index);
+            } else {
+                ordinal_of.push(None);
+            }
         }
-        Self { chars, checkpoints }
+        advance(chars.len(), &mut at_char, &mut at_byte);
+        starts.push((at_char, at_byte.min(text.len())));
+        let spliced = vec![None; text_nodes.len()];
+        Self {
+            text,
+            chars,
+            starts,
+            ordinal_of,
+            text_nodes,
+            spliced,
+            spliced_nodes: Vec::new(),
+        }
     }
 
-    /// Byte offset of code point `at` (the text's length at or past its end).
-    fn byte_of(&self, at: usize) -> usize {
-        let at = at.min(self.chars.len());
-        // `at == len` on a block boundary counts from the last block.
-        let block = (at / Self::BLOCK).min(self.checkpoints.len().saturating_sub(1));
-        let within = self.chars.get(block * Self::BLOCK..at).unwrap_or_default();
-        self.checkpoints.get(block).copied().unwrap_or(0)
-            + within.iter().map(|c| c.len_utf8()).sum::<usize>()
+    /// Byte range of node `index`.
+    fn node_bytes(&self, index: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.starts.get(i).map_or(self.text.len(), |s| s.1);
+        at(index)..at(index + 1)
+    }
+
+    /// Code point range of node `index`.
+    fn node_chars(&self, index: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.starts.get(i).map_or(self.chars.len(), |s| s.0);
+        at(index)..at(index + 1)
+    }
+
+    /// The original text of text node `ordinal`.
+    fn original_str(&self, ordinal: usize) -> &'a str {
+        let index = self.text_nodes.get(ordinal).copied().unwrap_or(usize::MAX);
+        self.text.get(self.node_bytes(index)).unwrap_or_default()
+    }
+
+    /// The original code points of text node `ordinal`.
+    fn original(&self, ordinal: usize) -> &'a [char] {
+        let index = self.text_nodes.get(ordinal).copied().unwrap_or(usize::MAX);
+        self.chars.get(self.node_chars(index)).unwrap_or_default()
+    }
+
+    /// The current code points of text node `ordinal`.
+    fn current(&self, ordinal: usize) -> &[char] {
+        match self.spliced.get(ordinal) {
+            Some(Some((text, _))) => text,
+            _ => self.original(ordinal),
+        }
+    }
+
+    /// Changes the current text of node `ordinal` with `edit` (the original is copied on
+    /// first use); returns what `edit` returns, `None` for no such node.
+    fn edit<T>(&mut self, ordinal: usize, edit: impl FnOnce(&mut Vec<char>) -> T) -> Option<T> {
+        let original = self.original(ordinal);
+        let slot = self.spliced.get_mut(ordinal)?;
+        if slot.is_none() {
+            let at = self.spliced_nodes.partition_point(|&j| j < ordinal);
+            self.spliced_nodes.insert(at, ordinal);
+        }
+        let (chars, text) = slot.get_or_insert_with(|| (original.to_vec(), String::new()));
+        let result = edit(chars);
+        text.clear();
+        text.extend(chars.iter());
+        Some(result)
     }
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
     fn char_of(&self, byte: usize) -> usize {
-        let block = self
-            .checkpoints
-            .partition_point(|&b| b <= byte)
+        let node = self
+            .starts
+            .partition_point(|s| s.1 <= byte)
             .saturating_sub(1);
-        let mut at = block * Self::BLOCK;
-        let mut b = self.checkpoints.get(block).copied().unwrap_or(0);
-        while b < byte {
-            match self.chars.get(at) {
-                Some(c) => b += c.len_utf8(),
-                None => break,
-            }
-            at += 1;
+        let (at_char, at_byte) = self.starts.get(node).copied().unwrap_or((0, 0));
+        at_char
+            + self
+                .text
+                .get(at_byte..byte)
+                .map_or(0, |within| within.chars().count())
+    }
+
+    /// `str.count(needle)` summed over the current texts of text nodes `..ordinal`.
+    ///
+    /// Nodes without a link spliced in are searched in place, all in one scan of the page:
+    /// a match counts when it lies within one such node. Each node's count is Python's
+    /// (leftmost, non-overlapping); a match that leaves its node rules out every later
+    /// start in that node, so the scan resumes at the next text node.
+    fn count_before(&self, ordinal: usize, needle: &[char]) -> usize {
+        let needle_str: String = needle.iter().collect();
+        if needle.is_empty() {
+            return (0..ordinal).map(|j| count(self.current(j), needle)).sum();
         }
-        at
+        let finder = memmem::Finder::new(needle_str.as_bytes());
+        // `str.count` is leftmost non-overlapping, as `find_iter`.
+        let spliced: usize = self
+            .spliced_nodes
+            .iter()
+            .take_while(|&&j| j < ordinal)
+            .filter_map(|&j| self.spliced.get(j)?.as_ref())
+            .map(|(_, text)| finder.find_iter(text.as_bytes()).count())
+            .sum();
+        let end = self
+            .text_nodes
+            .get(ordinal)
+            .map_or(self.text.len(), |&index| self.node_bytes(index).start);
+        let hay = self.text.as_bytes().get(..end).unwrap_or_default();
+        let len = needle_str.len();
+        let mut n = 0;
+        let mut from = 0;
+        while let Some(hit) = hay.get(from..).and_then(|rest| finder.find(rest)) {
+            let hit = from + hit;
+            // The node holding the match's first byte.
+            let node = self
+                .starts
+                .partition_point(|s| s.1 <= hit)
+                .saturating_sub(1);
+            let in_place = self
+                .ordinal_of
+                .get(node)
+                .copied()
+                .flatten()
+                .is_some_and(|j| j < ordinal && matches!(self.spliced.get(j), Some(None)));
+            if in_place && hit + len <= self.node_bytes(node).end {
+                n += 1;
+                from = hit + len;
+            } else {
+                // No match of that node can count any more: go on at the next one.
+                from = self.node_bytes(node).end.max(hit + 1);
+            }
+        }
+        n + spliced
     }
 }
 
@@ -268,8 +404,16 @@ impl<'a> Words<'a> {
             (joined, bounds)
         };
         let (joined, bounds) = join(&mut |out, t| out.push_str(t));
-        let lowered = (!joined.contains(pyunicode::CAPITAL_SIGMA))
-            .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)));
+        let lowered = if joined.is_ascii() {
+            // ASCII lowercases character by character: the whole text at once.
+            Some((joined.to_ascii_lowercase(), bounds.clone()))
+        } else {
+            let mut sigma = [0u8; 4];
+            let sigma = pyunicode::CAPITAL_SIGMA.encode_utf8(&mut sigma).as_bytes();
+            memmem::find(joined.as_bytes(), sigma)
+                .is_none()
+                .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)))
+        };
         Self {
             tokens,
             joined,
@@ -422,28 +566,13 @@ pub fn recommend_cancellable(
     } else {
         Cow::Owned(init_chars.iter().collect())
     };
-    // Byte ↔ code point offsets of `init`, indexed when the first link is placed.
-    let offsets: OnceCell<Offsets<'_>> = OnceCell::new();
-    let offsets = || offsets.get_or_init(|| Offsets::new(init_chars));
 
     let Some(mut linked) = Linked::existing(model, request, init_chars, &limits, &budget)? else {
         return Ok(stopped(Vec::new()));
     };
 
     // Top-level text nodes: original and current values, by page order.
-    let text_node_of: HashMap<usize, usize> = doc
-        .nodes()
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.kind == NodeKind::Text)
-        .enumerate()
-        .map(|(ordinal, (index, _))| (index, ordinal))
-        .collect();
-    let originals: Vec<Vec<char>> = doc
-        .text_nodes()
-        .map(|n| doc.chars().get(n.range()).unwrap_or_default().to_vec())
-        .collect();
-    let mut current = originals.clone();
+    let mut page = PageText::new(&init, init_chars, doc.nodes());
 
     let mut tested: HashSet<String> = HashSet::default();
     // Mentions that failed the linked-mention or linked-target filter (see below).
@@ -455,31 +584,22 @@ pub fn recommend_cancellable(
             continue;
         }
         for index in section.nodes {
-            let Some(&ordinal) = text_node_of.get(&index) else {
+            let Some(Some(ordinal)) = page.ordinal_of.get(index).copied() else {
                 continue;
             };
-            let Some(orig) = originals.get(ordinal) else {
-                continue;
-            };
-            let orig_string: String = orig.iter().collect();
+            let orig_string: &str = page.original_str(ordinal);
             // Offsets count from the first occurrence of the node's text in the page, which
             // cannot start after the node itself, so only the text up to its end is
             // searched. Only nodes that receive a link need it.
-            let node_start = || {
-                let offsets = offsets();
-                let own_end = doc
-                    .nodes()
-                    .get(index)
-                    .map_or(init.len(), |n| offsets.byte_of(n.range().start))
-                    .saturating_add(orig_string.len())
-                    .min(init.len());
+            let node_start = |page: &PageText<'_>| {
+                let own_end = page.node_bytes(index).end.min(init.len());
                 init.as_bytes()
                     .get(..own_end)
                     .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
-                    .map_or(0, |b| offsets.char_of(b))
+                    .map_or(0, |b| page.char_of(b))
             };
 
-            let Some(mentions) = node_mentions(model, &tokenizer, &orig_string, &budget) else {
+            let Some(mentions) = node_mentions(model, &tokenizer, orig_string, &budget) else {
                 return Ok(stopped(links));
             };
 
@@ -503,16 +623,14 @@ pub fn recommend_cancellable(
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
-                    let found =
-                        splice_link(current.get_mut(ordinal), &original_chars, &target, score)?;
-                    linked.mentions.insert(mention.clone());
+                    let found = splice_link(&mut page, ordinal, &original_chars, &target, score)?;
+                    linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
                         let link = place(
-                            &current,
+                            &page,
                             ordinal,
-                            orig,
-                            node_start(),
+                            node_start(&page),
                             mention,
                             &original_chars,
                             target,
@@ -559,6 +677,9 @@ impl Budget<'_> {
 /// them covers is not linked again.
 struct Linked {
     mentions: HashSet<String>,
+    /// Every linked mention, each followed by a NUL: a mention without NUL occurs inside a
+    /// linked mention exactly when it occurs in this text, so one search answers.
+    joined: String,
     targets: HashSet<String>,
 }
 
@@ -604,27 +725,39 @@ impl Linked {
         }
         let mut linked = Self {
             mentions: HashSet::default(),
+            joined: String::new(),
             targets: HashSet::default(),
         };
         for (anchor, target) in link_dict {
-            linked.mentions.insert(anchor);
+            linked.insert_mention(&anchor);
             linked.targets.insert(target);
         }
-        linked.mentions.insert(normalise_anchor(request.page_title));
+        linked.insert_mention(&normalise_anchor(request.page_title));
         linked.targets.insert(normalise_title(request.page_title));
         Ok(Some(linked))
+    }
+
+    /// Adds a linked mention.
+    fn insert_mention(&mut self, mention: &str) {
+        if !self.mentions.contains(mention) {
+            self.mentions.insert(mention.to_owned());
+            self.joined.push_str(mention);
+            self.joined.push('\0');
+        }
     }
 
     /// Whether `mention` may not be linked: a candidate is already a linked target, or the
     /// mention occurs inside a linked mention.
     fn blocks(&self, mention: &str, candidates: &[Candidate]) -> bool {
-        candidates.iter().any(|c| self.targets.contains(&c.title)) || {
-            // One substring searcher per mention, run over every linked mention.
-            let within = memmem::Finder::new(mention.as_bytes());
-            self.mentions
-                .iter()
-                .any(|s| within.find(s.as_bytes()).is_some())
-        }
+        candidates.iter().any(|c| self.targets.contains(&c.title))
+            || if mention.contains('\0') {
+                let within = memmem::Finder::new(mention.as_bytes());
+                self.mentions
+                    .iter()
+                    .any(|s| within.find(s.as_bytes()).is_some())
+            } else {
+                memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
+            }
     }
 }
 
@@ -660,10 +793,11 @@ fn node_mentions(
     Some(mentions)
 }
 
-/// Replaces the first occurrence of `original` in `node` by the link markup upstream
+/// Replaces the first occurrence of `original` in text node `ordinal` of `page` by the link markup upstream
 /// writes (`[[target|original|pr=score]]`); whether it was found.
 fn splice_link(
-    node: Option<&mut Vec<char>>,
+    page: &mut PageText<'_>,
+    ordinal: usize,
     original: &[char],
     target: &str,
     score: f32,
@@ -674,16 +808,15 @@ fn splice_link(
             target: target.to_owned(),
             reason: e.0,
         })?;
-    let Some(node) = node else {
+    // Nodes are only copied to be changed: look first.
+    let Some(at) = find_mention(page.current(ordinal), original) else {
         return Ok(false);
     };
-    match find_mention(node, original) {
-        Some(at) => {
+    Ok(page
+        .edit(ordinal, |node| {
             node.splice(at..at + original.len(), replacement.chars());
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+        })
+        .is_some())
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the
@@ -720,9 +853,8 @@ fn classify(
 /// Offsets, context and `match_index` of a link just placed in node `ordinal`.
 #[allow(clippy::too_many_arguments)]
 fn place(
-    current: &[Vec<char>],
+    page: &PageText<'_>,
     ordinal: usize,
-    orig: &[char],
     node_start: usize,
     mention: &str,
     original: &[char],
@@ -730,6 +862,7 @@ fn place(
     score: f32,
     link_index: usize,
 ) -> Result<LinkRecommendation, TextError> {
+    let orig = page.original(ordinal);
     let i1 = match find_mention(orig, original) {
         Some(i) => i,
         None => {
@@ -754,17 +887,11 @@ fn place(
     let after_start = i1 + original.len();
     let context_after = slice(after_start, after_start + CONTEXT);
     // Preceding nodes: up to the first node whose current text equals ours.
-    let this = current.get(ordinal);
-    let position = current
-        .iter()
-        .position(|n| Some(n) == this)
+    let this = page.current(ordinal);
+    let position = (0..ordinal)
+        .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
-    let before: usize = current
-        .get(..position)
-        .unwrap_or_default()
-        .iter()
-        .map(|n| count(n, original))
-        .sum();
+    let before = page.count_before(position, original);
     let match_index = before + count(orig.get(..i1).unwrap_or_default(), original);
     Ok(LinkRecommendation {
         link_index,

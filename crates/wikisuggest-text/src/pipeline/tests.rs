@@ -457,26 +457,48 @@ fn gram_keys_equal_whole_gram_lowercase() {
     assert_eq!(pyunicode::lower("ΑΣ"), "ας");
 }
 
-/// Offset conversions agree with a direct count on every position, across block edges.
+/// Node byte offsets and code point offsets agree with a direct count at every position,
+/// and counting in place matches `count` node by node, splices included.
 #[test]
-fn offsets_convert_both_ways() {
+fn page_text_offsets_and_counts() {
     for text in [
         "",
         "a",
-        &"é日a😀".repeat(40),
+        &"é日a😀 [[x]] ".repeat(40),
         &"x".repeat(128),
-        &"ab".repeat(64),
+        &"ab [[c]] ab{{d}}ab".repeat(16),
     ] {
-        let chars: Vec<char> = text.chars().collect();
-        let offsets = Offsets::new(&chars);
+        let doc = Wikitext::parse(text);
+        let chars = doc.chars();
+        let mut page = PageText::new(text, chars, doc.nodes());
         for (at, (byte, _)) in text
             .char_indices()
             .chain(std::iter::once((text.len(), ' ')))
             .enumerate()
         {
-            assert_eq!(offsets.byte_of(at), byte, "{text:?} at {at}");
-            assert_eq!(offsets.char_of(byte), at, "{text:?} byte {byte}");
+            assert_eq!(page.char_of(byte), at, "{text:?} byte {byte}");
         }
-        assert_eq!(offsets.byte_of(chars.len() + 5), text.len());
+        for (index, node) in doc.nodes().iter().enumerate() {
+            let bytes = page.node_bytes(index);
+            assert_eq!(
+                text.get(bytes).map(|s| s.chars().count()),
+                Some(node.end - node.start)
+            );
+        }
+        let texts = page.text_nodes.len();
+        if texts > 1 {
+            let _ = page.edit(texts / 2, |n| n.extend("ab".chars()));
+        }
+        for needle in ["ab", "a", "😀", "b a", "é日", "", "zz"] {
+            let needle: Vec<char> = needle.chars().collect();
+            for ordinal in 0..=texts {
+                let direct: usize = (0..ordinal).map(|j| count(page.current(j), &needle)).sum();
+                assert_eq!(
+                    page.count_before(ordinal, &needle),
+                    direct,
+                    "{text:?} {needle:?}"
+                );
+            }
+        }
     }
 }

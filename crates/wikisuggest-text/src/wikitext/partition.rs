@@ -6,6 +6,13 @@ use std::time::Instant;
 use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use crate::error::TextError;
 
+/// The code points of `text`, allocated once at their exact number.
+pub(crate) fn code_points(text: &str) -> Vec<char> {
+    let mut chars = Vec::with_capacity(text.chars().count());
+    chars.extend(text.chars());
+    chars
+}
+
 /// Optional bounds for [`Wikitext::parse_bounded`].
 ///
 /// The partition follows the upstream backtracking algorithm exactly, which
@@ -91,7 +98,7 @@ impl Wikitext {
     /// first NUL character, as upstream's C tokenizer does (it reads NUL as
     /// the end of the text).
     pub fn parse(text: &str) -> Self {
-        let chars: Vec<char> = text.chars().collect();
+        let chars = code_points(text);
         let items = MwparserfromhellTokenizer::new(&chars, Limits::default()).run();
         Self::from_items(chars, items)
     }
@@ -100,7 +107,7 @@ impl Wikitext {
     /// made: the measure that [`ParseLimits::max_reads`] bounds, for sizing that limit
     /// from real pages.
     pub fn parse_measured(text: &str) -> (Self, u64) {
-        let chars: Vec<char> = text.chars().collect();
+        let chars = code_points(text);
         let mut tokenizer = MwparserfromhellTokenizer::new(&chars, Limits::default());
         let items = tokenizer.run();
         let reads = tokenizer.reads();
@@ -126,7 +133,7 @@ impl Wikitext {
         limits: ParseLimits,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Self, TextError> {
-        let chars: Vec<char> = text.chars().collect();
+        let chars = code_points(text);
         let mut tokenizer = MwparserfromhellTokenizer::new(
             &chars,
             Limits {

@@ -169,7 +169,7 @@ const BARE_URL_SCHEMES: [&str; 27] = [
 
 /// Returns the wikilinks of `text` in document order (by span).
 pub fn wikilinks(text: &str) -> Vec<WikiLink> {
-    let chars: Vec<char> = text.chars().collect();
+    let chars = super::partition::code_points(text);
     wikilinks_in(&chars)
 }
 
@@ -182,7 +182,7 @@ pub fn wikilinks_in(chars: &[char]) -> Vec<WikiLink> {
 /// [`wikilinks`], also returning the work done (bytes scanned): the measure that
 /// [`wikilink_ranges_bounded`] bounds with [`ParseLimits::max_reads`].
 pub fn wikilinks_measured(text: &str) -> (Vec<WikiLink>, u64) {
-    let chars: Vec<char> = text.chars().collect();
+    let chars = super::partition::code_points(text);
     let work = Work::new(&ParseLimits::default(), None);
     let found = find_all(&chars, &work);
     (strings(&chars, found), work.done.get())
@@ -733,10 +733,12 @@ fn starts_with_bare_url(b: &[u8], mut u: usize, end: usize) -> bool {
         u += 1;
     }
     let word_boundary = u == 0 || !is_word_byte(at(b, u - 1));
+    let first = at(b, u);
     word_boundary
         && BARE_URL_SCHEMES.iter().any(|s| {
             let after = u + s.len();
-            b.get(u..after) == Some(s.as_bytes())
+            s.as_bytes().first() == Some(&first)
+                && b.get(u..after) == Some(s.as_bytes())
                 && after < end
                 && (is_url_byte(at(b, after)) || at(b, after) == b'[')
         })

@@ -42,7 +42,7 @@ impl MwparserfromhellTokenizer<'_> {
             return Ok(());
         }
         let scheme_start = self.head;
-        while URI_SCHEME_CHARS.contains(self.read(0)) && self.read(0) != '\0' {
+        while is_uri_scheme_char(self.read(0)) && self.read(0) != '\0' {
             self.emit_char();
             self.head += 1;
         }
@@ -76,7 +76,7 @@ impl MwparserfromhellTokenizer<'_> {
             if !(pyunicode::is_word(c)) {
                 break;
             }
-            if !URI_SCHEME_CHARS.contains(c) {
+            if !is_uri_scheme_char(c) {
                 return Err(BadRoute { context: 0 });
             }
             scheme_start -= 1;

@@ -36,7 +36,11 @@ const MAX_DEPTH: usize = 100;
 const MAX_BRACES: usize = 255;
 /// Longest entity name or number (`MAX_ENTITY_SIZE`).
 const MAX_ENTITY_SIZE: usize = 8;
-const URI_SCHEME_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-";
+/// Whether `c` is one of upstream's URI scheme characters (ASCII letters, digits, `+`, `.`, `-`).
+#[inline]
+fn is_uri_scheme_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')
+}
 const URI_SCHEMES: [&str; 27] = [
     "bitcoin",
     "ftp",
@@ -181,28 +185,22 @@ impl Limits<'_> {
 /// How often (in reads) the deadline is checked.
 const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
 
+/// The characters that may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL.
+const MARKERS: [bool; 128] = {
+    let mut table = [false; 128];
+    let markers = b"{}[]<>|=&'#*;:/-!\n\0";
+    let mut i = 0;
+    while i < markers.len() {
+        table[markers[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether `c` is one of [`MARKERS`]: tested for every character of the page, so by table.
+#[inline]
 fn is_marker(c: char) -> bool {
-    matches!(
-        c,
-        '{' | '}'
-            | '['
-            | ']'
-            | '<'
-            | '>'
-            | '|'
-            | '='
-            | '&'
-            | '\''
-            | '#'
-            | '*'
-            | ';'
-            | ':'
-            | '/'
-            | '-'
-            | '!'
-            | '\n'
-            | '\0'
-    )
+    MARKERS.get(c as usize).copied().unwrap_or(false)
 }
 
 /// Upstream compares names by lowercasing them and requiring ASCII.
@@ -259,6 +257,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     /// Counts one read against the limits.
+    #[inline]
     fn charge(&self) -> bool {
         if self.exhausted.get() {
             return false;
@@ -294,6 +293,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     // ----- reading -------------------------------------------------------
 
     /// The character at `head + delta`, or NUL past the end (upstream's END).
+    #[inline]
     fn read(&self, delta: usize) -> char {
         if !self.charge() {
             return '\0';
@@ -302,6 +302,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     /// The character `delta` positions back, or NUL before the start.
+    #[inline]
     fn read_back(&self, delta: usize) -> char {
         if delta > self.head {
             return '\0';
