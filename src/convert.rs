@@ -191,12 +191,11 @@ fn meta<'py>(py: Python<'py>, b: &Builders, m: &Meta) -> PyResult<Bound<'py, PyA
     if !shareable {
         return new_meta(py, b, m);
     }
-    if let Ok(last) = LAST_META.lock() {
-        if let Some((value, object)) = last.as_ref() {
-            if value == m {
-                return Ok(object.bind(py).clone());
-            }
-        }
+    if let Ok(last) = LAST_META.lock()
+        && let Some((value, object)) = last.as_ref()
+        && value == m
+    {
+        return Ok(object.bind(py).clone());
     }
     let object = new_meta(py, b, m)?;
     if let Ok(mut last) = LAST_META.lock() {

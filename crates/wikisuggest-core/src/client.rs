@@ -501,14 +501,15 @@ impl Client {
             log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} failed after {elapsed_ms} ms: {error}");
             // A rejected token is renewed and the request replayed once, outside the retry
             // budget: it is a different request, not a repetition of a failed one.
-            if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error) {
-                if !replayed && http.token_rejected() {
-                    replayed = true;
-                    log::info!(target: LOG_TARGET, "r{id} the server rejected the access token ({}); renewing it and replaying once", http.reason);
-                    if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
-                        token = Some(fresh);
-                        continue;
-                    }
+            if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error)
+                && !replayed
+                && http.token_rejected()
+            {
+                replayed = true;
+                log::info!(target: LOG_TARGET, "r{id} the server rejected the access token ({}); renewing it and replaying once", http.reason);
+                if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
+                    token = Some(fresh);
+                    continue;
                 }
             }
             let delay = match &error {

@@ -136,10 +136,10 @@ impl Budget {
             if let Some(last) = starts.back() {
                 slot = slot.max(*last);
             }
-            if starts.len() >= self.requests {
-                if let Some(oldest) = starts.pop_front() {
-                    slot = slot.max(oldest + self.window);
-                }
+            if starts.len() >= self.requests
+                && let Some(oldest) = starts.pop_front()
+            {
+                slot = slot.max(oldest + self.window);
             }
             starts.push_back(slot);
             slot

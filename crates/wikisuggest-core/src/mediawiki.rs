@@ -380,14 +380,14 @@ impl ActionApi {
                 .bytes()
                 .await
                 .map_err(|e| from_reqwest(e, &self.api_url))?;
-            if status == 401 && !replayed {
-                if let (Some(auth), Some(sent)) = (&self.auth, bearer.clone()) {
-                    if let Some(fresh) = auth.renew_rejected(sent).await? {
-                        bearer = Some(fresh);
-                        replayed = true;
-                        continue;
-                    }
-                }
+            if status == 401
+                && !replayed
+                && let (Some(auth), Some(sent)) = (&self.auth, bearer.clone())
+                && let Some(fresh) = auth.renew_rejected(sent).await?
+            {
+                bearer = Some(fresh);
+                replayed = true;
+                continue;
             }
             let retry_after = retry_after(&headers);
             if status >= 400 {
@@ -465,17 +465,17 @@ impl ActionApi {
             .map(|(name, value)| format!("{name}={}", value.expose()))
             .collect::<Vec<_>>()
             .join("; ");
-        if !cookies.is_empty() {
-            if let Ok(mut value) = HeaderValue::from_str(&cookies) {
-                value.set_sensitive(true);
-                request = request.header(COOKIE, value);
-            }
+        if !cookies.is_empty()
+            && let Ok(mut value) = HeaderValue::from_str(&cookies)
+        {
+            value.set_sensitive(true);
+            request = request.header(COOKIE, value);
         }
-        if let Some(token) = bearer {
-            if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
-                value.set_sensitive(true);
-                request = request.header(AUTHORIZATION, value);
-            }
+        if let Some(token) = bearer
+            && let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+        {
+            value.set_sensitive(true);
+            request = request.header(AUTHORIZATION, value);
         }
         request
     }

@@ -251,10 +251,10 @@ impl TranslationParams {
                 "with collections, seed is one collection name",
             ));
         }
-        if let Some(name) = &self.featured_collection {
-            if name.trim().is_empty() {
-                return Err(Error::invalid("featured_collection", "must not be empty"));
-            }
+        if let Some(name) = &self.featured_collection
+            && name.trim().is_empty()
+        {
+            return Err(Error::invalid("featured_collection", "must not be empty"));
         }
         if let Some(min) = self.min_size {
             check_count("min_size", min)?;
@@ -262,25 +262,25 @@ impl TranslationParams {
         if let Some(max) = self.max_size {
             check_count("max_size", max)?;
         }
-        if let (Some(min), Some(max)) = (self.min_size, self.max_size) {
-            if min > max {
-                return Err(Error::invalid(
-                    "min_size",
-                    format!("{min} is above max_size {max}: nothing could match"),
-                ));
-            }
+        if let (Some(min), Some(max)) = (self.min_size, self.max_size)
+            && min > max
+        {
+            return Err(Error::invalid(
+                "min_size",
+                format!("{min} is above max_size {max}: nothing could match"),
+            ));
         }
         if let Some(offset) = self.continue_offset {
             // -1 marks the end of the pages; it is not a position to ask for.
             check_count("continue_offset", offset)?;
         }
-        if let Some(seed) = self.continue_seed {
-            if !(0..=i64::from(u32::MAX)).contains(&seed) {
-                return Err(Error::invalid(
-                    "continue_seed",
-                    format!("must be between 0 and {}, got {seed}", u32::MAX),
-                ));
-            }
+        if let Some(seed) = self.continue_seed
+            && !(0..=i64::from(u32::MAX)).contains(&seed)
+        {
+            return Err(Error::invalid(
+                "continue_seed",
+                format!("must be between 0 and {}, got {seed}", u32::MAX),
+            ));
         }
         Ok(())
     }

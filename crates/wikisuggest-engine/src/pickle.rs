@@ -943,7 +943,10 @@ impl DictObj {
 
 /// Groups `[k1, v1, k2, v2, …]` into pairs.
 fn pairs(items: &[Id]) -> Option<Vec<(Id, Id)>> {
-    (items.len() % 2 == 0).then(|| items.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+    items
+        .len()
+        .is_multiple_of(2)
+        .then(|| items.chunks_exact(2).map(|c| (c[0], c[1])).collect())
 }
 
 /// Decodes a little-endian two's-complement integer (LONG1/LONG4) that fits in `i64`.

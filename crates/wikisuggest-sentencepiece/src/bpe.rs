@@ -110,12 +110,12 @@ impl<'t> Merger<'_, 't> {
 
     fn resegment(&self, piece: &'t str, out: &mut Vec<(&'t str, u32)>) {
         let id = self.model.piece_to_id(piece);
-        if self.model.is_unused(id) {
-            if let Some(&(left, right)) = self.rev_merge.get(piece) {
-                self.resegment(left, out);
-                self.resegment(right, out);
-                return;
-            }
+        if self.model.is_unused(id)
+            && let Some(&(left, right)) = self.rev_merge.get(piece)
+        {
+            self.resegment(left, out);
+            self.resegment(right, out);
+            return;
         }
         out.push((piece, id));
     }

@@ -31,7 +31,7 @@ fn value(unit: u32) -> u32 {
 
 impl DoubleArray {
     pub(crate) fn from_le_bytes(blob: &[u8]) -> Result<Self, ModelError> {
-        if blob.len() % 4 != 0 {
+        if !blob.len().is_multiple_of(4) {
             return Err(ModelError::Malformed(
                 "trie size is not a whole number of units",
             ));

@@ -77,7 +77,7 @@ fn damaged_models_are_errors_not_panics() {
     let mut rng = Rng(42);
     for _ in 0..60 {
         let mut damaged = bytes.clone();
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             damaged.truncate((rng.next() % bytes.len() as u64) as usize);
         } else {
             let at = (rng.next() % bytes.len() as u64) as usize;

@@ -73,11 +73,11 @@ impl Waiting {
     fn evict_oldest(&self) {
         let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         while let Some(entry) = queue.pop_front() {
-            if let Some(connection) = entry.upgrade() {
-                if !connection.started.load(Ordering::Acquire) {
-                    connection.evict.notify_one();
-                    return;
-                }
+            if let Some(connection) = entry.upgrade()
+                && !connection.started.load(Ordering::Acquire)
+            {
+                connection.evict.notify_one();
+                return;
             }
         }
     }

@@ -201,12 +201,12 @@ impl IntoResponse for ApiError {
                         Some(format!("Bearer realm=\"{REALM}\", error=\"invalid_token\""))
                     }
                 };
-                if let Some(value) = value {
-                    if let Ok(value) = HeaderValue::from_str(&value) {
-                        response
-                            .headers_mut()
-                            .insert(header::WWW_AUTHENTICATE, value);
-                    }
+                if let Some(value) = value
+                    && let Ok(value) = HeaderValue::from_str(&value)
+                {
+                    response
+                        .headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, value);
                 }
                 response
             }

@@ -317,10 +317,10 @@ impl TokenManager {
     /// rejected) and return the new token; `None` for personal tokens.
     pub async fn renew_after_rejection(&self, rejected: &Secret) -> Result<Option<Token>> {
         let _flight = self.renewal.lock().await;
-        if let Some(current) = self.state().token.clone() {
-            if &current.access_token != rejected {
-                return Ok(Some(current));
-            }
+        if let Some(current) = self.state().token.clone()
+            && &current.access_token != rejected
+        {
+            return Ok(Some(current));
         }
         if matches!(self.source, Source::Personal) {
             return Ok(None);

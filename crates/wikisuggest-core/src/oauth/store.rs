@@ -114,11 +114,10 @@ impl TokenStore for FileTokenStore {
             let mut lock_path = self.path.clone().into_os_string();
             lock_path.push(".lock");
             let lock_path = PathBuf::from(lock_path);
-            if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                if !dir.exists() {
-                    create_private_dir(dir)
-                        .map_err(|e| self.failure("create the directory of", e))?;
-                }
+            if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty())
+                && !dir.exists()
+            {
+                create_private_dir(dir).map_err(|e| self.failure("create the directory of", e))?;
             }
             let mut options = OpenOptions::new();
             options.read(true).write(true).create(true).truncate(false);

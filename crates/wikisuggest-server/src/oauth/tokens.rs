@@ -98,10 +98,10 @@ impl Store {
             if *due > now {
                 break;
             }
-            if let Some(Reverse((_, key))) = self.code_expiry.pop() {
-                if self.codes.get(&key).is_some_and(|c| c.expires <= now) {
-                    self.codes.remove(&key);
-                }
+            if let Some(Reverse((_, key))) = self.code_expiry.pop()
+                && self.codes.get(&key).is_some_and(|c| c.expires <= now)
+            {
+                self.codes.remove(&key);
             }
         }
         while let Some(Reverse((due, _))) = self.refresh_expiry.peek() {

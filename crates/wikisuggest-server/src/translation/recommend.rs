@@ -406,14 +406,14 @@ fn multi_collection<'a>(
             if primary.len() >= MAX_CANDIDATES {
                 break 'rounds;
             }
-            if let Some(&article) = members.get(round) {
-                if seen.insert(article) {
-                    primary.push(Candidate {
-                        article,
-                        rank: 0,
-                        collection: Some(*collection),
-                    });
-                }
+            if let Some(&article) = members.get(round)
+                && seen.insert(article)
+            {
+                primary.push(Candidate {
+                    article,
+                    rank: 0,
+                    collection: Some(*collection),
+                });
             }
         }
     }

@@ -724,7 +724,7 @@ fn link_ending_at(b: &[u8], e: usize, start: usize, end: usize) -> Option<usize>
         }
         j -= 1;
     }
-    (brackets % 2 == 0).then_some(k)
+    brackets.is_multiple_of(2).then_some(k)
 }
 
 /// `[ \0]*` then a bare URL scheme and at least one URL byte.

@@ -265,7 +265,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
         let reads = self.reads.get() + 1;
         self.reads.set(reads);
         let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
-        let over_time = reads % DEADLINE_CHECK_INTERVAL == 0 && self.limits.expired();
+        let over_time = reads.is_multiple_of(DEADLINE_CHECK_INTERVAL) && self.limits.expired();
         if over_reads || over_time {
             self.exhausted.set(true);
             return false;
