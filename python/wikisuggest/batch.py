@@ -74,11 +74,13 @@ _set_index, _set_input, _set_result, _set_error = map(
 )
 
 
-def make_item(index: int, spec: Any, result: Any = None, error: Any = None) -> BatchItem[Any]:
+def _make_item(
+    index: int, spec: Any, result: T | None = None, error: WikisuggestError | None = None
+) -> BatchItem[T]:
     """``BatchItem(index, spec, result=..., error=...)``, built without the frozen dataclass's
     ``__init__``: that goes through ``object.__setattr__`` once per field, which measured as a
     sizeable share of a batch's CPU per item. The slots' own setters fill the same fields."""
-    item: BatchItem[Any] = object.__new__(BatchItem)
+    item: BatchItem[T] = object.__new__(BatchItem)
     _set_index(item, index)
     _set_input(item, spec)
     _set_result(item, result)
@@ -200,8 +202,8 @@ class _Plan(Generic[T]):
         position, ok, value = native
         index = self.native_index[position]
         if not ok:
-            return make_item(index, self.inputs[index], error=value)
-        return make_item(index, self.inputs[index], value)
+            return _make_item(index, self.inputs[index], error=value)
+        return _make_item(index, self.inputs[index], value)
 
     def ordered(self, finished: Iterable[BatchItem[T]]) -> BatchResults[T]:
         done = list(finished)

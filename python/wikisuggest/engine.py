@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 from . import _args
 from ._native import NativeEngine, __version__
-from .batch import BatchInterrupted, BatchItem, BatchResults, _Progress, make_item
+from .batch import BatchInterrupted, BatchItem, BatchResults, _make_item, _Progress
 from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
 from .models import LinkRecommendationSet
 
@@ -336,9 +336,9 @@ class LinkEngine:
                     cancelled = Cancelled("interrupted before this page started")
                     items[index] = BatchItem(index, inputs[index], error=cancelled)
                 elif outcome[0]:
-                    items[index] = make_item(index, inputs[index], outcome[1])
+                    items[index] = _make_item(index, inputs[index], outcome[1])
                 else:
-                    items[index] = make_item(index, inputs[index], error=outcome[1])
+                    items[index] = _make_item(index, inputs[index], error=outcome[1])
             if interruption is not None:
                 ordered = BatchResults(items[i] for i, _ in specs)
                 raise BatchInterrupted(ordered) from interruption
