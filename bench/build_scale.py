@@ -3,13 +3,19 @@
 The input is an enwiki-shaped dump generated from the real enwiki excerpt in gensim 4.4.0's
 wheel (206 pages, 6 MB of XML; the wheel the test suite downloads into
 ``target/reference-fixtures/downloads``). The excerpt is written again and again, each copy
-with its own titles: page titles, redirect targets and article-link targets get a copy
-suffix (`` v17``) and page ids an offset, so the titles, anchors of plain links and the link
-graph grow with the copies instead of repeating. Links to other namespaces are kept as they
-are. Most link targets of an excerpt lie outside it, so the build treats them as articles
-(``keep_missing_targets``), as a complete dump would have them. The largest dump is also
-written as Wikimedia's multistream ``.xml.bz2`` (100 pages per bzip2 stream), and the scan
-is measured again from it: what decompression adds.
+with its own titles: page titles, redirect targets, article-link targets and the anchor
+texts of piped links (``[[target|anchor]]``) get a copy suffix (`` v17``) and page ids an
+offset, so the titles, anchors and link graph grow with the copies instead of repeating, and
+each anchor keeps the few targets it has in the excerpt (an anchor shared by every copy
+would gain a target per copy, and the training rows per article would grow with the
+copies). Plain text is not renamed: its mentions of an anchor count as unlinked mentions of
+the first copy's anchor, which makes that anchor's link probability fall as copies are
+added, while the later copies' anchors occur only as links; the anchors kept and the
+training rows per article stay about constant across sizes. Links to other namespaces are
+kept as they are. Most link targets of an excerpt lie outside it, so the build treats them
+as articles (``keep_missing_targets``), as a complete dump would have them. The largest dump
+is also written as Wikimedia's multistream ``.xml.bz2`` (100 pages per bzip2 stream), and
+the scan is measured again from it: what decompression adds.
 
 Each builder pass runs in a child process, which resets its peak-RSS counter
 (``/proc/self/clear_refs``) before every pass and reads ``VmHWM`` after it; CPU is the
@@ -74,8 +80,9 @@ _PAGE = re.compile(r"<page>.*?</page>\s*", re.S)
 _TITLE = re.compile(r"<title>([^<]*)</title>")
 _REDIRECT = re.compile(r'<redirect title="([^"]*)"')
 _ID = re.compile(r"<id>(\d+)</id>")
-# [[target]], [[target|anchor]], [[target#section|anchor]]: the target group is renamed.
-_LINK = re.compile(r"\[\[([^\[\]|#:]+)(?=[\]|#])")
+# [[target]], [[target|anchor]], [[target#section|anchor]]: the target and the anchor are
+# renamed, the section is kept.
+_LINK = re.compile(r"\[\[([^\[\]|#:]+)(#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
 
 def excerpt() -> tuple[str, list[str], str]:
@@ -89,19 +96,28 @@ def excerpt() -> tuple[str, list[str], str]:
 
 
 def renamed(page: str, copy: int) -> str:
-    """``page`` as copy number ``copy``: titles and link targets suffixed, ids offset."""
+    """``page`` as copy number ``copy``: titles, link targets and anchors suffixed, ids offset."""
     if copy == 0:
         return page
     suffix = f" v{copy}"
 
-    def target(m: re.Match[str]) -> str:
-        name = m.group(1)
-        return f"[[{name.rstrip()}{suffix}" if name.strip() else m.group(0)
+    def link(m: re.Match[str]) -> str:
+        name, section, anchor = m.group(1), m.group(2) or "", m.group(3)
+        if not name.strip():
+            return m.group(0)
+        # A piped anchor is renamed too: left as it is, it would be one anchor with a
+        # target in every copy, and its candidates (training rows) would grow with them.
+        label = (
+            f"|{anchor.rstrip()}{suffix}"
+            if anchor and anchor.strip()
+            else ("" if anchor is None else f"|{anchor}")
+        )
+        return f"[[{name.rstrip()}{suffix}{section}{label}]]"
 
     page = _TITLE.sub(lambda m: f"<title>{m.group(1)}{suffix}</title>", page, count=1)
     page = _REDIRECT.sub(lambda m: f'<redirect title="{m.group(1)}{suffix}"', page, count=1)
     page = _ID.sub(lambda m: f"<id>{int(m.group(1)) + copy * 100_000_000}</id>", page)
-    return _LINK.sub(target, page)
+    return _LINK.sub(link, page)
 
 
 def generate(path: Path, megabytes: float, bz2_path: Path | None = None) -> tuple[int, float]:
