@@ -268,3 +268,47 @@ def test_real_enwiki_sample(tmp_path: Path) -> None:
     low, mid, high = report.backtest
     assert low.recommended >= mid.recommended >= high.recommended > 0
     assert mid.precision >= 0.5 and mid.recall >= 0.2
+
+
+def test_training_in_batches_is_the_in_memory_model() -> None:
+    """Training streams the rows to XGBoost in batches, quantised as they come: the model
+    is the one XGBClassifier.fit trains from the whole matrix in memory (its hist trees
+    build a QuantileDMatrix from the array), whatever the batch size."""
+    import xgboost
+
+    from wikisuggest.build import train_model
+
+    rng = numpy.random.default_rng(5)
+    n = 30_000
+    x = numpy.zeros((n, 7), dtype="<f4")
+    x[:, 0] = rng.integers(1, 5, n)
+    x[:, 1] = numpy.floor(rng.pareto(1.2, n) * 3) + 1
+    x[:, 2] = rng.integers(1, 300, n)
+    x[:, 3] = rng.normal(0, 20, n)
+    x[:, 4] = rng.uniform(-1, 1, n)
+    x[:, 5] = rng.uniform(0, 1, n)
+    y = ((x[:, 4] + x[:, 5] + rng.normal(0, 0.5, n)) > 1.2).astype(numpy.uint8)
+    one, figures = train_model(x.tobytes(), y.tobytes(), seed=7, batch_rows=n)
+    many, _ = train_model(x.tobytes(), y.tobytes(), seed=7, batch_rows=4_096)
+    assert many == one
+
+    # The same split, trained from the whole array as XGBClassifier.fit does.
+    order = numpy.random.default_rng(7).permutation(n)
+    train, test = order[: round(n * 0.67)], order[round(n * 0.67) :]
+    params = {"objective": "binary:logistic", "seed": 7, "nthread": 1}
+    whole = xgboost.QuantileDMatrix(x[train], label=y[train], max_bin=256, nthread=1)
+    booster = xgboost.train(params, whole, num_boost_round=100)
+    assert bytes(booster.save_raw("json")) == bytes(
+        xgboost.Booster(model_file=bytearray(one)).save_raw("json")
+    )
+    assert figures["train_rows"] == len(train)
+    scores = booster.predict(xgboost.DMatrix(x[test]))
+    expected_auc = _auc(y[test], scores)
+    assert figures["roc_auc"] == pytest.approx(expected_auc, abs=1e-12)
+
+
+def _auc(y: Any, p: Any) -> float:
+    """ROC AUC by counting pairs (small inputs only)."""
+    pos, neg = p[y == 1], p[y == 0]
+    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(wins / (len(pos) * len(neg)))
