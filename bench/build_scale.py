@@ -27,7 +27,7 @@ one thread), ``write`` (published files and native file), ``backtest`` (a fourth
 Extrapolation to enwiki (100 GB of XML, see ``ENWIKI_XML_MB``; 7 M titles, 15 M anchors):
 CPU grows with the XML a pass reads, with the tables (vectors, writing) or with the training
 rows (training); the peak memory of a pass is fitted as a straight line between two dump
-sizes (``--sizes``) against the dump's share of enwiki (the larger of its title and anchor
+sizes (``--sizes``) against the dump's share of enwiki (the smaller of its title and anchor
 shares) and read at the whole of enwiki. Training rows and backtest stop at 200,000 and
 10,000 articles: their CPU is scaled to the share of the dump they read. The two passes
 that hold the training rows (``training rows`` and ``train``) grow with the rows, not the
@@ -381,14 +381,15 @@ def cpu_scale(name: str, run: dict[str, object]) -> float:
 
 
 def enwiki_fraction(run: dict[str, object]) -> float:
-    """How much of enwiki a run's tables are: the larger of its title and anchor shares.
+    """How much of enwiki a run's tables are: the smaller of its title and anchor shares.
 
-    Memory grows with the tables, and the generated dump has fewer anchors per title than
-    enwiki, so scaling by whichever share is smaller at enwiki size would understate it.
+    Memory grows with the tables, and the generated dump's titles and anchors are different
+    shares of enwiki's (more titles per anchor); reading the line at the smaller share
+    extrapolates further, so the figure errs towards more memory, not less.
     """
     s = run["stats"]
     assert isinstance(s, dict)
-    return max(s["pageids"] / ENWIKI_TITLES, s["link_anchors"] / ENWIKI_ANCHORS)
+    return min(s["pageids"] / ENWIKI_TITLES, s["link_anchors"] / ENWIKI_ANCHORS)
 
 
 def main() -> int:
