@@ -637,8 +637,9 @@ def test_defaults_are_applied_once_for_every_form(
 
 def test_readme_states_what_the_build_needs() -> None:
     """The README names the Rust toolchain the build needs (the workspace's ``rust-version``,
-    which clippy holds the code to), how to see the build's progress, the one abi3 wheel for every Python
-    from 3.10 (as the build and the package metadata declare it), and what the suite costs."""
+    which clippy holds the code to), how to see the build's progress, the one abi3 wheel for
+    every Python from 3.10 (as the build and the package metadata declare it), and what the
+    suite costs."""
     import tomllib
 
     readme = (ROOT / "README.md").read_text()
