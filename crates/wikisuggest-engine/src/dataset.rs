@@ -8,6 +8,7 @@ use crate::native::{self, NativeImage, NativeInput, write_native};
 use crate::published::{self, PublishedDataset, validate_wiki_id};
 use crate::tables::DatasetChecksums;
 use crate::xgboost::LinkModel;
+use wikisuggest_text::pipeline::{GramRow, MAX_GRAM};
 
 /// Where a [`Dataset`] was loaded from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,6 +274,26 @@ impl Dataset {
     ) -> Result<()> {
         self.image
             .find_anchor_prefixes(text, ends, |found| out.push(found.is_some()))
+    }
+
+    /// [`Dataset::has_anchor_prefixes`] for the rows of grams of one text (see
+    /// [`GramRow`]), one answer row appended to `out` per row. The look-ups of all rows
+    /// overlap, which is what makes a large table's cache misses cheap.
+    pub fn has_anchor_rows(
+        &self,
+        text: &str,
+        rows: &[GramRow],
+        out: &mut Vec<[bool; MAX_GRAM]>,
+    ) -> Result<()> {
+        let before = out.len();
+        out.resize(before + rows.len(), [false; MAX_GRAM]);
+        let answers = out.get_mut(before..).unwrap_or_default();
+        self.image
+            .find_anchor_rows(text, rows, |row, level, found| {
+                if let Some(slot) = answers.get_mut(row).and_then(|a| a.get_mut(level)) {
+                    *slot = found.is_some();
+                }
+            })
     }
 
     /// The candidates of `anchor` in stored order (which decides ties), or `None` if it is

@@ -39,6 +39,12 @@ pub(crate) fn hash(key: &[u8]) -> u64 {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hasher(u64);
 
+impl Default for Hasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Hasher {
     pub(crate) fn new() -> Self {
         Self(0xcbf2_9ce4_8422_2325)

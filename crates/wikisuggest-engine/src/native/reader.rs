@@ -44,12 +44,189 @@ fn identity(file: &File) -> std::io::Result<(u64, Option<std::time::SystemTime>)
 pub(crate) const PRIVATE_COPY_MAX: u64 = 64 << 20;
 
 /// What a hash-index look-up found.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Found {
     /// Index of the key in its string table.
     index: Option<u32>,
     /// Whether the key is a word prefix of some anchor (anchor index only).
     prefix: bool,
+}
+
+/// One hash index and the string table it points into, sliced once for many probes.
+struct Keys<'a> {
+    image: &'a NativeImage,
+    slots: &'a [u8],
+    n_slots: usize,
+    offsets: &'a [u8],
+    bytes: &'a [u8],
+    bytes_section: Section,
+    /// How many slots a look-up examines at most: the probe bound plus one.
+    probes: usize,
+}
+
+/// A row of prefixes of one text to look up (see [`NativeImage::find_anchor_rows`]).
+pub(crate) trait PrefixRow {
+    /// Where the prefixes start.
+    fn start(&self) -> usize;
+    /// Where they end, ascending.
+    fn ends(&self) -> &[usize];
+}
+
+impl PrefixRow for (usize, &[usize]) {
+    fn start(&self) -> usize {
+        self.0
+    }
+    fn ends(&self) -> &[usize] {
+        self.1
+    }
+}
+
+impl PrefixRow for wikisuggest_text::pipeline::GramRow {
+    fn start(&self) -> usize {
+        self.start
+    }
+    fn ends(&self) -> &[usize] {
+        self.ends.get(..self.len).unwrap_or(&self.ends)
+    }
+}
+
+/// The look-ups of one row of [`NativeImage::find_anchor_rows`] under way.
+#[derive(Debug, Default)]
+struct Pending {
+    row: usize,
+    /// The hash of the row's text up to `hashed`.
+    hasher: hash::Hasher,
+    hashed: usize,
+    /// This level's key ends at `end`; whether it is asked for (a valid key) at all.
+    end: usize,
+    asked: bool,
+    /// After the level: whether longer grams of the row may still be anchors.
+    more: bool,
+    h: u64,
+    /// The slot to examine next, and how many more may be.
+    slot: usize,
+    left: usize,
+    /// The prefix flags met so far.
+    found: Found,
+    /// The anchor whose tag matched at `slot`, its key not compared yet.
+    key: Option<u32>,
+}
+
+/// String `i` of the table with offsets column `offsets` over `bytes`.
+fn string_at<'a>(offsets: &[u8], bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
+    let (a, b) = (le_u64(offsets, i * 8)?, le_u64(offsets, i * 8 + 8)?);
+    bytes.get(a as usize..b as usize).filter(|_| a <= b)
+}
+
+/// Asks the CPU to fetch the cache line holding `bytes[at]`, without waiting for it.
+#[inline]
+fn prefetch(bytes: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(b) = bytes.get(at) {
+        // SAFETY: a prefetch is a hint that never faults and reads nothing the program
+        // sees; the address is inside `bytes` anyway. SSE is part of x86_64.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(b).cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, at);
+}
+
+impl Keys<'_> {
+    /// The first slot probed for hash `h`.
+    #[inline]
+    fn start(&self, h: u64) -> usize {
+        hash::start_slot(h, self.n_slots)
+    }
+
+    /// The slot after `s`, wrapping around.
+    #[inline]
+    fn next(&self, s: usize) -> usize {
+        if s + 1 >= self.n_slots { 0 } else { s + 1 }
+    }
+
+    #[inline]
+    fn slot_at(&self, s: usize) -> Option<hash::Slot> {
+        hash::split_entry(le_u64(self.slots, s * 8).unwrap_or(0))
+    }
+
+    /// Key `i` of the string table.
+    fn key(&self, i: u32) -> Result<&[u8]> {
+        string_at(self.offsets, self.bytes, i as usize).ok_or_else(|| {
+            let what = self.bytes_section;
+            self.image
+                .corrupt(format!("{what:?} string {i} out of range"))
+        })
+    }
+
+    /// Looks the key of `p` up from where `p` stands: the slots are scanned (see
+    /// [`Keys::scan`]) and each anchor whose tag matches is compared with `key`. Every
+    /// key sits within the probe bound of its start slot: past it, the key is absent.
+    fn probe(&self, key: &[u8], p: &mut Pending) -> Result<Found> {
+        loop {
+            if p.key.is_none() {
+                self.scan(p);
+            }
+            let Some(i) = p.key else {
+                return Ok(p.found);
+            };
+            if self.key(i)? == key {
+                return Ok(Found {
+                    index: Some(i),
+                    prefix: p.found.prefix || self.slot_at(p.slot).is_some_and(|s| s.prefix),
+                });
+            }
+            // Two keys sharing a tag: go on along the chain.
+            p.key = None;
+            p.slot = self.next(p.slot);
+        }
+    }
+
+    /// Scans the slots from `p.slot` (at most `p.left`) up to the first whose tag matches
+    /// a key with bytes, left in `p.slot` with its index in `p.key`, or to the end of the
+    /// chain (`p.left` then 0): what needs no key bytes, without reading any. A prefix-only
+    /// entry holds no key bytes: its tag decides, and an anchor with the same key may still
+    /// follow in the chain.
+    fn scan(&self, p: &mut Pending) {
+        let tag = hash::tag(p.h);
+        while p.left > 0 {
+            // The slots up to the end of the table, read without a check per slot.
+            let run = p.left.min(self.n_slots.saturating_sub(p.slot));
+            let entries = self
+                .slots
+                .get(p.slot * 8..(p.slot + run) * 8)
+                .unwrap_or_default()
+                .as_chunks::<8>()
+                .0;
+            if entries.is_empty() {
+                p.left = 0;
+                return;
+            }
+            for &entry in entries {
+                let Some(slot) = hash::split_entry(u64::from_le_bytes(entry)) else {
+                    p.left = 0;
+                    return;
+                };
+                p.left -= 1;
+                if slot.tag == tag {
+                    match slot.index() {
+                        Some(i) => {
+                            p.key = Some(i);
+                            return;
+                        }
+                        None => p.found.prefix |= slot.prefix,
+                    }
+                }
+                p.slot += 1;
+            }
+            if p.slot >= self.n_slots {
+                p.slot = 0;
+            }
+        }
+    }
 }
 
 /// A validated native image. All accessors are bounds-checked.
@@ -355,10 +532,7 @@ impl NativeImage {
     }
 
     fn string(&self, offsets: Section, bytes: Section, i: usize) -> Result<&[u8]> {
-        let (a, b) = (self.u64_at(offsets, i)?, self.u64_at(offsets, i + 1)?);
-        self.section(bytes)
-            .get(a as usize..b as usize)
-            .filter(|_| a <= b)
+        string_at(self.section(offsets), self.section(bytes), i)
             .ok_or_else(|| self.corrupt(format!("{bytes:?} string {i} out of range")))
     }
 
@@ -379,6 +553,20 @@ impl NativeImage {
         self.probe_bounds[i] as usize
     }
 
+    /// The hash index `hash_s` over the string table `offsets`/`bytes`.
+    fn keys(&self, hash_s: Section, offsets: Section, bytes: Section) -> Keys<'_> {
+        let slots = self.section(hash_s);
+        Keys {
+            image: self,
+            slots,
+            n_slots: slots.len() / 8,
+            offsets: self.section(offsets),
+            bytes: self.section(bytes),
+            bytes_section: bytes,
+            probes: (self.probe_bound(hash_s) + 1).min(slots.len() / 8),
+        }
+    }
+
     fn find_hashed(
         &self,
         key: &str,
@@ -387,43 +575,15 @@ impl NativeImage {
         offsets: Section,
         bytes: Section,
     ) -> Result<Found> {
-        let mut found = Found {
-            index: None,
-            prefix: false,
+        let keys = self.keys(hash_s, offsets, bytes);
+        let mut p = Pending {
+            h,
+            slot: keys.start(h),
+            left: keys.probes,
+            ..Pending::default()
         };
-        let table = self.section(hash_s);
-        let slots = table.len() / 8;
-        if slots == 0 {
-            return Ok(found);
-        }
-        let tag = hash::tag(h);
-        let mut s = hash::start_slot(h, slots);
-        // Every key sits within the bound of its start slot: past it, the key is absent.
-        for _ in 0..=self.probe_bound(hash_s).min(slots - 1) {
-            let Some(slot) = hash::split_entry(le_u64(table, s * 8).unwrap_or(0)) else {
-                break;
-            };
-            if slot.tag == tag {
-                match slot.index() {
-                    Some(i) if self.string(offsets, bytes, i as usize)? == key.as_bytes() => {
-                        found.index = Some(i);
-                        found.prefix |= slot.prefix;
-                        break;
-                    }
-                    // A prefix-only entry holds no key bytes: the tag decides. An anchor
-                    // with the same key may still follow in the chain.
-                    None => found.prefix |= slot.prefix,
-                    Some(_) => {}
-                }
-            }
-            s += 1;
-            if s == slots {
-                s = 0;
-            }
-        }
-        Ok(found)
+        keys.probe(key.as_bytes(), &mut p)
     }
-
     /// Number of titles.
     pub(crate) fn n_titles(&self) -> usize {
         self.n_titles
@@ -469,27 +629,113 @@ impl NativeImage {
         ends: &[usize],
         mut found: impl FnMut(Option<u32>),
     ) -> Result<()> {
-        let mut hasher = hash::Hasher::new();
-        let mut hashed = 0;
-        let mut rest = ends.iter();
-        while let Some(&end) = rest.next() {
-            let Some(key) = text.get(..end).filter(|_| end >= hashed) else {
-                found(None);
-                continue;
-            };
-            hasher.write(key.as_bytes().get(hashed..).unwrap_or_default());
-            hashed = end;
-            let hit = self.find_hashed(
-                key,
-                hasher.finish(),
-                Section::AnchorHash,
-                Section::AnchorOffsets,
-                Section::AnchorBytes,
-            )?;
-            found(hit.index);
-            if !hit.prefix && text.as_bytes().get(end) == Some(&b' ') {
-                rest.by_ref().for_each(|_| found(None));
+        let mut answers = vec![None; ends.len()];
+        self.find_anchor_rows(text, &[(0, ends)], |_, level, hit| {
+            if let Some(slot) = answers.get_mut(level) {
+                *slot = hit;
             }
+        })?;
+        answers.into_iter().for_each(&mut found);
+        Ok(())
+    }
+
+    /// [`Self::find_anchor_prefixes`] for many rows of prefixes of one text at once: row
+    /// `r` asks for `text[start..end]`, `end` in its `ends`, and each answer is given as
+    /// `found(r, level, index)` (`level`: the position of `end` in `ends`; an end that is
+    /// no character boundary or goes backwards answers `None`), in no particular order.
+    ///
+    /// The look-ups go level by level: the first grams of every row are hashed and their
+    /// index slots prefetched before any is probed, then the key offsets and key bytes of
+    /// the slots that match, and so on, so that the cache misses of one row overlap those
+    /// of the others instead of each waiting for the previous one (on an enwiki-size
+    /// index, every probe misses the caches). The answers are those of one look-up each.
+    pub(crate) fn find_anchor_rows<R: PrefixRow>(
+        &self,
+        text: &str,
+        rows: &[R],
+        mut found: impl FnMut(usize, usize, Option<u32>),
+    ) -> Result<()> {
+        let keys = self.keys(
+            Section::AnchorHash,
+            Section::AnchorOffsets,
+            Section::AnchorBytes,
+        );
+        let bytes = text.as_bytes();
+        let mut work: Vec<Pending> = rows
+            .iter()
+            .enumerate()
+            // A row starting inside a character has no key: all its answers are `None`.
+            .filter(|(_, row)| !row.ends().is_empty() && text.is_char_boundary(row.start()))
+            .map(|(r, row)| Pending {
+                row: r,
+                hasher: hash::Hasher::new(),
+                hashed: row.start(),
+                ..Pending::default()
+            })
+            .collect();
+        let mut level = 0;
+        while !work.is_empty() {
+            // Hash this level's grams and prefetch their start slots.
+            for p in &mut work {
+                let Some(row) = rows.get(p.row) else {
+                    continue;
+                };
+                p.end = row.ends().get(level).copied().unwrap_or(0);
+                // `hashed` is at or after the row's start, a character boundary.
+                p.asked = p.end >= p.hashed && text.is_char_boundary(p.end);
+                if !p.asked {
+                    continue;
+                }
+                p.hasher
+                    .write(bytes.get(p.hashed..p.end).unwrap_or_default());
+                p.hashed = p.end;
+                p.h = p.hasher.finish();
+                p.slot = keys.start(p.h);
+                p.left = keys.probes;
+                p.found = Found::default();
+                p.key = None;
+                prefetch(keys.slots, p.slot * 8);
+            }
+            // Scan each chain up to the first slot whose tag matches an anchor's, and
+            // prefetch that anchor's offsets.
+            for p in work.iter_mut().filter(|p| p.asked) {
+                keys.scan(p);
+                if let Some(i) = p.key {
+                    prefetch(keys.offsets, i as usize * 8);
+                    prefetch(keys.offsets, i as usize * 8 + 8);
+                }
+            }
+            // Then the key bytes those offsets point at.
+            for p in &work {
+                if let Some(i) = p.key
+                    && let Some(at) = le_u64(keys.offsets, i as usize * 8)
+                {
+                    prefetch(keys.bytes, at as usize);
+                }
+            }
+            // Compare the keys.
+            for p in &mut work {
+                let Some(row) = rows.get(p.row) else {
+                    continue;
+                };
+                if !p.asked {
+                    // No key at this end: the row goes on with the next one.
+                    found(p.row, level, None);
+                    p.more = true;
+                    continue;
+                }
+                let key = bytes.get(row.start()..p.end).unwrap_or_default();
+                // Most grams are no anchor: their scan found no tag to compare.
+                let hit = match p.key {
+                    None => p.found,
+                    Some(_) => keys.probe(key, p)?,
+                };
+                found(p.row, level, hit.index);
+                // No anchor continues this gram with a space: no longer one is an anchor.
+                p.more = hit.prefix || bytes.get(p.end) != Some(&b' ');
+            }
+            level += 1;
+            work.retain(|p| p.more && rows.get(p.row).is_some_and(|r| level < r.ends().len()));
         }
         Ok(())
     }
@@ -649,5 +895,53 @@ mod tests {
         im.find_anchor_prefixes("york city", &[4, 9], |f| answers.push(f))
             .unwrap();
         assert_eq!(answers, [Some(1), None]);
+    }
+
+    #[test]
+    fn rows_of_grams_answer_like_one_look_up_each() {
+        let im = image(&["new york city", "new york", "york", "é", "city hall"]);
+        let text = "new york city hall é york";
+        // Every start and end that `text` allows, some not character boundaries, some
+        // going backwards.
+        let starts: Vec<usize> = (0..=text.len() + 1).collect();
+        let ends: Vec<Vec<usize>> = starts
+            .iter()
+            .map(|&s| {
+                let mut e: Vec<usize> = (s + 1..=text.len()).filter(|e| e % 3 != 1).collect();
+                e.push(s);
+                e
+            })
+            .collect();
+        let rows: Vec<(usize, &[usize])> = starts
+            .iter()
+            .zip(&ends)
+            .map(|(&s, e)| (s, e.as_slice()))
+            .collect();
+        let mut got: Vec<Vec<Option<u32>>> = ends.iter().map(|e| vec![None; e.len()]).collect();
+        let mut asked = 0;
+        im.find_anchor_rows(text, &rows, |row, level, found| {
+            got[row][level] = found;
+            asked += 1;
+        })
+        .unwrap();
+        let mut hits = 0;
+        for ((start, ends), got) in rows.iter().zip(&got) {
+            // One look-up per gram; an end that goes back before the last key's answers no.
+            let mut hashed = *start;
+            let single: Vec<Option<u32>> = ends
+                .iter()
+                .map(|&end| {
+                    let key = text.get(*start..end).filter(|_| end >= hashed)?;
+                    hashed = end;
+                    im.find_anchor(key).unwrap()
+                })
+                .collect();
+            assert_eq!(got, &single, "row at {start}");
+            hits += got.iter().flatten().count();
+        }
+        assert!(hits >= 5, "{hits}");
+        // Grams after one that no anchor continues are not looked up.
+        let total: usize = ends.iter().map(Vec::len).sum();
+        assert!(asked < total / 2, "{asked} of {total}");
     }
 }

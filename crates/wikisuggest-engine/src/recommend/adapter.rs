@@ -3,7 +3,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use wikisuggest_text::MwTokenizer;
-use wikisuggest_text::pipeline::{Candidate, LinkModel};
+use wikisuggest_text::pipeline::{Candidate, GramRow, LinkModel, MAX_GRAM};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::tokenize::is_punctuation;
 
@@ -113,6 +113,18 @@ impl LinkModel for DatasetModel<'_> {
             // A damaged file: reported once the pass ends; until then, no anchors.
             out.truncate(before);
             out.resize(before + ends.len(), false);
+        }
+    }
+
+    fn anchor_rows(&self, text: &str, rows: &[GramRow], out: &mut Vec<[bool; MAX_GRAM]>) {
+        let before = out.len();
+        if self
+            .keep(self.dataset.has_anchor_rows(text, rows, out))
+            .is_none()
+        {
+            // A damaged file: reported once the pass ends; until then, no anchors.
+            out.truncate(before);
+            out.resize(before + rows.len(), [false; MAX_GRAM]);
         }
     }
 

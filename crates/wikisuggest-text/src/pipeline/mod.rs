@@ -65,6 +65,30 @@ pub trait LinkModel: Send + Sync {
         );
     }
 
+    /// [`LinkModel::anchor_prefixes`] for many positions of one text at once, one answer
+    /// row per [`GramRow`] appended to `out` (unused slots `false`). Asking for a whole
+    /// sentence lets an implementation overlap the table look-ups of its positions instead
+    /// of waiting for each in turn.
+    fn anchor_rows(&self, text: &str, rows: &[GramRow], out: &mut Vec<[bool; MAX_GRAM]>) {
+        let mut ends = Vec::with_capacity(MAX_GRAM);
+        let mut answers = Vec::with_capacity(MAX_GRAM);
+        for row in rows {
+            let mut answer = [false; MAX_GRAM];
+            let grams = row.ends.get(..row.len).unwrap_or_default();
+            let key = grams.last().and_then(|&end| text.get(row.start..end));
+            if let Some(key) = key.filter(|_| grams.iter().all(|&end| end >= row.start)) {
+                ends.clear();
+                ends.extend(grams.iter().map(|&end| end - row.start));
+                answers.clear();
+                self.anchor_prefixes(key, &ends, &mut answers);
+                for (slot, &a) in answer.iter_mut().zip(&answers) {
+                    *slot = a;
+                }
+            }
+            out.push(answer);
+        }
+    }
+
     /// The target of a redirect title, if it is one (one hop).
     fn redirect(&self, title: &str) -> Option<String>;
 
@@ -76,6 +100,19 @@ pub trait LinkModel: Send + Sync {
     /// top-10 slice; features that need the full candidate set can ask
     /// [`LinkModel::candidates`].
     fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32>;
+}
+
+/// The 1- to [`MAX_GRAM`]-word grams from one position of a text (see
+/// [`LinkModel::anchor_rows`]): their keys are `text[start..end]` for each `end` in
+/// `ends[..len]`, ascending, so each is a prefix of the next.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GramRow {
+    /// Byte offset of the grams' first token.
+    pub start: usize,
+    /// Byte offsets where the 1-, 2-, … word grams end.
+    pub ends: [usize; MAX_GRAM],
+    /// How many of `ends` are grams.
+    pub len: usize,
 }
 
 /// Parameters of one request.
@@ -158,7 +195,7 @@ pub struct Recommendations {
 /// Context window size in code points.
 const CONTEXT: usize = 10;
 /// Longest n-gram.
-const MAX_GRAM: usize = 5;
+pub const MAX_GRAM: usize = 5;
 /// Candidates scored per mention.
 const TOP_CANDIDATES: usize = 10;
 
@@ -448,37 +485,48 @@ impl<'a> Words<'a> {
     }
 
     /// Whether each gram is an anchor, by start token and length (`[start][n - 1]`). The
-    /// grams from one start are asked for together: their keys are prefixes of the
-    /// longest one's.
+    /// grams of the whole sentence are asked for at once, in rows of one start each: their
+    /// keys are prefixes of the longest one's.
     fn anchors(&self, model: &dyn LinkModel) -> Vec<[bool; MAX_GRAM]> {
-        let mut table = vec![[false; MAX_GRAM]; self.tokens.len()];
-        let mut ends: Vec<usize> = Vec::with_capacity(MAX_GRAM);
-        let mut answers = Vec::with_capacity(MAX_GRAM);
-        for (start, row) in table.iter_mut().enumerate() {
-            answers.clear();
-            match &self.lowered {
-                Some((lowered, bounds)) => {
-                    let from = bounds.get(start).copied().unwrap_or(0);
-                    ends.clear();
-                    ends.extend(
-                        self.gram_ends(start)
-                            .filter_map(|last| Some(bounds.get(last + 1)? - from)),
-                    );
-                    let Some(text) = ends.last().and_then(|&end| lowered.get(from..from + end))
-                    else {
-                        continue;
-                    };
-                    model.anchor_prefixes(text, &ends, &mut answers);
-                }
-                // A capital sigma: keys are lowercased whole and need not be prefixes.
-                None => answers.extend(
-                    self.gram_ends(start)
-                        .filter_map(|last| self.gram(start, last))
-                        .map(|(_, key)| model.is_anchor(&key)),
-                ),
+        let Some((lowered, bounds)) = &self.lowered else {
+            // A capital sigma: keys are lowercased whole and need not be prefixes.
+            return (0..self.tokens.len())
+                .map(|start| {
+                    let mut row = [false; MAX_GRAM];
+                    let grams = self
+                        .gram_ends(start)
+                        .filter_map(|last| self.gram(start, last));
+                    for (slot, (_, key)) in row.iter_mut().zip(grams) {
+                        *slot = model.is_anchor(&key);
+                    }
+                    row
+                })
+                .collect();
+        };
+        // A gram starts at a token other than a single space and ends after `n` such
+        // tokens (see `gram_ends`): with those tokens listed once, the grams of each start
+        // are the next `MAX_GRAM` entries of the list.
+        let words: Vec<usize> = (0..self.tokens.len())
+            .filter(|&i| self.tokens.get(i).is_some_and(|t| *t != " "))
+            .collect();
+        let mut rows = Vec::with_capacity(words.len());
+        for (k, &start) in words.iter().enumerate() {
+            let mut row = GramRow {
+                start: bounds.get(start).copied().unwrap_or(0),
+                ..GramRow::default()
+            };
+            for (end, &last) in row.ends.iter_mut().zip(words.get(k..).unwrap_or_default()) {
+                *end = bounds.get(last + 1).copied().unwrap_or(row.start);
+                row.len += 1;
             }
-            for (slot, &answer) in row.iter_mut().zip(&answers) {
-                *slot = answer;
+            rows.push(row);
+        }
+        let mut answers = Vec::with_capacity(rows.len());
+        model.anchor_rows(lowered, &rows, &mut answers);
+        let mut table = vec![[false; MAX_GRAM]; self.tokens.len()];
+        for (&start, answer) in words.iter().zip(answers) {
+            if let Some(row) = table.get_mut(start) {
+                *row = answer;
             }
         }
         table
