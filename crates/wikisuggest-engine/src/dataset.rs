@@ -315,13 +315,23 @@ impl Dataset {
 
     /// The redirect target of `title` (one hop), if it is a redirect.
     pub fn redirect(&self, title: &str) -> Result<Option<&str>> {
+        Ok(self.redirect_found(title)?.0)
+    }
+
+    /// [`Dataset::redirect`], with the title's index (`None`: not a title).
+    pub(crate) fn redirect_found(&self, title: &str) -> Result<(Option<&str>, Option<u32>)> {
         let Some(t) = self.image.find_title(title)? else {
-            return Ok(None);
+            return Ok((None, None));
         };
         match self.image.redirect(t)? {
-            Some(target) => Ok(Some(self.image.title(target)?)),
-            None => Ok(None),
+            Some(target) => Ok((Some(self.image.title(target)?), Some(t))),
+            None => Ok((None, Some(t))),
         }
+    }
+
+    /// [`Dataset::has_page`] of the title with index `t`.
+    pub(crate) fn has_page_at(&self, t: u32) -> Result<bool> {
+        Ok(self.image.page_id(t)?.is_some())
     }
 
     /// Whether `title` is a key of the pageids table.

@@ -64,11 +64,16 @@ pub fn normalise_title(title: &str) -> String {
         pyunicode::push_upper(&mut out, first);
         out.push_str(chars.as_str());
     }
-    let out = out.replace('_', " ");
-    match out.find('#') {
-        Some(i) => out.get(..i).unwrap_or_default().to_owned(),
-        None => out,
+    // Most titles hold neither: no second copy then.
+    let mut out = if out.contains('_') {
+        out.replace('_', " ")
+    } else {
+        out
+    };
+    if let Some(i) = out.find('#') {
+        out.truncate(i);
     }
+    out
 }
 
 /// `normalise_anchor`: `str.lower(str.strip(anchor))`.

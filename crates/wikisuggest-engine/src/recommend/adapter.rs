@@ -52,6 +52,9 @@ pub(super) struct DatasetModel<'a> {
     /// The last anchor whose candidates the pass asked for, with its full candidate map:
     /// the pass scores a mention right after asking for its candidates.
     last: Mutex<Option<(String, Vec<DatasetCandidate<'a>>)>>,
+    /// The last title whose redirect the pass asked for, if it is no redirect, with its
+    /// index: the pass asks next whether that title is a page.
+    title: Mutex<Option<(String, Option<u32>)>>,
 }
 
 impl<'a> DatasetModel<'a> {
@@ -63,6 +66,7 @@ impl<'a> DatasetModel<'a> {
             failure: Mutex::new(None),
             page: OnceLock::new(),
             last: Mutex::new(None),
+            title: Mutex::new(None),
         }
     }
 
@@ -129,11 +133,30 @@ impl LinkModel for DatasetModel<'_> {
     }
 
     fn redirect(&self, title: &str) -> Option<String> {
-        self.keep(self.dataset.redirect(title))?.map(str::to_owned)
+        let (target, index) = self.keep(self.dataset.redirect_found(title))?;
+        if target.is_none()
+            && let Ok(mut last) = self.title.lock()
+        {
+            let last = last.get_or_insert_with(|| (String::new(), None));
+            last.0.clear();
+            last.0.push_str(title);
+            last.1 = index;
+        }
+        target.map(str::to_owned)
     }
 
     fn has_page(&self, title: &str) -> bool {
-        self.keep(self.dataset.has_page(title)).unwrap_or(false)
+        let remembered = self
+            .title
+            .lock()
+            .ok()
+            .and_then(|last| last.as_ref().filter(|(t, _)| t == title).map(|(_, i)| *i));
+        let found = match remembered {
+            Some(Some(t)) => self.dataset.has_page_at(t),
+            Some(None) => Ok(false),
+            None => self.dataset.has_page(title),
+        };
+        self.keep(found).unwrap_or(false)
     }
 
     /// Scores every candidate of the mention in one pass over the anchor's full candidate
