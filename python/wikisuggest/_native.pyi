@@ -18,6 +18,7 @@ __all__ = [
     "NativeWiki",
     "NativeBatch",
     "NativeEngine",
+    "NativeBatchStream",
     "NativeServer",
     "in_flight_tasks",
     "quiesce",
@@ -171,12 +172,14 @@ class NativeEngine:
         options: dict[str, Any],
         send_async: Literal[True],
     ) -> Awaitable[LinkRecommendationSet]: ...
-    def recommend_chunk(
-        self,
-        pages: list[tuple[str, str, int | None, int | None, str | None]],
-        workers: int | None,
-        options: dict[str, Any],
-    ) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
+    def stream(self, workers: int | None, options: dict[str, Any]) -> NativeBatchStream: ...
+
+@final
+class NativeBatchStream:
+    def push(self, page: tuple[str, str, int | None, int | None, str | None]) -> None: ...
+    def pending(self) -> int: ...
+    def take(self) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
+    def close(self) -> None: ...
 
 @final
 class NativeDatasetBuild:
