@@ -11,7 +11,9 @@ use wikisuggest_text::wikitext::Wikitext;
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
-    let dir = args.next().unwrap_or_else(|| "tests/data/parity/articles/enwiki".into());
+    let dir = args
+        .next()
+        .unwrap_or_else(|| "tests/data/parity/articles/enwiki".into());
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(1);
     let mut paths: Vec<_> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -23,7 +23,10 @@ impl MwparserfromhellTokenizer<'_> {
                 self.unwind(depth);
                 self.head = reset + 1;
                 match self.parse(WIKILINK_TITLE, true) {
-                    Ok(_) => self.emit_node(NodeKind::Wikilink, start, self.head + 1, 0),
+                    Ok(parsed) => {
+                        self.recycle(parsed.items);
+                        self.emit_node(NodeKind::Wikilink, start, self.head + 1, 0);
+                    }
                     Err(_) => {
                         self.unwind(depth);
                         self.head = reset;
@@ -131,7 +134,7 @@ impl MwparserfromhellTokenizer<'_> {
                     return Err(self.fail_route());
                 }
                 if this == ']' {
-                    self.pop();
+                    self.discard();
                     return Ok(scheme_len);
                 }
                 if self.is_uri_end(this, next) {
@@ -154,7 +157,7 @@ impl MwparserfromhellTokenizer<'_> {
                     } else {
                         self.head = self.head.saturating_sub(1);
                     }
-                    self.pop();
+                    self.discard();
                     return Ok(scheme_len);
                 }
                 self.handle_free_link_text(&mut parens, &mut tail, this);

@@ -23,7 +23,10 @@ impl MwparserfromhellTokenizer<'_> {
                 self.emit_node(NodeKind::Tag, start, open_end, 0);
                 self.emit_all(parsed.items);
             }
-            None => self.emit_node(NodeKind::Tag, start, self.head + 1, 0),
+            None => {
+                self.recycle(parsed.items);
+                self.emit_node(NodeKind::Tag, start, self.head + 1, 0);
+            }
         }
     }
 
@@ -81,11 +84,11 @@ impl MwparserfromhellTokenizer<'_> {
                         // Unclosed attribute quote: retry it as plain text.
                         data.context = td::ATTR_VALUE;
                         self.memoize_bad_route();
-                        self.pop();
+                        self.discard();
                         self.head = data.reset;
                         continue;
                     }
-                    self.pop();
+                    self.discard();
                 }
                 return Err(self.fail_route());
             } else if this == '>' && can_exit {
@@ -200,7 +203,7 @@ impl MwparserfromhellTokenizer<'_> {
                 // Text right after a closing quote: retry the value unquoted.
                 data.context = td::ATTR_VALUE;
                 self.memoize_bad_route();
-                self.pop();
+                self.discard();
                 self.head = data.reset.saturating_sub(1);
                 return Ok(());
             }
