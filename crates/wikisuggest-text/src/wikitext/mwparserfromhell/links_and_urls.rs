@@ -118,6 +118,9 @@ impl MwparserfromhellTokenizer<'_> {
         }
         let mut parens = false;
         loop {
+            if self.take_uri_run(brackets, &mut tail) {
+                continue;
+            }
             let this = self.read(0);
             let next = self.read(1);
             if this == '&' {
@@ -164,6 +167,52 @@ impl MwparserfromhellTokenizer<'_> {
             }
             self.head += 1;
         }
+    }
+
+    /// Takes a run of URL characters that the loop of [`Self::really_parse_external_link`]
+    /// would only emit as text, one step per character: ordinary characters, and in free
+    /// links also the punctuation held back from their end when an ordinary character
+    /// follows it. Charged as those steps' reads (two each); returns whether there was one.
+    fn take_uri_run(&mut self, brackets: bool, tail: &mut Option<&mut FreeTail>) -> bool {
+        let start = self.head;
+        let mut end = start;
+        let mut i = start;
+        // A run starts with a character that is emitted at once, so that held-back
+        // punctuation is never scanned more than twice.
+        if !brackets
+            && self
+                .text
+                .get(start)
+                .is_none_or(|&c| uri_char_class(c) != UriChar::Plain)
+        {
+            return false;
+        }
+        while let Some(&c) = self.text.get(i) {
+            match uri_char_class(c) {
+                UriChar::Plain => end = i + 1,
+                UriChar::Punctuation => {
+                    if brackets {
+                        end = i + 1;
+                    }
+                }
+                UriChar::Special => break,
+            }
+            i += 1;
+        }
+        if end == start {
+            return false;
+        }
+        self.charge_many(2 * (end - start) as u64);
+        if self.exhausted() {
+            // Every read now sees the end of the text; the loop finishes as it would.
+            return false;
+        }
+        if !brackets {
+            self.push_tail(tail);
+        }
+        self.emit_text(start, end);
+        self.head = end;
+        true
     }
 
     fn push_tail(&mut self, tail: &mut Option<&mut FreeTail>) {
@@ -253,6 +302,26 @@ impl MwparserfromhellTokenizer<'_> {
         } else {
             self.emit_char();
         }
+    }
+}
+
+/// How the loop over a URL's characters treats a character.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UriChar {
+    /// Emitted as text.
+    Plain,
+    /// Emitted as text in bracketed links; held back from the end of free links.
+    Punctuation,
+    /// Ends the URL, starts a nested construct or depends on the context or the parentheses.
+    Special,
+}
+
+fn uri_char_class(c: char) -> UriChar {
+    match c {
+        '&' | '<' | '{' | '}' | '[' | ']' | '>' | '"' | '\'' | ' ' | '|' | '=' | '\0' | '\n'
+        | '(' | ')' => UriChar::Special,
+        ',' | ';' | '\\' | '.' | ':' | '!' | '?' => UriChar::Punctuation,
+        _ => UriChar::Plain,
     }
 }
 
