@@ -230,8 +230,13 @@ fn plain_chars_are_inert(context: u64) -> bool {
     context & FAIL_ON_EQUALS != 0 || context & (FAIL_ON_LBRACE | FAIL_ON_RBRACE) == 0
 }
 
-/// Upstream compares names by lowercasing them and requiring ASCII.
+/// Upstream compares names by lowercasing them and requiring ASCII (the lists are
+/// lowercase ASCII). An ASCII name lowercases to ASCII, so it is compared in place; only
+/// other names (which may lowercase to ASCII, as the Kelvin sign does) are lowercased.
 fn in_list(name: &str, list: &[&str]) -> bool {
+    if name.is_ascii() {
+        return list.iter().any(|l| l.eq_ignore_ascii_case(name));
+    }
     let lowered = pyunicode::lower(name);
     lowered.is_ascii() && list.contains(&lowered.as_str())
 }
@@ -244,9 +249,17 @@ fn is_scheme(scheme: &str, slashes: bool) -> bool {
     }
 }
 
-/// `rstrip().lower()` used to match closing tags with opening ones.
-fn tag_key(name: &str) -> String {
-    pyunicode::lower(name.trim_end_matches(pyunicode::is_space))
+/// Whether two tag names match as upstream matches closing tags with opening ones (equal
+/// after `rstrip().lower()`); ASCII names are compared in place.
+fn same_tag(a: &str, b: &str) -> bool {
+    let (a, b) = (
+        a.trim_end_matches(pyunicode::is_space),
+        b.trim_end_matches(pyunicode::is_space),
+    );
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
+    pyunicode::lower(a) == pyunicode::lower(b)
 }
 
 impl<'a> MwparserfromhellTokenizer<'a> {
@@ -342,7 +355,19 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Counts `n` reads at once, as `n` calls of [`Self::charge`] would; the deadline is
     /// checked when the count crosses a multiple of the check interval.
+    #[inline]
     fn charge_many(&self, n: u64) {
+        let reads = self.reads.get() + n;
+        if reads < self.checkpoint.get() {
+            self.reads.set(reads);
+            return;
+        }
+        self.charge_many_at_checkpoint(n);
+    }
+
+    /// [`Self::charge_many`] when a limit may be reached.
+    #[cold]
+    fn charge_many_at_checkpoint(&self, n: u64) {
         if n == 0 || self.exhausted.get() {
             return;
         }

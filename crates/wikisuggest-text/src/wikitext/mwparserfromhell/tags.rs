@@ -101,20 +101,21 @@ impl MwparserfromhellTokenizer<'_> {
                     f.items.clear();
                     f.text = None;
                 }
-                let name = self
-                    .frames
-                    .last()
-                    .map(|f| f.tag_name.clone())
-                    .unwrap_or_default();
-                if in_list(&name, &SINGLE_ONLY) {
+                let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
+                let (single_only, blacklisted) = (
+                    in_list(name, &SINGLE_ONLY),
+                    in_list(name, &PARSER_BLACKLIST),
+                );
+                if single_only {
                     self.head -= 1;
                     return Ok(Parsed {
                         items: self.pop(),
                         ..Parsed::default()
                     });
                 }
-                if in_list(&name, &PARSER_BLACKLIST) {
-                    return self.handle_blacklisted_tag(&name);
+                if blacklisted {
+                    let key = self.frames.last().map(|f| f.tag_name.clone());
+                    return self.handle_blacklisted_tag(&key.unwrap_or_default());
                 }
                 return self.parse(0, false);
             } else if this == '/' && next == '>' && can_exit {
@@ -249,15 +250,12 @@ impl MwparserfromhellTokenizer<'_> {
 
     pub(super) fn handle_tag_close_close(&mut self) -> Route<Parsed> {
         let closing = self.pop();
-        let name = self
-            .frames
-            .last()
-            .map(|f| tag_key(&f.tag_name))
-            .unwrap_or_default();
+        let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
         let valid = match closing.as_slice() {
-            [Item::Text(s, e)] => tag_key(&self.slice(*s, *e)) == name,
+            [Item::Text(s, e)] => same_tag(&self.slice(*s, *e), name),
             _ => false,
         };
+        self.recycle(closing);
         if !valid {
             return Err(self.fail_route());
         }
@@ -271,7 +269,6 @@ impl MwparserfromhellTokenizer<'_> {
     /// Body of `<nowiki>`, `<pre>`, `<math>` …: only entities and the
     /// matching close tag are recognised.
     pub(super) fn handle_blacklisted_tag(&mut self, name: &str) -> Route<Parsed> {
-        let key = tag_key(name);
         loop {
             let this = self.read(0);
             let next = self.read(1);
@@ -284,11 +281,7 @@ impl MwparserfromhellTokenizer<'_> {
                 loop {
                     let c = self.read(0);
                     if c == '>' {
-                        if pyunicode::lower(
-                            self.slice(name_start, self.head)
-                                .trim_end_matches(pyunicode::is_space),
-                        ) == key
-                        {
+                        if same_tag(&self.slice(name_start, self.head), name) {
                             self.emit_token();
                             return Ok(Parsed {
                                 items: self.pop(),
