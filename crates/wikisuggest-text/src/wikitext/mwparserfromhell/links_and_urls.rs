@@ -174,6 +174,9 @@ impl MwparserfromhellTokenizer<'_> {
     /// links also the punctuation held back from their end when an ordinary character
     /// follows it. Charged as those steps' reads (two each); returns whether there was one.
     fn take_uri_run(&mut self, brackets: bool, tail: &mut Option<&mut FreeTail>) -> bool {
+        if self.stepwise {
+            return false;
+        }
         let start = self.head;
         let mut end = start;
         let mut i = start;

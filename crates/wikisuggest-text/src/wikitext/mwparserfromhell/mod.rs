@@ -17,6 +17,8 @@ mod style;
 mod tables;
 mod tags;
 mod templates;
+#[cfg(test)]
+mod tests;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -166,6 +168,9 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     exhausted: Cell<bool>,
     /// Item vectors of finished frames, reused by new frames instead of allocating.
     spare: Vec<Vec<Item>>,
+    /// Take every character in its own step, as upstream does, instead of taking runs
+    /// that can only be text in one: the reference the runs are tested against.
+    stepwise: bool,
 }
 
 /// Optional bounds on the work of one parse.
@@ -276,8 +281,18 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             checkpoint: Cell::new(0),
             exhausted: Cell::new(false),
             spare: Vec::new(),
+            stepwise: false,
         }
         .with_checkpoint()
+    }
+
+    /// A tokenizer that takes every character in its own step (see `stepwise`).
+    #[cfg(test)]
+    fn stepwise(text: &'a [char]) -> Self {
+        Self {
+            stepwise: true,
+            ..Self::new(text, Limits::default())
+        }
     }
 
     fn with_checkpoint(self) -> Self {
@@ -623,7 +638,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                 // the reads that one step per character would make.
                 let start = self.head;
                 let mut end = start + 1;
-                if plain_chars_are_inert(self.context()) {
+                if !self.stepwise && plain_chars_are_inert(self.context()) {
                     while self.text.get(end).is_some_and(|&c| !is_marker(c)) {
                         end += 1;
                     }
