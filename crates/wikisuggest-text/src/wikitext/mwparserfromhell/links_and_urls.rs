@@ -49,7 +49,8 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_char();
             self.head += 1;
         }
-        let scheme = self.slice(scheme_start, self.head);
+        let text = self.text;
+        let scheme = text.get(scheme_start..self.head).unwrap_or_default();
         if self.read(0) != ':' {
             return Err(self.fail_route());
         }
@@ -60,7 +61,7 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_text(self.head, self.head + 2);
             self.head += 2;
         }
-        if !is_scheme(&scheme, slashes) {
+        if !is_scheme(scheme, slashes) {
             return Err(self.fail_route());
         }
         Ok(())
@@ -84,9 +85,10 @@ impl MwparserfromhellTokenizer<'_> {
             }
             scheme_start -= 1;
         }
-        let scheme = self.slice(scheme_start, text_end);
+        let text = self.text;
+        let scheme = text.get(scheme_start..text_end).unwrap_or_default();
         let slashes = self.read(0) == '/' && self.read(1) == '/';
-        if !is_scheme(&scheme, slashes) {
+        if !is_scheme(scheme, slashes) {
             return Err(BadRoute { context: 0 });
         }
         let context = self.context() | EXT_LINK_URI;

@@ -246,12 +246,23 @@ fn in_list(name: &str, list: &[&str]) -> bool {
     lowered.is_ascii() && list.contains(&lowered.as_str())
 }
 
-fn is_scheme(scheme: &str, slashes: bool) -> bool {
-    if slashes {
-        in_list(scheme, &URI_SCHEMES)
+/// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
+/// tested at every `[` and at every `:` after a word.
+fn is_scheme(scheme: &[char], slashes: bool) -> bool {
+    let list: &[&str] = if slashes {
+        &URI_SCHEMES
     } else {
-        in_list(scheme, &URI_SCHEMES_NO_SLASHES)
+        &URI_SCHEMES_NO_SLASHES
+    };
+    if scheme.iter().all(char::is_ascii) {
+        return list.iter().any(|l| {
+            l.len() == scheme.len()
+                && l.bytes()
+                    .zip(scheme)
+                    .all(|(b, c)| c.to_ascii_lowercase() == char::from(b))
+        });
     }
+    in_list(&scheme.iter().collect::<String>(), list)
 }
 
 /// Whether two tag names match as upstream matches closing tags with opening ones (equal

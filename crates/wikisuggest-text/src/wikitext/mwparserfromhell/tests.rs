@@ -203,7 +203,10 @@ fn runs_match_the_step_by_step_tokenizer_on_markup_soup() {
 /// upstream's definitions, `rstrip().lower()` equality and `lower()` in an ASCII list.
 #[test]
 fn names_compare_as_their_lowercase_forms() {
-    use super::{PARSER_BLACKLIST, SINGLE_ONLY, URI_SCHEMES, in_list, same_tag};
+    use super::{
+        PARSER_BLACKLIST, SINGLE_ONLY, URI_SCHEMES, URI_SCHEMES_NO_SLASHES, in_list, is_scheme,
+        same_tag,
+    };
     use crate::pyunicode;
 
     let names = [
@@ -243,5 +246,12 @@ fn names_compare_as_their_lowercase_forms() {
             let expected = lowered.is_ascii() && list.contains(&lowered.as_str());
             assert_eq!(in_list(a, list), expected, "{a:?}");
         }
+        let chars: Vec<char> = a.chars().collect();
+        assert_eq!(is_scheme(&chars, true), in_list(a, &URI_SCHEMES), "{a:?}");
+        assert_eq!(
+            is_scheme(&chars, false),
+            in_list(a, &URI_SCHEMES_NO_SLASHES),
+            "{a:?}"
+        );
     }
 }
