@@ -38,6 +38,19 @@ impl MwparserfromhellTokenizer<'_> {
     }
 
     pub(super) fn parse_bracketed_uri_scheme(&mut self) -> Route<()> {
+        // Every wikilink is first tried as a bracketed URL; most fail at their first word.
+        // Such a failure is settled by looking at the text: charged and memoized as the
+        // steps below would, without their frame and text.
+        if !self.stepwise
+            && let Some(reads) = self.failing_bracketed_scheme()
+        {
+            self.check_route(EXT_LINK_URI)?;
+            self.charge_many(reads);
+            self.bad_routes.insert((self.head, EXT_LINK_URI));
+            return Err(BadRoute {
+                context: EXT_LINK_URI,
+            });
+        }
         self.push_checked(EXT_LINK_URI)?;
         if self.read(0) == '/' && self.read(1) == '/' {
             self.emit_text(self.head, self.head + 2);
@@ -65,6 +78,35 @@ impl MwparserfromhellTokenizer<'_> {
             return Err(self.fail_route());
         }
         Ok(())
+    }
+
+    /// The reads [`Self::parse_bracketed_uri_scheme`] makes when it fails at the scheme
+    /// (neither `//` nor a known scheme and its colon); `None` when it gets past it.
+    fn failing_bracketed_scheme(&self) -> Option<u64> {
+        let at = |i: usize| self.text.get(self.head + i).copied().unwrap_or('\0');
+        // `//`: one read, or two when the first is a slash.
+        if at(0) == '/' && at(1) == '/' {
+            return None;
+        }
+        let mut reads: u64 = if at(0) == '/' { 2 } else { 1 };
+        // Two reads per scheme character, one for the character after the scheme, one
+        // for the colon test.
+        let mut len = 0;
+        while is_uri_scheme_char(at(len)) {
+            reads += 2;
+            len += 1;
+        }
+        reads += 2;
+        if at(len) != ':' {
+            return Some(reads);
+        }
+        let slashes = at(len + 1) == '/' && at(len + 2) == '/';
+        reads += if at(len + 1) == '/' { 2 } else { 1 };
+        let scheme = self
+            .text
+            .get(self.head..self.head + len)
+            .unwrap_or_default();
+        (!is_scheme(scheme, slashes)).then_some(reads)
     }
 
     /// Reads the scheme backwards from the pending text before `:`.

@@ -168,8 +168,9 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     exhausted: Cell<bool>,
     /// Item vectors of finished frames, reused by new frames instead of allocating.
     spare: Vec<Vec<Item>>,
-    /// Take every character in its own step, as upstream does, instead of taking runs
-    /// that can only be text in one: the reference the runs are tested against.
+    /// Take every character in its own step, as upstream does, without the shortcuts
+    /// (runs that can only be text, failing bracketed schemes): the reference the
+    /// shortcuts are tested against.
     stepwise: bool,
 }
 

@@ -1,7 +1,8 @@
-//! The runs the tokenizer takes in one step (plain text, plain characters in unsafe
-//! contexts, URL characters) against the same tokenizer taking every character in its own
-//! step, as upstream does: the items and the read count must be the same. The step-by-step
-//! tokenizer is itself checked against mwparserfromhell by the differential tests.
+//! The tokenizer's shortcuts (runs taken in one step: plain text, plain characters in
+//! unsafe contexts, URL characters; bracketed schemes that fail, settled from the text)
+//! against the same tokenizer taking every character in its own step, as upstream does: the
+//! items and the read count must be the same. The step-by-step tokenizer is itself checked
+//! against mwparserfromhell by the differential tests.
 
 use super::{Limits, MwparserfromhellTokenizer};
 use crate::wikitext::partition::code_points;
@@ -96,6 +97,25 @@ const BOUNDARIES: &[&str] = &[
     "http://é.b/ü。x",
     "[[http://a.b/c]]",
     "http://a.b/c\0d",
+    // Bracketed schemes, settled from the text when they fail.
+    "[/a]",
+    "[//a b]",
+    "[/",
+    "[ftp:x]",
+    "[mailto:x y]",
+    "[[mailto:x]]",
+    "[[a:b]]",
+    "[[/a]]",
+    "[[//a]]",
+    "[[http:x]]",
+    "[http:/x y]",
+    "[HTTP://x y]",
+    "[[é:x]]",
+    "[a+b.c-d:e]",
+    "[news:",
+    "[[",
+    "[",
+    "[\0a",
 ];
 
 #[test]
