@@ -65,6 +65,10 @@ impl MwparserfromhellTokenizer<'_> {
         self.emit_token();
         let name_start = self.head;
         loop {
+            // Three reads per character: this loop's two and `handle_tag_text`'s.
+            if self.take_tag_run(&data, 3) {
+                continue;
+            }
             let this = self.read(0);
             let next = self.read(1);
             let can_exit =
@@ -129,6 +133,48 @@ impl MwparserfromhellTokenizer<'_> {
             }
             self.head += 1;
         }
+    }
+
+    /// Takes a run of characters of a tag name, an attribute name or an attribute value
+    /// that [`Self::handle_tag_data`] would only emit as text, one step per character:
+    /// characters that are neither markers, spaces nor `"`, in the states where such a
+    /// character changes nothing (a name past its first character, an attribute name before
+    /// any space, a value after its first character). Charged as `reads_per_char` reads
+    /// each, as the steps would be; returns whether there was a run.
+    pub(super) fn take_tag_run(&mut self, data: &TagData, reads_per_char: u64) -> bool {
+        let c = data.context;
+        let inert = if c & td::NAME != 0 {
+            c & td::NOTE_SPACE != 0
+        } else if c & td::ATTR_NAME != 0 {
+            c & (td::NOTE_SPACE | td::NOTE_EQUALS | td::ATTR_READY) == 0
+        } else if c & td::ATTR_VALUE != 0 {
+            c & (td::NOTE_SPACE | td::NOTE_QUOTE | td::ATTR_READY) == 0
+        } else {
+            false
+        };
+        if self.stepwise || !inert {
+            return false;
+        }
+        let start = self.head;
+        let mut end = start;
+        while self
+            .text
+            .get(end)
+            .is_some_and(|&c| !is_marker(c) && !pyunicode::is_space(c) && c != '"')
+        {
+            end += 1;
+        }
+        if end == start {
+            return false;
+        }
+        self.charge_many(reads_per_char * (end - start) as u64);
+        if self.exhausted() {
+            // Every read now sees the end of the text; the loop finishes as it would.
+            return false;
+        }
+        self.emit_text(start, end);
+        self.head = end;
+        true
     }
 
     pub(super) fn handle_tag_close_open(&mut self, data: &TagData) {
