@@ -377,48 +377,116 @@ impl Mentions {
 }
 
 /// The word tokens of one sentence, joined once, so that every n-gram is a slice of the
-/// joined text rather than a string built token by token.
+/// joined text rather than a string built token by token. On whitespace languages the
+/// joined text is the sentence itself.
 ///
 /// The lowercase keys are slices of the joined lowercase tokens: Python's `str.lower()`
 /// maps every character on its own except the capital sigma, whose form depends on its
 /// neighbours; a sentence holding one lowercases each gram whole instead.
+///
+/// The arrays live in [`WordBuffers`], reused from one sentence to the next.
 struct Words<'a> {
-    tokens: Vec<Cow<'a, str>>,
-    joined: String,
+    /// Per token: its place in `grams` (the number of tokens before it that are not a
+    /// single space).
+    tokens: &'a [usize],
+    joined: &'a str,
     /// `joined[bounds[i]..bounds[i + 1]]` is token `i`.
-    bounds: Vec<usize>,
+    bounds: &'a [usize],
     /// The lowercase tokens joined, with their bounds.
-    lowered: Option<(String, Vec<usize>)>,
+    lowered: Option<(&'a str, &'a [usize])>,
+    /// The tokens that are not a single space, ascending: the tokens an n-gram counts.
+    grams: &'a [usize],
+}
+
+/// The arrays behind [`Words`], kept from one sentence to the next.
+#[derive(Default)]
+struct WordBuffers {
+    places: Vec<usize>,
+    joined: String,
+    bounds: Vec<usize>,
+    lowered: String,
+    lowered_bounds: Vec<usize>,
+    grams: Vec<usize>,
 }
 
 impl<'a> Words<'a> {
-    fn new(tokens: Vec<Cow<'a, str>>) -> Self {
-        let join = |push: &mut dyn FnMut(&mut String, &str)| {
-            let mut joined = String::new();
-            let mut bounds = Vec::with_capacity(tokens.len() + 1);
-            bounds.push(0);
-            for token in &tokens {
-                push(&mut joined, token);
-                bounds.push(joined.len());
+    /// The words of `sentence`, in `buffers`.
+    fn new(tokenizer: &MwTokenizer, sentence: &'a str, buffers: &'a mut WordBuffers) -> Self {
+        buffers.bounds.clear();
+        buffers.bounds.push(0);
+        match tokenizer.joined_words(sentence, &mut buffers.bounds) {
+            Cow::Borrowed(joined) => Self::index(Some(joined), buffers),
+            Cow::Owned(joined) => {
+                buffers.joined = joined;
+                Self::index(None, buffers)
             }
-            (joined, bounds)
-        };
-        let (joined, bounds) = join(&mut |out, t| out.push_str(t));
+        }
+    }
+
+    /// The words of given tokens.
+    #[cfg(test)]
+    fn from_tokens(tokens: &[&str], buffers: &'a mut WordBuffers) -> Self {
+        buffers.joined = tokens.concat();
+        buffers.bounds.clear();
+        buffers.bounds.push(0);
+        let mut end = 0;
+        for token in tokens {
+            end += token.len();
+            buffers.bounds.push(end);
+        }
+        Self::index(None, buffers)
+    }
+
+    /// The words of the tokens in `buffers.bounds`, of `joined` (`None`: `buffers.joined`).
+    fn index(joined: Option<&'a str>, buffers: &'a mut WordBuffers) -> Self {
+        let WordBuffers {
+            places,
+            joined: owned,
+            bounds,
+            lowered,
+            lowered_bounds,
+            grams,
+        } = buffers;
+        let joined: &'a str = joined.unwrap_or(owned);
+        places.clear();
+        grams.clear();
+        for (i, token) in bounds.windows(2).enumerate() {
+            places.push(grams.len());
+            let single_space = matches!(token, [a, b] if b - a == 1)
+                && token.first().and_then(|&a| joined.as_bytes().get(a)) == Some(&b' ');
+            if !single_space {
+                grams.push(i);
+            }
+        }
+        lowered.clear();
         let lowered = if joined.is_ascii() {
             // ASCII lowercases character by character: the whole text at once.
-            Some((joined.to_ascii_lowercase(), bounds.clone()))
+            lowered.push_str(joined);
+            lowered.make_ascii_lowercase();
+            Some((&**lowered, &**bounds))
         } else {
             let mut sigma = [0u8; 4];
             let sigma = pyunicode::CAPITAL_SIGMA.encode_utf8(&mut sigma).as_bytes();
-            memmem::find(joined.as_bytes(), sigma)
-                .is_none()
-                .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)))
+            if memmem::find(joined.as_bytes(), sigma).is_none() {
+                lowered_bounds.clear();
+                lowered_bounds.push(0);
+                for token in bounds.windows(2) {
+                    if let [a, b] = *token {
+                        pyunicode::lower_into(lowered, joined.get(a..b).unwrap_or_default());
+                    }
+                    lowered_bounds.push(lowered.len());
+                }
+                Some((&**lowered, &**lowered_bounds))
+            } else {
+                None
+            }
         };
         Self {
-            tokens,
+            tokens: places,
             joined,
             bounds,
             lowered,
+            grams,
         }
     }
 
@@ -426,21 +494,24 @@ impl<'a> Words<'a> {
     /// first: a gram starts at any token other than a single space and ends once it holds
     /// `n` tokens that are not a single space.
     fn gram_ends(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        let starts_a_gram = self.tokens.get(start).is_some_and(|t| *t != " ");
-        self.tokens
+        let place = self.tokens.get(start).copied().unwrap_or(usize::MAX);
+        let from = match self.grams.get(place) {
+            Some(&token) if token == start => place,
+            _ => self.grams.len(),
+        };
+        self.grams
+            .get(from..)
+            .unwrap_or_default()
             .iter()
-            .enumerate()
-            .skip(start)
-            .filter(move |(_, t)| starts_a_gram && **t != " ")
-            .map(|(i, _)| i)
+            .copied()
             .take(MAX_GRAM)
     }
 
     /// The text and lowercase key of tokens `start..=last`.
     fn gram(&self, start: usize, last: usize) -> Option<(&str, Cow<'_, str>)> {
         let span = |bounds: &[usize]| Some(*bounds.get(start)?..*bounds.get(last + 1)?);
-        let gram = self.joined.get(span(&self.bounds)?)?;
-        let key = match &self.lowered {
+        let gram = self.joined.get(span(self.bounds)?)?;
+        let key = match self.lowered {
             Some((lowered, bounds)) => Cow::Borrowed(lowered.get(span(bounds)?)?),
             None => Cow::Owned(pyunicode::lower(gram)),
         };
@@ -578,6 +649,7 @@ pub fn recommend_cancellable(
     // Mentions that failed the linked-mention or linked-target filter (see below).
     let mut blocked: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
+    let mut buffers = NodeBuffers::default();
 
     for section in sections(&doc) {
         if exclusion.excludes(&doc, &section) {
@@ -599,7 +671,9 @@ pub fn recommend_cancellable(
                     .map_or(0, |b| page.char_of(b))
             };
 
-            let Some(mentions) = node_mentions(model, &tokenizer, orig_string, &budget) else {
+            let Some(mentions) =
+                node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers)
+            else {
                 return Ok(stopped(links));
             };
 
@@ -761,6 +835,14 @@ impl Linked {
     }
 }
 
+/// Buffers of [`node_mentions`], kept from one text node to the next.
+#[derive(Default)]
+struct NodeBuffers {
+    /// The node's sentences, as byte ranges.
+    sentences: Vec<(usize, usize)>,
+    words: WordBuffers,
+}
+
 /// The anchor grams of a text node, sentence by sentence, longest grams first; `None` when
 /// the budget ran out.
 fn node_mentions(
@@ -768,14 +850,18 @@ fn node_mentions(
     tokenizer: &MwTokenizer,
     text: &str,
     budget: &Budget<'_>,
+    buffers: &mut NodeBuffers,
 ) -> Option<Mentions> {
     let mut mentions = Mentions::default();
-    for sentence in tokenizer.node_sentences(text) {
+    buffers.sentences.clear();
+    tokenizer.node_sentence_ranges(text, &mut buffers.sentences);
+    for &(start, end) in &buffers.sentences {
         // Checked per sentence too: a sentence without anchors emits no gram.
         if budget.spent() {
             return None;
         }
-        let words = Words::new(tokenizer.words(sentence));
+        let sentence = text.get(start..end).unwrap_or_default();
+        let words = Words::new(tokenizer, sentence, &mut buffers.words);
         let anchors = words.anchors(model);
         for n in (1..=MAX_GRAM).rev() {
             let complete = words.anchor_grams(n, &anchors, |gram, key| {

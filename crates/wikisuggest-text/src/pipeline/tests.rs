@@ -441,7 +441,8 @@ fn gram_keys_equal_whole_gram_lowercase() {
         &["ΣΑ", " ", "Σ"],
     ];
     for tokens in sentences {
-        let words = Words::new(tokens.iter().map(|t| Cow::Borrowed(*t)).collect());
+        let mut buffers = WordBuffers::default();
+        let words = Words::from_tokens(tokens, &mut buffers);
         let every_gram = vec![[true; MAX_GRAM]; tokens.len()];
         for n in 1..=MAX_GRAM {
             let mut seen = 0;

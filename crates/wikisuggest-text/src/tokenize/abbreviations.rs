@@ -1,22 +1,58 @@
 //! Per-wiki abbreviation sets of mwtokenizer 0.2.0 (`dict_abbr_filtered.json`,
 //! MIT), embedded in the compact form written by `tools/gen_abbreviations.py`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 static DATA: &str = include_str!("../../assets/abbreviations.tsv");
 
-type Set = Arc<HashSet<&'static str>>;
+/// Words are looked up for every punctuation run that ends a word, so the set answers most
+/// of them from its longest length and the last bytes of its words, before hashing.
+#[derive(Debug, Default)]
+struct Set {
+    words: std::collections::HashSet<&'static str, foldhash::fast::RandomState>,
+    /// Length in bytes of the longest word.
+    longest: usize,
+    /// Bit `b` is set when a word ends in byte `b`.
+    last_bytes: [u64; 4],
+}
+
+impl Set {
+    fn new(words: impl Iterator<Item = &'static str>) -> Self {
+        let mut set = Self::default();
+        for word in words {
+            set.longest = set.longest.max(word.len());
+            if let Some(&last) = word.as_bytes().last()
+                && let Some(bits) = set.last_bytes.get_mut(usize::from(last >> 6))
+            {
+                *bits |= 1 << (last & 63);
+            }
+            set.words.insert(word);
+        }
+        set
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        let Some(&last) = word.as_bytes().last() else {
+            return self.words.contains(word);
+        };
+        let ends_like_one = self
+            .last_bytes
+            .get(usize::from(last >> 6))
+            .is_some_and(|bits| (bits >> (last & 63)) & 1 == 1);
+        word.len() <= self.longest && ends_like_one && self.words.contains(word)
+    }
+}
 
 /// Every wiki's set, indexed once per process on first use.
-fn all_sets() -> &'static HashMap<&'static str, Set> {
-    static SETS: OnceLock<HashMap<&'static str, Set>> = OnceLock::new();
+fn all_sets() -> &'static HashMap<&'static str, Arc<Set>> {
+    static SETS: OnceLock<HashMap<&'static str, Arc<Set>>> = OnceLock::new();
     SETS.get_or_init(|| {
         DATA.lines()
             .filter_map(|line| {
                 let mut fields = line.split('\t');
                 let key = fields.next()?;
-                Some((key, Arc::new(fields.collect())))
+                Some((key, Arc::new(Set::new(fields))))
             })
             .collect()
     })
@@ -25,7 +61,7 @@ fn all_sets() -> &'static HashMap<&'static str, Set> {
 /// The abbreviation set of one wiki plus mwtokenizer's single-letter rule.
 #[derive(Debug, Clone, Default)]
 pub struct Abbreviations {
-    words: Set,
+    words: Arc<Set>,
 }
 
 impl Abbreviations {
@@ -39,12 +75,12 @@ impl Abbreviations {
 
     /// Number of listed abbreviations (without the single-letter rule).
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.words.words.len()
     }
 
     /// Whether the listed set is empty.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.words.words.is_empty()
     }
 
     /// mwtokenizer's `is_abbreviation`: listed (exact, case-sensitive), or two
@@ -52,6 +88,9 @@ impl Abbreviations {
     pub fn is_abbreviation(&self, word: &str) -> bool {
         if self.words.contains(word) {
             return true;
+        }
+        if word.as_bytes().last() != Some(&b'.') {
+            return false;
         }
         let mut chars = word.chars();
         matches!(
