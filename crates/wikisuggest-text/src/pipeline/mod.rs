@@ -32,7 +32,7 @@ use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::MwTokenizer;
 use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
-use matching::{count, expand_template, find_mention};
+use matching::{count, expand_template, find_first, find_mention};
 
 /// One candidate target of an anchor, in the dataset's stored order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,6 +181,8 @@ struct PageText<'a> {
     spliced: Vec<Option<(Vec<char>, String)>>,
     /// The text nodes with a link spliced in, ascending.
     spliced_nodes: Vec<usize>,
+    /// Per text node: the length of its current text in code points.
+    lengths: Vec<usize>,
 }
 
 impl<'a> PageText<'a> {
@@ -222,7 +224,7 @@ impl<'a> PageText<'a> {
         advance(chars.len(), &mut at_char, &mut at_byte);
         starts.push((at_char, at_byte.min(text.len())));
         let spliced = vec![None; text_nodes.len()];
-        Self {
+        let mut page = Self {
             text,
             chars,
             starts,
@@ -230,7 +232,12 @@ impl<'a> PageText<'a> {
             text_nodes,
             spliced,
             spliced_nodes: Vec::new(),
-        }
+            lengths: Vec::new(),
+        };
+        page.lengths = (page.text_nodes.iter())
+            .map(|&index| page.node_chars(index).len())
+            .collect();
+        page
     }
 
     /// Byte range of node `index`.
@@ -265,20 +272,43 @@ impl<'a> PageText<'a> {
         }
     }
 
-    /// Changes the current text of node `ordinal` with `edit` (the original is copied on
-    /// first use); returns what `edit` returns, `None` for no such node.
-    fn edit<T>(&mut self, ordinal: usize, edit: impl FnOnce(&mut Vec<char>) -> T) -> Option<T> {
-        let original = self.original(ordinal);
-        let slot = self.spliced.get_mut(ordinal)?;
+    /// Replaces code points `at..at + len` of the current text of node `ordinal` by
+    /// `replacement` (the original is copied on first use); `false` for no such node.
+    ///
+    /// Both forms of the text change in place: a node receiving many links is not encoded
+    /// anew for each.
+    fn splice(&mut self, ordinal: usize, at: usize, len: usize, replacement: &str) -> bool {
+        let (original, original_str) = (self.original(ordinal), self.original_str(ordinal));
+        let Some(slot) = self.spliced.get_mut(ordinal) else {
+            return false;
+        };
         if slot.is_none() {
             let at = self.spliced_nodes.partition_point(|&j| j < ordinal);
             self.spliced_nodes.insert(at, ordinal);
         }
-        let (chars, text) = slot.get_or_insert_with(|| (original.to_vec(), String::new()));
-        let result = edit(chars);
-        text.clear();
-        text.extend(chars.iter());
-        Some(result)
+        let (chars, text) =
+            slot.get_or_insert_with(|| (original.to_vec(), original_str.to_owned()));
+        let end = (at + len).min(chars.len());
+        let at = at.min(end);
+        // The same range in bytes: an ASCII text has one byte per code point.
+        let byte = |i: usize| -> usize {
+            if text.len() == chars.len() {
+                i
+            } else {
+                let before = chars.get(..i).unwrap_or_default();
+                before.iter().map(|c| c.len_utf8()).sum()
+            }
+        };
+        let bytes = byte(at)..byte(end);
+        if text.get(bytes.clone()).is_none() {
+            return false;
+        }
+        text.replace_range(bytes, replacement);
+        chars.splice(at..end, replacement.chars());
+        if let Some(length) = self.lengths.get_mut(ordinal) {
+            *length = chars.len();
+        }
+        true
     }
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
@@ -667,10 +697,12 @@ pub fn recommend_cancellable(
                 let own_end = page.node_bytes(index).end.min(init.len());
                 init.as_bytes()
                     .get(..own_end)
-                    .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
+                    .and_then(|prefix| find_first(prefix, orig_string.as_bytes()))
                     .map_or(0, |b| page.char_of(b))
             };
 
+            // The same for every link of the node: found once.
+            let mut node_start_at: Option<usize> = None;
             let Some(mentions) =
                 node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers)
             else {
@@ -697,14 +729,20 @@ pub fn recommend_cancellable(
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
-                    let found = splice_link(&mut page, ordinal, &original_chars, &target, score)?;
+                    let found = splice_link(
+                        &mut page,
+                        ordinal,
+                        (original, &original_chars),
+                        &target,
+                        score,
+                    )?;
                     linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
                         let link = place(
                             &page,
                             ordinal,
-                            node_start(&page),
+                            *node_start_at.get_or_insert_with(|| node_start(&page)),
                             mention,
                             &original_chars,
                             target,
@@ -884,11 +922,10 @@ fn node_mentions(
 fn splice_link(
     page: &mut PageText<'_>,
     ordinal: usize,
-    original: &[char],
+    (text, original): (&str, &[char]),
     target: &str,
     score: f32,
 ) -> Result<bool, TextError> {
-    let text: String = original.iter().collect();
     let replacement = expand_template(&format!("[[{target}|{text}|pr={}]]", format_f32(score)))
         .map_err(|e| TextError::BadReplacement {
             target: target.to_owned(),
@@ -898,11 +935,7 @@ fn splice_link(
     let Some(at) = find_mention(page.current(ordinal), original) else {
         return Ok(false);
     };
-    Ok(page
-        .edit(ordinal, |node| {
-            node.splice(at..at + original.len(), replacement.chars());
-        })
-        .is_some())
+    Ok(page.splice(ordinal, at, original.len(), &replacement))
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the
@@ -974,7 +1007,10 @@ fn place(
     let context_after = slice(after_start, after_start + CONTEXT);
     // Preceding nodes: up to the first node whose current text equals ours.
     let this = page.current(ordinal);
-    let position = (0..ordinal)
+    let position = (page.lengths.get(..ordinal).unwrap_or_default().iter())
+        .enumerate()
+        .filter(|&(_, &length)| length == this.len())
+        .map(|(j, _)| j)
         .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
     let before = page.count_before(position, original);

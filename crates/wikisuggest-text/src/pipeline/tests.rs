@@ -488,7 +488,13 @@ fn page_text_offsets_and_counts() {
         }
         let texts = page.text_nodes.len();
         if texts > 1 {
-            let _ = page.edit(texts / 2, |n| n.extend("ab".chars()));
+            let end = page.current(texts / 2).len();
+            assert!(page.splice(texts / 2, end, 0, "ab"));
+            assert!(page.splice(texts / 2, 0, 1, "é"));
+            let spliced = page.spliced.get(texts / 2).cloned().flatten();
+            let (chars, utf8) = spliced.unwrap();
+            assert_eq!(chars.iter().collect::<String>(), utf8);
+            assert_eq!(page.lengths.get(texts / 2), Some(&chars.len()));
         }
         for needle in ["ab", "a", "😀", "b a", "é日", "", "zz"] {
             let needle: Vec<char> = needle.chars().collect();
