@@ -379,30 +379,63 @@ impl<'a> PageText<'a> {
 }
 
 /// Insertion-ordered map from lowercase gram to its last original spelling.
+///
+/// One map serves every text node of a page: [`Mentions::clear`] keeps its strings and
+/// table, so a node's mentions cost no allocation once earlier nodes had as many. The
+/// table maps a key's hash to its first entry; entries with the same hash are chained.
 #[derive(Default)]
 struct Mentions {
+    /// `(key, original)` per entry; only the first `len` are in use.
     order: Vec<(String, String)>,
-    index: HashMap<String, usize>,
+    len: usize,
+    /// Per entry: the next entry with the same hash (`usize::MAX`: none).
+    next: Vec<usize>,
+    index: HashMap<u64, usize>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Mentions {
+    /// Empties the map.
+    fn clear(&mut self) {
+        self.len = 0;
+        self.next.clear();
+        self.index.clear();
+    }
+
+    /// The `(key, original)` pairs in insertion order.
+    fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        (self.order.iter().take(self.len)).map(|(key, original)| (key.as_str(), original.as_str()))
+    }
+
     /// Records the anchor `gram` under its lowercase key. Grams that are not anchors are
     /// never recorded: the pass would skip them anyway, and most grams are not anchors.
     fn insert(&mut self, gram: &str, key: &str) {
-        match self.index.get(key) {
-            Some(&i) => {
-                if let Some(slot) = self.order.get_mut(i)
-                    && slot.1 != gram
-                {
-                    slot.1.clear();
-                    slot.1.push_str(gram);
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one(key);
+        let mut at = self.index.get(&hash).copied().unwrap_or(usize::MAX);
+        while let Some((entry, original)) = self.order.get_mut(at).filter(|_| at < self.len) {
+            if entry == key {
+                if original != gram {
+                    original.clear();
+                    original.push_str(gram);
                 }
+                return;
             }
-            None => {
-                self.index.insert(key.to_owned(), self.order.len());
-                self.order.push((key.to_owned(), gram.to_owned()));
-            }
+            at = self.next.get(at).copied().unwrap_or(usize::MAX);
         }
+        let slot = self.len;
+        match self.order.get_mut(slot) {
+            Some((entry, original)) => {
+                entry.clear();
+                entry.push_str(key);
+                original.clear();
+                original.push_str(gram);
+            }
+            None => self.order.push((key.to_owned(), gram.to_owned())),
+        }
+        self.len += 1;
+        self.next
+            .push(self.index.insert(hash, slot).unwrap_or(usize::MAX));
     }
 }
 
@@ -703,13 +736,11 @@ pub fn recommend_cancellable(
 
             // The same for every link of the node: found once.
             let mut node_start_at: Option<usize> = None;
-            let Some(mentions) =
-                node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers)
-            else {
+            if node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers).is_none() {
                 return Ok(stopped(links));
-            };
+            }
 
-            for (mention, original) in &mentions.order {
+            for (mention, original) in buffers.mentions.iter() {
                 // Filtering a mention reads every linked mention, which hostile nested
                 // labels make long: the budget bounds this loop too.
                 if budget.spent() {
@@ -724,7 +755,7 @@ pub fn recommend_cancellable(
                     continue;
                 };
                 if linked.blocks(mention, &candidates) {
-                    blocked.insert(mention.clone());
+                    blocked.insert(mention.to_owned());
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
@@ -760,7 +791,7 @@ pub fn recommend_cancellable(
                         }
                     }
                 }
-                tested.insert(mention.clone());
+                tested.insert(mention.to_owned());
             }
         }
     }
@@ -879,27 +910,34 @@ struct NodeBuffers {
     /// The node's sentences, as byte ranges.
     sentences: Vec<(usize, usize)>,
     words: WordBuffers,
+    /// The node's mentions.
+    mentions: Mentions,
 }
 
-/// The anchor grams of a text node, sentence by sentence, longest grams first; `None` when
-/// the budget ran out.
+/// The anchor grams of a text node, sentence by sentence, longest grams first, into
+/// `buffers.mentions`; `None` when the budget ran out.
 fn node_mentions(
     model: &dyn LinkModel,
     tokenizer: &MwTokenizer,
     text: &str,
     budget: &Budget<'_>,
     buffers: &mut NodeBuffers,
-) -> Option<Mentions> {
-    let mut mentions = Mentions::default();
-    buffers.sentences.clear();
-    tokenizer.node_sentence_ranges(text, &mut buffers.sentences);
-    for &(start, end) in &buffers.sentences {
+) -> Option<()> {
+    let NodeBuffers {
+        sentences,
+        words: word_buffers,
+        mentions,
+    } = buffers;
+    mentions.clear();
+    sentences.clear();
+    tokenizer.node_sentence_ranges(text, sentences);
+    for &(start, end) in sentences.iter() {
         // Checked per sentence too: a sentence without anchors emits no gram.
         if budget.spent() {
             return None;
         }
         let sentence = text.get(start..end).unwrap_or_default();
-        let words = Words::new(tokenizer, sentence, &mut buffers.words);
+        let words = Words::new(tokenizer, sentence, word_buffers);
         let anchors = words.anchors(model);
         for n in (1..=MAX_GRAM).rev() {
             let complete = words.anchor_grams(n, &anchors, |gram, key| {
@@ -914,7 +952,7 @@ fn node_mentions(
             }
         }
     }
-    Some(mentions)
+    Some(())
 }
 
 /// Replaces the first occurrence of `original` in text node `ordinal` of `page` by the link markup upstream

@@ -509,3 +509,22 @@ fn page_text_offsets_and_counts() {
         }
     }
 }
+
+/// The mention map keeps insertion order and the last spelling of each key, and starts
+/// empty again after `clear` while reusing its entries.
+#[test]
+fn mentions_keep_order_and_last_spelling_across_nodes() {
+    let mut mentions = Mentions::default();
+    for (gram, key) in [("Cat", "cat"), ("New York", "new york"), ("CAT", "cat")] {
+        mentions.insert(gram, key);
+    }
+    let got: Vec<(&str, &str)> = mentions.iter().collect();
+    assert_eq!(got, [("cat", "CAT"), ("new york", "New York")]);
+    mentions.clear();
+    assert_eq!(mentions.iter().count(), 0);
+    for (gram, key) in [("dog", "dog"), ("Cat", "cat"), ("Dog", "dog"), ("a", "a")] {
+        mentions.insert(gram, key);
+    }
+    let got: Vec<(&str, &str)> = mentions.iter().collect();
+    assert_eq!(got, [("dog", "Dog"), ("cat", "Cat"), ("a", "a")]);
+}
