@@ -183,6 +183,9 @@ struct PageText<'a> {
     spliced_nodes: Vec<usize>,
     /// Per text node: the length of its current text in code points.
     lengths: Vec<usize>,
+    /// The original texts of the text nodes, each followed by a NUL, and where each
+    /// starts in it (then the end): built at the first count.
+    texts: std::cell::OnceCell<(String, Vec<usize>)>,
 }
 
 impl<'a> PageText<'a> {
@@ -233,6 +236,7 @@ impl<'a> PageText<'a> {
             spliced,
             spliced_nodes: Vec::new(),
             lengths: Vec::new(),
+            texts: std::cell::OnceCell::new(),
         };
         page.lengths = (page.text_nodes.iter())
             .map(|&index| page.node_chars(index).len())
@@ -327,13 +331,13 @@ impl<'a> PageText<'a> {
 
     /// `str.count(needle)` summed over the current texts of text nodes `..ordinal`.
     ///
-    /// Nodes without a link spliced in are searched in place, all in one scan of the page:
-    /// a match counts when it lies within one such node. Each node's count is Python's
-    /// (leftmost, non-overlapping); a match that leaves its node rules out every later
-    /// start in that node, so the scan resumes at the next text node.
+    /// Nodes without a link spliced in are searched in one scan of their original texts
+    /// joined with NULs (text nodes are about 40 % of a page): the page holds no NUL, so
+    /// a needle without one matches only within a node, and Python's count of each node
+    /// (leftmost, non-overlapping) is the count of the scan's matches in it.
     fn count_before(&self, ordinal: usize, needle: &[char]) -> usize {
         let needle_str: String = needle.iter().collect();
-        if needle.is_empty() {
+        if needle.is_empty() || needle_str.contains('\0') {
             return (0..ordinal).map(|j| count(self.current(j), needle)).sum();
         }
         let finder = memmem::Finder::new(needle_str.as_bytes());
@@ -345,33 +349,31 @@ impl<'a> PageText<'a> {
             .filter_map(|&j| self.spliced.get(j)?.as_ref())
             .map(|(_, text)| finder.find_iter(text.as_bytes()).count())
             .sum();
-        let end = self
-            .text_nodes
-            .get(ordinal)
-            .map_or(self.text.len(), |&index| self.node_bytes(index).start);
-        let hay = self.text.as_bytes().get(..end).unwrap_or_default();
-        let len = needle_str.len();
+        let (texts, starts) = self.texts.get_or_init(|| {
+            let mut texts = String::new();
+            let mut starts = Vec::with_capacity(self.text_nodes.len() + 1);
+            for j in 0..self.text_nodes.len() {
+                starts.push(texts.len());
+                texts.push_str(self.original_str(j));
+                texts.push('\0');
+            }
+            starts.push(texts.len());
+            (texts, starts)
+        });
+        let end = starts.get(ordinal).copied().unwrap_or(texts.len());
+        let hay = texts.as_bytes().get(..end).unwrap_or_default();
         let mut n = 0;
         let mut from = 0;
         while let Some(hit) = hay.get(from..).and_then(|rest| finder.find(rest)) {
             let hit = from + hit;
-            // The node holding the match's first byte.
-            let node = self
-                .starts
-                .partition_point(|s| s.1 <= hit)
-                .saturating_sub(1);
-            let in_place = self
-                .ordinal_of
-                .get(node)
-                .copied()
-                .flatten()
-                .is_some_and(|j| j < ordinal && matches!(self.spliced.get(j), Some(None)));
-            if in_place && hit + len <= self.node_bytes(node).end {
+            // The text node holding the match.
+            let j = starts.partition_point(|&s| s <= hit).saturating_sub(1);
+            if matches!(self.spliced.get(j), Some(None)) {
                 n += 1;
-                from = hit + len;
+                from = hit + needle_str.len();
             } else {
-                // No match of that node can count any more: go on at the next one.
-                from = self.node_bytes(node).end.max(hit + 1);
+                // Counted from its current text above: go on at the next node.
+                from = starts.get(j + 1).copied().unwrap_or(end).max(hit + 1);
             }
         }
         n + spliced
