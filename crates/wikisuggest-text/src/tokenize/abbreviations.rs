@@ -44,18 +44,30 @@ impl Set {
     }
 }
 
-/// Every wiki's set, indexed once per process on first use.
-fn all_sets() -> &'static HashMap<&'static str, Arc<Set>> {
-    static SETS: OnceLock<HashMap<&'static str, Arc<Set>>> = OnceLock::new();
+/// Per wiki key: the words of its line (`None`: the line has no tab) and its set, once
+/// built.
+type Sets = HashMap<&'static str, (Option<&'static str>, OnceLock<Arc<Set>>)>;
+
+/// Every wiki's line of the data, indexed once per process on first use; a wiki's set is
+/// built from its line when a tokenizer first asks for it (a process uses one or a few
+/// of the 321).
+fn all_sets() -> &'static Sets {
+    static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         DATA.lines()
-            .filter_map(|line| {
-                let mut fields = line.split('\t');
-                let key = fields.next()?;
-                Some((key, Arc::new(Set::new(fields))))
+            .map(|line| match line.split_once('\t') {
+                Some((key, words)) => (key, (Some(words), OnceLock::new())),
+                None => (line, (None, OnceLock::new())),
             })
             .collect()
     })
+}
+
+/// The set stored under `key`, if there is one.
+fn set(key: &str) -> Option<Arc<Set>> {
+    let (words, set) = all_sets().get(key)?;
+    let set = set.get_or_init(|| Arc::new(Set::new(words.iter().flat_map(|w| w.split('\t')))));
+    Some(Arc::clone(set))
 }
 
 /// The abbreviation set of one wiki plus mwtokenizer's single-letter rule.
@@ -69,7 +81,7 @@ impl Abbreviations {
     pub fn for_language(language_code: &str) -> Self {
         let key = format!("{language_code}wiki");
         Self {
-            words: all_sets().get(key.as_str()).cloned().unwrap_or_default(),
+            words: set(&key).unwrap_or_default(),
         }
     }
 
