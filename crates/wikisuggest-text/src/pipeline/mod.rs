@@ -205,12 +205,7 @@ impl<'a> PageText<'a> {
             *at_byte += if ascii {
                 n
             } else {
-                chars
-                    .get(*at_char..to_char)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|c| c.len_utf8())
-                    .sum::<usize>()
+                utf8_len(bytes.get(*at_byte..).unwrap_or_default(), n)
             };
             *at_char = to_char.max(*at_char);
         };
@@ -378,6 +373,41 @@ impl<'a> PageText<'a> {
         }
         n + spliced
     }
+}
+
+/// The length in bytes of the first `n` code points of the UTF-8 text `bytes` (all of it
+/// when it holds fewer).
+///
+/// Eight bytes are counted at a time while at least eight code points remain: a byte
+/// starts a code point unless its top bits are `10`, and a word of eight bytes holds at
+/// most eight starts.
+fn utf8_len(bytes: &[u8], n: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut left = n;
+    let mut at = 0;
+    while left >= 8 {
+        let Some(word) = bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        else {
+            break;
+        };
+        let word = u64::from_le_bytes(word);
+        // Bit 7 of each byte: set for a continuation byte (`10xxxxxx`).
+        let continuations = word & !(word << 1) & HIGH;
+        left -= 8 - continuations.count_ones() as usize;
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b & 0xC0 != 0x80 {
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+        }
+        at += 1;
+    }
+    at
 }
 
 /// Insertion-ordered map from lowercase gram to its last original spelling.

@@ -528,3 +528,15 @@ fn mentions_keep_order_and_last_spelling_across_nodes() {
     let got: Vec<(&str, &str)> = mentions.iter().collect();
     assert_eq!(got, [("dog", "Dog"), ("cat", "Cat"), ("a", "a")]);
 }
+
+/// The byte length of the first code points equals a count by `char_indices`, at every
+/// count, in text mixing one- to four-byte code points.
+#[test]
+fn utf8_length_of_leading_code_points() {
+    let text = "aé日😀".repeat(7) + "xyz" + &"ü".repeat(20);
+    let chars = text.chars().count();
+    for n in 0..=chars + 2 {
+        let expected = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+        assert_eq!(utf8_len(text.as_bytes(), n), expected, "{n}");
+    }
+}
