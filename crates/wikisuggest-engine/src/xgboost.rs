@@ -79,9 +79,12 @@ const MAX_COMPLETE_DEPTH: u32 = 10;
 #[derive(Debug, Clone, PartialEq)]
 struct Complete {
     depth: u32,
-    /// `2^depth - 1` splits per tree, tree after tree.
+    /// Number of trees.
+    trees: usize,
+    /// The splits of each block of [`BLOCK`] trees (the last block padded), interleaved:
+    /// position `p` of the block's tree `k` at `p * BLOCK + k`, `2^depth - 1` positions.
     splits: Vec<Split>,
-    /// `2^depth` leaf values per tree, tree after tree.
+    /// The leaf values of each block, interleaved in the same way, `2^depth` positions.
     leaves: Vec<f32>,
 }
 
@@ -104,32 +107,34 @@ impl Complete {
             return None;
         }
         let n_splits = (1usize << depth) - 1;
-        let mut complete = Self {
-            depth,
-            splits: Vec::with_capacity(n_splits * model.roots.len()),
-            leaves: Vec::with_capacity((n_splits + 1) * model.roots.len()),
-        };
+        let blocks = model.roots.len().div_ceil(BLOCK);
         let pass = Split {
             threshold: 0.0,
             feature: 0,
             default_left: true,
         };
-        for &root in &model.roots {
-            let splits = complete.splits.len();
-            complete.splits.resize(splits + n_splits, pass);
-            let leaves = complete.leaves.len();
-            complete.leaves.resize(leaves + n_splits + 1, 0.0);
+        let mut complete = Self {
+            depth,
+            trees: model.roots.len(),
+            splits: vec![pass; blocks * BLOCK * n_splits],
+            leaves: vec![0.0; blocks * BLOCK * (n_splits + 1)],
+        };
+        for (tree, &root) in model.roots.iter().enumerate() {
+            let (block, k) = (tree / BLOCK, tree % BLOCK);
+            let splits = block * BLOCK * n_splits;
+            let leaves = block * BLOCK * (n_splits + 1);
             // (node, position in breadth-first order, level): validated nodes only.
             let mut stack = vec![(root, 0usize, 0u32)];
             while let Some((i, position, level)) = stack.pop() {
                 let node = model.nodes.get(i as usize)?;
                 if level == depth {
-                    *complete.leaves.get_mut(leaves + position - n_splits)? = node.value;
+                    let at = leaves + (position - n_splits) * BLOCK + k;
+                    *complete.leaves.get_mut(at)? = node.value;
                     continue;
                 }
                 let is_leaf = node.left == i;
                 if !is_leaf {
-                    *complete.splits.get_mut(splits + position)? = Split {
+                    *complete.splits.get_mut(splits + position * BLOCK + k)? = Split {
                         threshold: node.value,
                         feature: node.feature,
                         default_left: node.flags & FLAG_DEFAULT_LEFT != 0,
@@ -152,17 +157,17 @@ impl Complete {
         }
         let n_splits = (1usize << self.depth) - 1;
         let mut margin = base_margin;
-        let mut trees = self.splits.chunks_exact(n_splits.max(1));
-        for leaves in self.leaves.chunks(BLOCK * (n_splits + 1)) {
-            // BLOCK trees in lockstep (independent chains of loads overlap).
-            let mut block: [&[Split]; BLOCK] = [&[]; BLOCK];
-            for slot in block.iter_mut().take(leaves.len() / (n_splits + 1)) {
-                *slot = trees.next().unwrap_or_default();
-            }
+        for (block, leaves) in self.leaves.chunks(BLOCK * (n_splits + 1)).enumerate() {
+            let at = block * BLOCK * n_splits;
+            let splits = self
+                .splits
+                .get(at..at + BLOCK * n_splits)
+                .unwrap_or_default();
+            // The block's trees in lockstep (independent chains of loads overlap).
             let mut idx = [0usize; BLOCK];
             for _ in 0..self.depth {
-                for (i, splits) in idx.iter_mut().zip(block) {
-                    let Some(split) = splits.get(*i) else {
+                for (k, i) in idx.iter_mut().enumerate() {
+                    let Some(split) = splits.get(*i * BLOCK + k) else {
                         continue;
                     };
                     let v = padded[usize::from(split.feature) & 7];
@@ -171,8 +176,11 @@ impl Complete {
                     *i = 2 * *i + 2 - usize::from(left);
                 }
             }
-            for (tree_leaves, &i) in leaves.chunks(n_splits + 1).zip(&idx) {
-                margin += tree_leaves.get(i - n_splits).copied().unwrap_or(0.0);
+            // The leaves in tree order; a padded block's extra trees are left out.
+            let trees = self.trees.saturating_sub(block * BLOCK).min(BLOCK);
+            for (k, &i) in idx.iter().enumerate().take(trees) {
+                let leaf = (i - n_splits) * BLOCK + k;
+                margin += leaves.get(leaf).copied().unwrap_or(0.0);
             }
         }
         margin
