@@ -42,8 +42,12 @@ impl<'py> IntoPyObject<'py> for GroupOut {
 }
 
 fn item_tuple(py: Python<'_>, item: BatchItem) -> PyResult<Bound<'_, PyAny>> {
-    let (ok, value) = match item.result {
-        Ok(value) => (true, crate::convert::fetched(py, &value)?),
+    let result = match item.result {
+        Ok(response) => crate::convert::undecoded(py, &response)?,
+        Err(error) => Err(error),
+    };
+    let (ok, value) = match result {
+        Ok(value) => (true, value),
         Err(error) => (
             false,
             core_error(py, error)
@@ -61,6 +65,25 @@ fn item_tuple(py: Python<'_>, item: BatchItem) -> PyResult<Bound<'_, PyAny>> {
         ],
     )?
     .into_any())
+}
+
+/// Finished items handed to the asyncio side as they are: `items()` converts them on the
+/// event loop's thread, rather than the I/O thread that completes the wait holding the
+/// interpreter for the whole conversion (which then contends with the loop for it).
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeGroup(std::sync::Mutex<Vec<BatchItem>>);
+
+#[pymethods]
+impl NativeGroup {
+    /// The items as `next` returns them (a second call returns an empty list).
+    fn items(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = self
+            .0
+            .lock()
+            .map(|mut items| std::mem::take(&mut *items))
+            .unwrap_or_default();
+        Ok(GroupOut(items).into_pyobject(py)?.unbind())
+    }
 }
 
 impl NativeBatch {
@@ -126,14 +149,15 @@ impl NativeBatch {
         }
     }
 
-    /// Awaitable form of `next`.
+    /// Awaitable form of `next`: it gives a `NativeGroup`, whose `items()` are those `next`
+    /// returns (an empty list at the end).
     fn next_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         runtime()?;
         let stream = self.stream.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let _guard = InFlight::enter();
             let group = stream.lock().await.next_group(GROUP_LIMIT).await;
-            Ok(GroupOut(group))
+            Ok(NativeGroup(std::sync::Mutex::new(group)))
         })
     }
 

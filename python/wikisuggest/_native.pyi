@@ -17,6 +17,7 @@ __all__ = [
     "NativeTokenManager",
     "NativeWiki",
     "NativeBatch",
+    "NativeGroup",
     "NativeEngine",
     "NativeServer",
     "in_flight_tasks",
@@ -141,8 +142,12 @@ class NativeBatch:
     @property
     def total(self) -> int: ...
     def next(self) -> list[tuple[int, bool, Any]]: ...
-    def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
+    def next_async(self) -> Awaitable[NativeGroup]: ...
     def cancel(self) -> None: ...
+
+@final
+class NativeGroup:
+    def items(self) -> list[tuple[int, bool, Any]]: ...
 
 @final
 class NativeEngine:

@@ -327,7 +327,7 @@ class AsyncBatch(Generic[T]):
                 bar.update(item)
             if self._plan.failed:
                 yield self._plan.failed
-            while group := await native.next_async():
+            while group := (await native.next_async()).items():
                 items = [self._plan.item(raw) for raw in group]
                 for item in items:
                     bar.update(item)
