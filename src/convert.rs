@@ -58,10 +58,7 @@ pub(crate) fn record<'py>(
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = allocate(class.bind(py))?;
-    for (name, value) in fields {
-        set_field(&obj, name, value)?;
-    }
+    let obj = instance(class.bind(py), fields)?;
     let atomic = extra.is_empty() && fields.iter().all(|(_, value)| !gc_tracked(value));
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
@@ -71,6 +68,19 @@ pub(crate) fn record<'py>(
     set_field(&obj, intern!(py, "extra"), &extra)?;
     if atomic {
         untrack(&obj);
+    }
+    Ok(obj)
+}
+
+/// An instance of `class` (a slotted dataclass) with the given fields set, bypassing
+/// `__init__` (see the module's comment).
+pub(crate) fn instance<'py>(
+    class: &Bound<'py, PyType>,
+    fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = allocate(class)?;
+    for (name, value) in fields {
+        set_field(&obj, name, value)?;
     }
     Ok(obj)
 }
