@@ -4,6 +4,7 @@ from collections.abc import Awaitable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
+from .batch import BatchItem, _Plan
 from .models import LinkRecommendationSet, TranslationRecommendation
 
 _T = TypeVar("_T")
@@ -17,6 +18,7 @@ __all__ = [
     "NativeTokenManager",
     "NativeWiki",
     "NativeBatch",
+    "NativeGroup",
     "NativeEngine",
     "NativeBatchStream",
     "NativeServer",
@@ -141,9 +143,13 @@ class NativeBatch:
     ) -> NativeBatch: ...
     @property
     def total(self) -> int: ...
-    def next(self) -> list[tuple[int, bool, Any]]: ...
-    def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
+    def next(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def next_async(self) -> Awaitable[NativeGroup]: ...
     def cancel(self) -> None: ...
+
+@final
+class NativeGroup:
+    def items(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
 
 @final
 class NativeEngine:
