@@ -242,7 +242,7 @@ impl NativeCall {
         let client = client.clone();
         Self::new(async move {
             Ok(Outcome::Fetched(FetchedOut(
-                client.fetch(&request?, A::KIND, raw).await?,
+                client.fetch_undecoded(&request?, A::KIND, raw).await?,
             )))
         })
     }
@@ -257,9 +257,9 @@ impl NativeCall {
         Self::new(async move {
             let response = client.execute(&request?).await?;
             decode::<T>(&response)?;
-            Ok(Outcome::Fetched(FetchedOut(Fetched::Raw(decode(
-                &response,
-            )?))))
+            let value = Fetched::Raw(decode(&response)?);
+            let convert: ValueOut = Box::new(move |py| crate::convert::fetched(py, &value));
+            Ok(Outcome::Value(convert))
         })
     }
 

@@ -13,16 +13,17 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, intern};
 use serde_json::{Map, Number, Value};
-use wikisuggest_core::client::Fetched;
+use wikisuggest_core::Error;
+use wikisuggest_core::client::{Fetched, ResponseKind, Undecoded};
 use wikisuggest_core::models::{
     DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta, PageCollectionMetadata,
     TranslationRecommendation,
 };
 
-struct Builders {
+pub(crate) struct Builders {
     empty_extra: Py<PyAny>,
-    link_set: Py<PyType>,
-    link: Py<PyType>,
+    pub(crate) link_set: Py<PyType>,
+    pub(crate) link: Py<PyType>,
     meta: Py<PyType>,
     checksums: Py<PyType>,
     translation: Py<PyType>,
@@ -31,7 +32,7 @@ struct Builders {
 
 static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
 
-fn builders(py: Python<'_>) -> PyResult<&Builders> {
+pub(crate) fn builders(py: Python<'_>) -> PyResult<&Builders> {
     BUILDERS.get_or_try_init(py, || {
         let models = py.import("wikisuggest.models")?;
         let class = |name: &str| -> PyResult<Py<PyType>> {
@@ -50,17 +51,14 @@ fn builders(py: Python<'_>) -> PyResult<&Builders> {
 }
 
 /// An instance of `class` with the given fields set, bypassing `__init__`.
-fn record<'py>(
+pub(crate) fn record<'py>(
     py: Python<'py>,
     b: &Builders,
     class: &Py<PyType>,
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = allocate(class.bind(py))?;
-    for (name, value) in fields {
-        set_field(&obj, name, value)?;
-    }
+    let obj = instance(class.bind(py), fields)?;
     let atomic = extra.is_empty() && fields.iter().all(|(_, value)| !gc_tracked(value));
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
@@ -70,6 +68,19 @@ fn record<'py>(
     set_field(&obj, intern!(py, "extra"), &extra)?;
     if atomic {
         untrack(&obj);
+    }
+    Ok(obj)
+}
+
+/// An instance of `class` (a slotted dataclass) with the given fields set, bypassing
+/// `__init__` (see the module's comment).
+pub(crate) fn instance<'py>(
+    class: &Bound<'py, PyType>,
+    fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = allocate(class)?;
+    for (name, value) in fields {
+        set_field(&obj, name, value)?;
     }
     Ok(obj)
 }
@@ -183,7 +194,7 @@ fn checksums<'py>(
 /// so results can share one (only when it holds no `extra` mapping, which could be changed).
 static LAST_META: std::sync::Mutex<Option<(Meta, Py<PyAny>)>> = std::sync::Mutex::new(None);
 
-fn meta<'py>(py: Python<'py>, b: &Builders, m: &Meta) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn meta<'py>(py: Python<'py>, b: &Builders, m: &Meta) -> PyResult<Bound<'py, PyAny>> {
     let shareable = m.extra.is_empty()
         && m.dataset_checksums
             .as_ref()
@@ -319,9 +330,28 @@ pub fn fetched<'py>(py: Python<'py>, value: &Fetched) -> PyResult<Bound<'py, PyA
     }
 }
 
-/// A decoded response, converted when pyo3 hands it to Python (after an async call
+/// A response's result as Python sees it: a link set of the common shape straight from its
+/// body, anything else decoded first. `Ok(Err(_))` when the body does not decode as its kind
+/// (that request's error); `Err` only for a failure of Python itself.
+pub fn undecoded<'py>(
+    py: Python<'py>,
+    u: &Undecoded,
+) -> PyResult<Result<Bound<'py, PyAny>, Error>> {
+    if u.kind == ResponseKind::LinkRecommendationSet
+        && !u.raw
+        && let Some(set) = crate::link_body::link_set(py, &u.response.body)
+    {
+        return set.map(Ok);
+    }
+    match u.decode() {
+        Ok(value) => fetched(py, &value).map(Ok),
+        Err(error) => Ok(Err(error)),
+    }
+}
+
+/// A response, decoded and converted when pyo3 hands it to Python (after an async call
 /// completed, or after a sync call re-attached).
-pub struct FetchedOut(pub Fetched);
+pub struct FetchedOut(pub Undecoded);
 
 impl<'py> IntoPyObject<'py> for FetchedOut {
     type Target = PyAny;
@@ -329,6 +359,6 @@ impl<'py> IntoPyObject<'py> for FetchedOut {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        fetched(py, &self.0)
+        undecoded(py, &self.0)?.map_err(|error| crate::errors::core_error(py, error))
     }
 }

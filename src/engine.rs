@@ -4,19 +4,18 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use wikisuggest_core::models as core;
 use wikisuggest_engine::{
-    Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores, NativeOpenOptions, Page,
-    RecommendOptions, default_workers,
+    BatchStream, Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores,
+    NativeOpenOptions, Page, RecommendOptions, default_workers,
 };
 
 use crate::errors::{core_error, engine_error, wikisuggest_error};
-use crate::runtime::Worker;
+use crate::runtime::wait_interruptibly;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeEngine {
@@ -103,7 +102,7 @@ fn to_core(set: LinkRecommendationSet) -> core::LinkRecommendationSet {
     }
 }
 
-/// A page of a chunk as Python passes it: wikitext, page_title, pageid, revid, language_code.
+/// A page of a batch as Python passes it: wikitext, page_title, pageid, revid, language_code.
 type PageTuple = (String, String, Option<i64>, Option<i64>, Option<String>);
 
 type EngineResult = wikisuggest_engine::Result<LinkRecommendationSet>;
@@ -287,58 +286,20 @@ impl NativeEngine {
         })
     }
 
-    /// Runs one chunk of pages on `workers` threads (all cores when `None`).
-    ///
-    /// Pages are `(wikitext, page_title, pageid, revid, language_code)`. Returns
-    /// `(items, interruption)`: one item per page in order — `(ok, result or exception)`, or
-    /// `None` for a page not started because a signal handler raised; `interruption` is that
-    /// exception (e.g. `KeyboardInterrupt`) or `None`. Pages already running when the signal
-    /// arrives are finished and kept.
-    #[pyo3(signature = (pages, workers, options))]
-    fn recommend_chunk<'py>(
+    /// A stream of pages on `workers` threads (all cores when `None`), results in input
+    /// order; see `NativeBatchStream`.
+    #[pyo3(signature = (workers, options))]
+    fn stream(
         &self,
-        py: Python<'py>,
-        pages: Vec<PageTuple>,
+        py: Python<'_>,
         workers: Option<usize>,
         options: OptionArgs,
-    ) -> PyResult<Bound<'py, PyTuple>> {
+    ) -> PyResult<NativeBatchStream> {
         let opts = options.validate(py)?;
-        let pages: Vec<Page> = pages
-            .into_iter()
-            .map(
-                |(wikitext, page_title, pageid, revid, language_code)| Page {
-                    wikitext,
-                    page_title,
-                    pageid,
-                    revid,
-                    language_code,
-                },
-            )
-            .collect();
         let workers = workers.unwrap_or_else(default_workers).max(1);
-        let stop = Arc::new(AtomicBool::new(false));
-        let engine = self.engine.clone();
-        let flag = stop.clone();
-        let worker = Worker::spawn("wikisuggest-engine", move || {
-            engine.recommend_batch_until(&pages, &opts, workers, &flag)
-        })?;
-        let (done, interruption) = match worker.wait(py) {
-            Ok(done) => (done, None),
-            Err(signal) => {
-                // Stop handing out pages; wait for the running ones to finish.
-                stop.store(true, Ordering::SeqCst);
-                (worker.finish(py)?, Some(signal))
-            }
-        };
-        let items = done
-            .into_iter()
-            .map(|item| item_to_py(py, item))
-            .collect::<PyResult<Vec<_>>>()?;
-        let interruption = match interruption {
-            Some(e) => e.into_value(py).into_bound(py).into_any(),
-            None => py.None().into_bound(py),
-        };
-        PyTuple::new(py, [PyList::new(py, items)?.into_any(), interruption])
+        let stream = BatchStream::new(self.engine.clone(), opts, workers)
+            .map_err(|e| engine_error(py, &e))?;
+        Ok(NativeBatchStream { stream })
     }
 
     /// Converts a published (or legacy SQLite) dataset into a native file; returns its path.
@@ -371,5 +332,82 @@ impl NativeEngine {
             "NativeEngine(wiki_id={:?}, anchors={}, pages={})",
             info.wiki_id, info.anchors, info.pages
         )
+    }
+}
+
+/// A batch in flight: Python pushes pages (a few per worker ahead of what it has taken) and
+/// takes their results in input order as they finish, so the engine's threads never wait for
+/// the slowest page of a chunk.
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeBatchStream {
+    stream: BatchStream,
+}
+
+#[pymethods]
+impl NativeBatchStream {
+    /// Queues one page: `(wikitext, page_title, pageid, revid, language_code)`.
+    fn push(&self, page: PageTuple) {
+        let (wikitext, page_title, pageid, revid, language_code) = page;
+        self.stream.push(Page {
+            wikitext,
+            page_title,
+            pageid,
+            revid,
+            language_code,
+        });
+    }
+
+    /// Pages pushed whose outcome was not taken yet.
+    fn pending(&self) -> u64 {
+        self.stream.pending()
+    }
+
+    /// Waits (interruptibly, without the interpreter) for the oldest pending page and returns
+    /// `(outcomes, interruption)`: its outcome and every later one already finished, each
+    /// `(ok, result or exception)`, in input order; `[]` when nothing is pending. If a signal
+    /// handler raises (Ctrl-C), no further page starts, the pages running finish, and every
+    /// pending page comes back (`None` for those not started) with that exception as
+    /// `interruption`.
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let stream = &self.stream;
+        let mut outcomes = Vec::new();
+        let mut waited = Ok(());
+        if stream.pending() > 0 {
+            match wait_interruptibly(py, |interval| {
+                let got = stream.take(interval);
+                (!got.is_empty()).then_some(got)
+            }) {
+                Ok(got) => outcomes = got,
+                Err(signal) => waited = Err(signal),
+            }
+        }
+        // A signal that arrived after the last check would otherwise be raised as this call
+        // returns, discarding the outcomes it took from the stream.
+        let interruption = match waited.and_then(|()| py.check_signals()) {
+            Ok(()) => None,
+            Err(signal) => {
+                stream.stop();
+                py.detach(|| {
+                    while stream.pending() > 0 {
+                        outcomes.extend(stream.take(Duration::from_secs(3600)));
+                    }
+                });
+                Some(signal)
+            }
+        };
+        let items = outcomes
+            .into_iter()
+            .map(|item| item_to_py(py, item))
+            .collect::<PyResult<Vec<_>>>()?;
+        let interruption = match interruption {
+            Some(e) => e.into_value(py).into_bound(py).into_any(),
+            None => py.None().into_bound(py),
+        };
+        PyTuple::new(py, [PyList::new(py, items)?.into_any(), interruption])
+    }
+
+    /// Starts no further page; pages running finish in the background.
+    fn close(&self) {
+        self.stream.stop();
     }
 }

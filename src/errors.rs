@@ -81,6 +81,7 @@ fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
         }
         EngineError::Text(_) => classes::WikitextError::type_object,
         EngineError::InvalidArgument(_) => classes::InvalidParameter::type_object,
+        EngineError::Internal(_) => classes::WikisuggestError::type_object,
         _ => classes::DatasetError::type_object,
     };
     instantiate(py, class, &error.to_string(), &kwargs)

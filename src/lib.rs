@@ -13,6 +13,7 @@ mod dump;
 mod engine;
 mod errors;
 mod limits;
+mod link_body;
 mod logging;
 mod mediawiki;
 mod oauth;
@@ -28,7 +29,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeCall>()?;
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
+    m.add_class::<batch::NativeGroup>()?;
     m.add_class::<engine::NativeEngine>()?;
+    m.add_class::<engine::NativeBatchStream>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<mediawiki::NativeWiki>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;

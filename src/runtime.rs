@@ -120,7 +120,7 @@ impl<T: Send + 'static> Worker<T> {
         })
     }
 
-    fn poll(&self, interval: Option<Duration>) -> Option<PyResult<T>> {
+    fn poll(&self, interval: Duration) -> Option<PyResult<T>> {
         let stopped = || {
             Some(Err(wikisuggest_error(
                 "internal error: a worker thread stopped without a result",
@@ -129,11 +129,7 @@ impl<T: Send + 'static> Worker<T> {
         let Ok(rx) = self.done.lock() else {
             return stopped();
         };
-        let received = match interval {
-            Some(interval) => rx.recv_timeout(interval),
-            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-        };
-        match received {
+        match rx.recv_timeout(interval) {
             Ok(value) => Some(Ok(value)),
             Err(mpsc::RecvTimeoutError::Timeout) => None,
             Err(mpsc::RecvTimeoutError::Disconnected) => stopped(),
@@ -143,16 +139,7 @@ impl<T: Send + 'static> Worker<T> {
     /// The result, or the error a signal handler raised (the work then goes on unless the
     /// caller stops it; if it is dropped, its result is discarded when it ends).
     pub fn wait(&self, py: Python<'_>) -> PyResult<T> {
-        wait_interruptibly(py, |interval| self.poll(Some(interval)))?
-    }
-
-    /// The result, ignoring signals: for the rest of a wait a signal already interrupted.
-    pub fn finish(&self, py: Python<'_>) -> PyResult<T> {
-        py.detach(|| self.poll(None)).unwrap_or_else(|| {
-            Err(wikisuggest_error(
-                "internal error: a worker thread stopped without a result",
-            ))
-        })
+        wait_interruptibly(py, |interval| self.poll(interval))?
     }
 }
 

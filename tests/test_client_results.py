@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import pickle
+from typing import Any
 
 import pytest
 from conftest import client_of
@@ -140,3 +143,110 @@ def test_scores_read_back_exactly(
         assert [link.score for link in result.links] == expected, path.name
         checked += len(expected)
     assert checked > 500
+
+
+def _many(client: wikisuggest.Client, titles: list[str]) -> list[Any]:
+    """A batch of GETs with either client: an asyncio one's batch is awaited."""
+    batch: Any = client.link_recommendations_many(titles, domain="en")
+    if inspect.isawaitable(batch):
+
+        async def gather() -> Any:
+            return await batch
+
+        return list(asyncio.run(gather()))
+    return list(batch)
+
+
+def _typed(value: object) -> object:
+    """A record as nested tuples of (type, value), so that 1 and 1.0 or a str and an int
+    holding the same number do not compare equal."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple((f.name, _typed(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_typed(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, _typed(v)) for k, v in value.items())))
+    return (type(value).__name__, value)
+
+
+COMMON_SHAPES = [
+    # What every deployment sends.
+    link_set("Cat"),
+    # Escapes, non-ASCII text, nulls, an integer score, numbers as lenient ids.
+    {
+        "links": [
+            {
+                "link_text": 'caf\u00e9 "quoted" \\ \u2603 \U0001f600',
+                "link_target": "Caf\u00e9",
+                "score": 1,
+                "wikitext_offset": None,
+                "context_before": None,
+                "context_after": "\n\t",
+                "link_index": 9223372036854775807,
+                "match_index": -3,
+            },
+            {"link_text": "", "link_target": "B"},
+        ],
+        "links_count": None,
+        "meta": {"application_version": None, "format_version": 2, "later": [1]},
+        "page_title": None,
+        "pageid": "12",
+        "revid": 34.0,
+    },
+    # Only the required fields.
+    {"links": []},
+    {"links": [{"link_target": "T", "link_text": "t"}], "meta": None},
+]
+
+
+@pytest.mark.parametrize("body", COMMON_SHAPES)
+def test_common_shape_decodes_as_the_general_route(
+    client: wikisuggest.Client, contract_server: ContractServer, body: dict[str, object]
+) -> None:
+    """Bodies of the common shape are decoded straight into records; a field the records do
+    not name sends a body the general way. Both must give the same records, type for type,
+    single requests and batches alike."""
+    import dataclasses
+    import json
+
+    general = {**body, "added_later": 1}
+    text = json.dumps(body).encode()
+    contract_server.then(Scripted(200, text), Scripted(200, json.dumps(general).encode()))
+    fast = client.link_recommendations("wikipedia", "en", "Cat")
+    slow = client.link_recommendations("wikipedia", "en", "Cat")
+    assert slow.extra == {"added_later": 1} and fast.extra == {}
+    assert _typed(fast) == _typed(dataclasses.replace(slow, extra=fast.extra))
+    contract_server.then(Scripted(200, text), Scripted(200, text))
+    batch = _many(client, ["A", "B"])
+    assert [_typed(item.unwrap()) for item in batch] == [_typed(fast)] * 2
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"links": [], "links": []}',
+        b'{"links": [{"link_text": "a", "link_target": "A", "score": "high"}]}',
+        b'{"links": [{"link_text": "a", "link_target": null}]}',
+        b'{"links": [], "pageid": 1.5}',
+        b'{"links": []} x',
+        b'{"links": [], "page_title": "\xff"}',
+    ],
+)
+def test_bodies_outside_the_common_shape_fail_as_before(
+    client: wikisuggest.Client, contract_server: ContractServer, body: bytes
+) -> None:
+    """Repeated keys, wrong types, trailing data and invalid UTF-8 are the general route's to
+    judge: the same decode error, with the serde message, for single requests and batches."""
+    contract_server.then(Scripted(200, body))
+    with pytest.raises(wikisuggest.DecodeError) as single:
+        client.link_recommendations("wikipedia", "en", "Cat")
+    contract_server.then(Scripted(200, body))
+    (item,) = _many(client, ["Cat"])
+    assert isinstance(item.error, wikisuggest.DecodeError)
+    assert str(item.error) == str(single.value)
+    assert "line 1 column" in str(single.value) or "UTF-8" in str(single.value)

@@ -207,19 +207,25 @@ async def test_recommend_async(engine: LinkEngine) -> None:
 
 def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:
     big = sorted(ARTICLES, key=lambda a: len(a["wikitext"]))[-20:]
+    read = 0
 
     def pages() -> Iterator[dict[str, Any]]:
+        nonlocal read
         for i in range(100):
             if i == 6:
-                # Interrupt while the following chunks run in native code.
+                # Interrupt while the following pages run in native code.
                 threading.Timer(0.05, _thread.interrupt_main).start()
-            yield page(big[i % len(big)])
+            spec = page(big[i % len(big)])
+            # Counted where no signal handler can run before the page is handed over.
+            read += 1
+            yield spec
 
     with pytest.raises(wikisuggest.BatchInterrupted) as caught:
         engine.recommend_many(pages(), workers=1, threshold=0.0, max_recommendations=0)
     results = caught.value.results
     assert 0 < len(results.results) < 100
-    assert len(results) < 100
+    # Every page read comes back: finished, or cancelled before it started.
+    assert len(results) == read < 100
     assert [item.index for item in results] == list(range(len(results)))
     for item in results:
         if item.ok:
@@ -230,6 +236,36 @@ def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine)
                 revid=item.input["revid"],
                 threshold=0.0,
                 max_recommendations=0,
+            )
+        else:
+            assert isinstance(item.error, wikisuggest.Cancelled)
+
+
+def test_an_interrupt_between_items_settles_every_page_read(engine: LinkEngine) -> None:
+    # What recommend_many does when Ctrl-C lands in its own loop: the interrupt is thrown
+    # into the iterator, which returns every page it read and had not returned yet.
+    read = 0
+
+    def pages() -> Iterator[dict[str, Any]]:
+        nonlocal read
+        for article in ARTICLES[:30]:
+            read += 1
+            yield page(article)
+
+    items = engine.recommend_iter(pages(), workers=2)
+    first = next(items)
+    assert first.index == 0 and first.ok
+    with pytest.raises(wikisuggest.BatchInterrupted) as caught:
+        items.throw(KeyboardInterrupt())
+    rest = caught.value.results
+    assert isinstance(caught.value.__cause__, KeyboardInterrupt)
+    assert [item.index for item in rest] == list(range(1, read))
+    assert 1 < read < 30
+    for item in rest:
+        if item.ok:
+            article = ARTICLES[item.index]
+            assert item.unwrap() == engine.recommend(
+                article["wikitext"], article["page_title"], **_ids(article)
             )
         else:
             assert isinstance(item.error, wikisuggest.Cancelled)

@@ -4,6 +4,7 @@ from collections.abc import Awaitable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
+from .batch import BatchItem, _Plan
 from .models import LinkRecommendationSet, TranslationRecommendation
 
 _T = TypeVar("_T")
@@ -17,7 +18,9 @@ __all__ = [
     "NativeTokenManager",
     "NativeWiki",
     "NativeBatch",
+    "NativeGroup",
     "NativeEngine",
+    "NativeBatchStream",
     "NativeServer",
     "in_flight_tasks",
     "quiesce",
@@ -140,9 +143,13 @@ class NativeBatch:
     ) -> NativeBatch: ...
     @property
     def total(self) -> int: ...
-    def next(self) -> list[tuple[int, bool, Any]]: ...
-    def next_async(self) -> Awaitable[list[tuple[int, bool, Any]]]: ...
+    def next(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def next_async(self) -> Awaitable[NativeGroup]: ...
     def cancel(self) -> None: ...
+
+@final
+class NativeGroup:
+    def items(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
 
 @final
 class NativeEngine:
@@ -171,12 +178,14 @@ class NativeEngine:
         options: dict[str, Any],
         send_async: Literal[True],
     ) -> Awaitable[LinkRecommendationSet]: ...
-    def recommend_chunk(
-        self,
-        pages: list[tuple[str, str, int | None, int | None, str | None]],
-        workers: int | None,
-        options: dict[str, Any],
-    ) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
+    def stream(self, workers: int | None, options: dict[str, Any]) -> NativeBatchStream: ...
+
+@final
+class NativeBatchStream:
+    def push(self, page: tuple[str, str, int | None, int | None, str | None]) -> None: ...
+    def pending(self) -> int: ...
+    def take(self) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
+    def close(self) -> None: ...
 
 @final
 class NativeDatasetBuild:

@@ -181,7 +181,9 @@ _index_of = operator.attrgetter("index")
 
 
 class _Plan(Generic[T]):
-    """Inputs split into those sent to the native batch and those already failed."""
+    """Inputs split into those sent to the native batch and those already failed. The native
+    batch builds each finished item from ``inputs`` and ``native_index`` (the input of each
+    request it was given)."""
 
     def __init__(
         self, inputs: Iterable[Any], to_native: Callable[[Any], dict[str, Any]], name: str
@@ -197,13 +199,6 @@ class _Plan(Generic[T]):
                 self.native_index.append(index)
             except InvalidParameter as err:
                 self.failed.append(BatchItem(index, spec, error=err))
-
-    def item(self, native: Any) -> BatchItem[T]:
-        position, ok, value = native
-        index = self.native_index[position]
-        if not ok:
-            return _make_item(index, self.inputs[index], error=value)
-        return _make_item(index, self.inputs[index], value)
 
     def ordered(self, finished: Iterable[BatchItem[T]]) -> BatchResults[T]:
         done = list(finished)
@@ -255,9 +250,8 @@ def run_sync_iter(
         for item in plan.failed:
             bar.update(item)
             yield item
-        while group := native.next():
-            for raw in group:
-                item = plan.item(raw)
+        while group := native.next(plan):
+            for item in group:
                 bar.update(item)
                 yield item
     finally:
@@ -327,8 +321,7 @@ class AsyncBatch(Generic[T]):
                 bar.update(item)
             if self._plan.failed:
                 yield self._plan.failed
-            while group := await native.next_async():
-                items = [self._plan.item(raw) for raw in group]
+            while items := (await native.next_async()).items(self._plan):
                 for item in items:
                     bar.update(item)
                 yield items

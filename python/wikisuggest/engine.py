@@ -13,9 +13,9 @@ of a ``with LinkEngine.open(...) as engine:`` block) lets go of the dataset.
 from __future__ import annotations
 
 import functools
-import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sized
+from collections import deque
+from collections.abc import Generator, Iterable, Mapping, Sized
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -42,9 +42,12 @@ __all__ = [
     "demo_articles",
 ]
 
-#: Pages handed to the native layer per call and worker: small enough that Ctrl-C and
-#: progress stay responsive and memory stays flat, large enough to keep every core busy.
-_PAGES_PER_WORKER = 4
+#: Pages queued in the engine per worker ahead of the items returned: enough that a worker
+#: never waits for the next page (or behind one long page), few enough that memory stays flat.
+_PAGES_PER_WORKER = 8
+
+#: Marks a page read from the caller's iterable and not yet handed to the engine.
+_UNSENT = Cancelled("interrupted before this page started")
 
 _PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
 
@@ -290,11 +293,12 @@ class LinkEngine:
         *,
         workers: int | None = None,
         **options: Unpack[PassOptions],
-    ) -> Iterator[BatchItem[LinkRecommendationSet]]:
+    ) -> Generator[BatchItem[LinkRecommendationSet], None, None]:
         """One :class:`~wikisuggest.BatchItem` per page, in input order, computed on
         ``workers`` threads (default: all cores), with the keyword arguments of
         :meth:`recommend` but the page's own (:class:`PassOptions`). ``pages`` is read
-        lazily, a few pages per worker at a time, so memory does not grow with its length.
+        lazily, a few pages per worker ahead of the items returned, so memory does not grow
+        with its length; each worker takes the next page as soon as it finishes one.
 
         A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
         :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
@@ -303,46 +307,56 @@ class LinkEngine:
         :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
 
         On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is
-        raised with the items of the interrupted chunk (unstarted ones ``Cancelled``).
+        raised with the items of every page read but not returned yet (unstarted ones
+        ``Cancelled``).
         """
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
         checked = _pass_options(options)
-        self._open()  # a closed engine refuses the batch, even one of only invalid pages
-        chunk = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
+        # A closed engine refuses the batch, even one of only invalid pages.
+        stream = self._open().stream(workers, checked)
+        ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
-        while specs := list(itertools.islice(source, chunk)):
-            yield from self._chunk(specs, workers, checked)
-
-    def _chunk(
-        self, specs: list[tuple[int, Any]], workers: int | None, options: dict[str, Any]
-    ) -> list[BatchItem[LinkRecommendationSet]]:
-        native = self._open()
-        items: dict[int, BatchItem[LinkRecommendationSet]] = {}
-        native_pages: list[tuple[str, str, int | None, int | None, str | None]] = []
-        positions: list[int] = []
-        for index, spec in specs:
-            try:
-                native_pages.append(_page(spec))
-                positions.append(index)
-            except WikisuggestError as err:
-                items[index] = BatchItem(index, spec, error=err)
-        inputs = dict(specs)
-        if native_pages:
-            done, interruption = native.recommend_chunk(native_pages, workers, options)
-            for index, outcome in zip(positions, done, strict=True):
-                if outcome is None:
-                    cancelled = Cancelled("interrupted before this page started")
-                    items[index] = BatchItem(index, inputs[index], error=cancelled)
-                elif outcome[0]:
-                    items[index] = _make_item(index, inputs[index], outcome[1])
-                else:
-                    items[index] = _make_item(index, inputs[index], error=outcome[1])
-            if interruption is not None:
-                ordered = BatchResults(items[i] for i, _ in specs)
-                raise BatchInterrupted(ordered) from interruption
-        return [items[i] for i, _ in specs]
+        # Pages read and not settled yet, in input order, each with the error that kept it
+        # from the engine, None once the engine has it, or _UNSENT in between.
+        read: deque[tuple[int, Any, WikisuggestError | None]] = deque()
+        # Items settled and not returned yet.
+        ready: deque[BatchItem[LinkRecommendationSet]] = deque()
+        in_engine = 0
+        try:
+            while True:
+                while in_engine < ahead and (entry := next(source, None)) is not None:
+                    read.append((entry[0], entry[1], _UNSENT))
+                    try:
+                        native_page = _page(entry[1])
+                    except WikisuggestError as err:
+                        read[-1] = (entry[0], entry[1], err)
+                        continue
+                    stream.push(native_page)
+                    read[-1] = (entry[0], entry[1], None)
+                    in_engine += 1
+                if not read:
+                    return
+                outcomes, interruption = stream.take()
+                in_engine -= len(outcomes)
+                ready.extend(_pair(read, outcomes))
+                if interruption is not None:
+                    raise BatchInterrupted(BatchResults(ready)) from interruption
+                while ready:
+                    yield ready.popleft()
+        except KeyboardInterrupt as interrupt:
+            # Raised in Python code between waits (here, or thrown in at a yield by a caller
+            # such as recommend_many): settle what the engine holds, so every page read
+            # comes back.
+            stream.close()
+            outcomes = []
+            while stream.pending():
+                outcomes.extend(stream.take()[0])
+            ready.extend(_pair(read, outcomes))
+            raise BatchInterrupted(BatchResults(ready)) from interrupt
+        finally:
+            stream.close()
 
     def recommend_many(
         self,
@@ -364,16 +378,20 @@ class LinkEngine:
         total = len(pages) if isinstance(pages, Sized) else None
         bar = _Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
+        items = self.recommend_iter(pages, workers=workers, **options)
         try:
-            for item in self.recommend_iter(pages, workers=workers, **options):
-                finished.append(item)
-                bar.update(item)
+            try:
+                for item in items:
+                    finished.append(item)
+                    bar.update(item)
+            except KeyboardInterrupt as interrupt:
+                # Raised in this loop, between items: the iterator settles the pages it
+                # holds and raises BatchInterrupted with them.
+                items.throw(interrupt)
+                raise
         except BatchInterrupted as interrupted:
             finished.extend(interrupted.results)
             raise BatchInterrupted(finished) from interrupted.__cause__
-        except KeyboardInterrupt as interrupt:
-            # Raised between chunks, in Python code: every item read so far is finished.
-            raise BatchInterrupted(finished) from interrupt
         finally:
             bar.close()
         return finished
@@ -442,6 +460,33 @@ def _one_page(
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
     options = _pass_options({k: v for k, v in given.items() if k not in ids})
     return _single(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
+
+
+def _pair(
+    read: deque[tuple[int, Any, WikisuggestError | None]],
+    outcomes: list[tuple[bool, Any] | None],
+) -> list[BatchItem[LinkRecommendationSet]]:
+    """Items for the pages at the head of ``read`` that are settled: those refused before the
+    engine, and those whose engine ``outcomes`` (in input order) arrived."""
+    done = deque(outcomes)
+    items: list[BatchItem[LinkRecommendationSet]] = []
+    while read and (read[0][2] is not None or done):
+        index, spec, refused = read.popleft()
+        if refused is _UNSENT:
+            # Read, then interrupted before it reached the engine.
+            refused = Cancelled("interrupted before this page started")
+        if refused is not None:
+            items.append(BatchItem(index, spec, error=refused))
+            continue
+        outcome = done.popleft()
+        if outcome is None:
+            cancelled = Cancelled("interrupted before this page started")
+            items.append(BatchItem(index, spec, error=cancelled))
+        elif outcome[0]:
+            items.append(_make_item(index, spec, outcome[1]))
+        else:
+            items.append(_make_item(index, spec, error=outcome[1]))
+    return items
 
 
 def _page(spec: Any) -> tuple[str, str, int | None, int | None, str | None]:

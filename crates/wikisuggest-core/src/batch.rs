@@ -8,14 +8,15 @@ use std::sync::Arc;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::client::{Client, Fetched, PreparedRequest, ResponseKind};
+use crate::client::{Client, PreparedRequest, ResponseKind, Undecoded};
 use crate::error::Result;
 
 /// One finished item.
 #[derive(Debug)]
 pub struct BatchItem {
     pub index: usize,
-    pub result: Result<Fetched>,
+    /// The response, decoded by the reader (which builds its results from the body).
+    pub result: Result<Undecoded>,
 }
 
 /// The results of a running batch, in completion order.
@@ -54,7 +55,7 @@ impl BatchStream {
                 let client = client.clone();
                 running.spawn(async move {
                     let result = match request {
-                        Ok(request) => client.fetch(&request, kind, raw).await,
+                        Ok(request) => client.fetch_undecoded(&request, kind, raw).await,
                         Err(error) => Err(error),
                     };
                     drop(slot);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, USER_AGENT};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 
@@ -93,7 +93,6 @@ pub struct PreparedRequest {
 #[derive(Debug)]
 pub struct RawResponse {
     pub status: u16,
-    pub headers: HeaderMap,
     pub body: Vec<u8>,
     pub url: String,
     /// The credentials the request carried, to cut out of any text quoting this body.
@@ -128,6 +127,36 @@ pub enum Fetched {
 pub enum ResponseKind {
     LinkRecommendationSet,
     TranslationRecommendations,
+}
+
+/// A successful response to a record request, its body not decoded yet: a reader that
+/// builds its own objects from the body (the Python binding, once per result) decodes it
+/// there in one pass, instead of into [`Fetched`] on an I/O thread and then once more.
+#[derive(Debug)]
+pub struct Undecoded {
+    pub response: RawResponse,
+    pub kind: ResponseKind,
+    /// The body is wanted exactly as decoded (still checked against the record type).
+    pub raw: bool,
+}
+
+impl Undecoded {
+    /// The body decoded as its kind: the typed record, or with `raw` the JSON as it is.
+    pub fn decode(&self) -> Result<Fetched> {
+        let fetched = match self.kind {
+            ResponseKind::LinkRecommendationSet => {
+                Fetched::LinkRecommendationSet(Box::new(decode(&self.response)?))
+            }
+            ResponseKind::TranslationRecommendations => Fetched::TranslationRecommendations(
+                decode::<TranslationResponse>(&self.response)?.into_recommendations(),
+            ),
+        };
+        if self.raw {
+            Ok(Fetched::Raw(decode(&self.response)?))
+        } else {
+            Ok(fetched)
+        }
+    }
 }
 
 impl fmt::Debug for Client {
@@ -444,20 +473,22 @@ impl Client {
         kind: ResponseKind,
         raw: bool,
     ) -> Result<Fetched> {
-        let response = self.execute(request).await?;
-        let fetched = match kind {
-            ResponseKind::LinkRecommendationSet => {
-                Fetched::LinkRecommendationSet(Box::new(decode(&response)?))
-            }
-            ResponseKind::TranslationRecommendations => Fetched::TranslationRecommendations(
-                decode::<TranslationResponse>(&response)?.into_recommendations(),
-            ),
-        };
-        if raw {
-            Ok(Fetched::Raw(decode(&response)?))
-        } else {
-            Ok(fetched)
-        }
+        self.fetch_undecoded(request, kind, raw).await?.decode()
+    }
+
+    /// Send `request` and return its successful response for decoding as `kind` later
+    /// (see [`Undecoded`]).
+    pub async fn fetch_undecoded(
+        &self,
+        request: &PreparedRequest,
+        kind: ResponseKind,
+        raw: bool,
+    ) -> Result<Undecoded> {
+        Ok(Undecoded {
+            response: self.execute(request).await?,
+            kind,
+            raw,
+        })
     }
 
     /// Send a prepared request: retries, token attachment and one replay after a rejected
@@ -581,21 +612,18 @@ impl Client {
             .await
             .map_err(|e| from_reqwest(e, &request.url))?;
         let status = response.status();
-        let headers = response.headers().clone();
-        let body = if status.is_success() {
-            read_body(response, self.config.max_body_size, &request.url).await?
-        } else {
-            read_error_body(response, &request.url).await?
-        };
         if status.is_success() {
+            let body = read_body(response, self.config.max_body_size, &request.url).await?;
             return Ok(RawResponse {
                 status: status.as_u16(),
-                headers,
                 body,
                 url: shown_url.to_owned(),
                 redactor: redactor.clone(),
             });
         }
+        // Only an error reads its headers (`Retry-After`, the error's content type).
+        let headers = response.headers().clone();
+        let body = read_error_body(response, &request.url).await?;
         // Redacted before it is parsed and cut to size: a secret straddling the cut would
         // otherwise survive as a prefix. (The fields are redacted again after parsing, for
         // secrets that only appear once JSON escapes are decoded.)
@@ -716,7 +744,6 @@ mod tests {
     fn response(body: &[u8]) -> RawResponse {
         RawResponse {
             status: 200,
-            headers: HeaderMap::new(),
             body: body.to_vec(),
             url: "http://127.0.0.1/x".to_owned(),
             redactor: Redactor::default(),

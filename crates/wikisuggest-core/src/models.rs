@@ -194,7 +194,7 @@ impl TranslationResponse {
 }
 
 /// Integers that some deployments send as floats (`12.0`) or numeric strings.
-fn lenient_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+pub fn lenient_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
     use serde::de::Error;
     let value = Option::<Value>::deserialize(deserializer)?;
     match value {

@@ -114,6 +114,11 @@ pub enum Error {
         wiki_id: String,
     },
 
+    /// A page's pass failed in a way no input should cause (a defect in the engine), or a
+    /// worker thread could not be started. The batch goes on with its other pages.
+    #[error("internal error: {0}")]
+    Internal(String),
+
     /// A caller-supplied argument is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

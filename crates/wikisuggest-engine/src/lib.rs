@@ -56,8 +56,8 @@ pub use error::{Error, PickleError, Result};
 pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};
 pub use published::PublishedDataset;
 pub use recommend::{
-    Engine, FORMAT_VERSION, LinkRecommendation, LinkRecommendationSet, Meta, Page, PyLowercase,
-    RecommendOptions, default_workers, ngram_feature,
+    BatchStream, Engine, FORMAT_VERSION, LinkRecommendation, LinkRecommendationSet, Meta, Page,
+    PyLowercase, RecommendOptions, default_workers, ngram_feature,
 };
 pub use tables::{DatasetChecksums, Tables};
 pub use wikisuggest_text::TextError;

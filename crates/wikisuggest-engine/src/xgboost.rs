@@ -62,6 +62,129 @@ pub struct LinkModel {
     nodes: Vec<Node>,
     /// Sorted category sets of the categorical nodes.
     cats: Vec<u32>,
+    /// The trees as complete trees, when the model allows; derived, not stored.
+    complete: Option<Complete>,
+}
+
+/// The deepest trees still laid out as [`Complete`] trees: `2^depth` leaves per tree.
+const MAX_COMPLETE_DEPTH: u32 = 10;
+
+/// The trees again, each as a complete binary tree of the deepest tree's depth in
+/// breadth-first order: a step computes its child's index (`2i + 1` or `2i + 2`) from the
+/// decision instead of loading it, and every tree takes the same number of steps. A leaf
+/// above the last level becomes a split whose every leaf below holds its value, so either
+/// way leads to the same value. Built when no split is categorical and the trees are at
+/// most [`MAX_COMPLETE_DEPTH`] deep; the decisions and the order of the additions are
+/// those of the nodes, so predictions are identical.
+#[derive(Debug, Clone, PartialEq)]
+struct Complete {
+    depth: u32,
+    /// Number of trees.
+    trees: usize,
+    /// The splits of each block of [`BLOCK`] trees (the last block padded), interleaved:
+    /// position `p` of the block's tree `k` at `p * BLOCK + k`, `2^depth - 1` positions.
+    splits: Vec<Split>,
+    /// The leaf values of each block, interleaved in the same way, `2^depth` positions.
+    leaves: Vec<f32>,
+}
+
+/// A numerical split of a [`Complete`] tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Split {
+    threshold: f32,
+    feature: u8,
+    default_left: bool,
+}
+
+impl Complete {
+    /// The complete form of `model`'s trees (`depths` their depths), if it has one.
+    fn of(model: &LinkModel, depths: &[u32]) -> Option<Self> {
+        if model.nodes.iter().any(|n| n.flags & FLAG_CATEGORICAL != 0) {
+            return None;
+        }
+        let depth = depths.iter().copied().max().unwrap_or(0);
+        if depth > MAX_COMPLETE_DEPTH {
+            return None;
+        }
+        let n_splits = (1usize << depth) - 1;
+        let blocks = model.roots.len().div_ceil(BLOCK);
+        let pass = Split {
+            threshold: 0.0,
+            feature: 0,
+            default_left: true,
+        };
+        let mut complete = Self {
+            depth,
+            trees: model.roots.len(),
+            splits: vec![pass; blocks * BLOCK * n_splits],
+            leaves: vec![0.0; blocks * BLOCK * (n_splits + 1)],
+        };
+        for (tree, &root) in model.roots.iter().enumerate() {
+            let (block, k) = (tree / BLOCK, tree % BLOCK);
+            let splits = block * BLOCK * n_splits;
+            let leaves = block * BLOCK * (n_splits + 1);
+            // (node, position in breadth-first order, level): validated nodes only.
+            let mut stack = vec![(root, 0usize, 0u32)];
+            while let Some((i, position, level)) = stack.pop() {
+                let node = model.nodes.get(i as usize)?;
+                if level == depth {
+                    let at = leaves + (position - n_splits) * BLOCK + k;
+                    *complete.leaves.get_mut(at)? = node.value;
+                    continue;
+                }
+                let is_leaf = node.left == i;
+                if !is_leaf {
+                    *complete.splits.get_mut(splits + position * BLOCK + k)? = Split {
+                        threshold: node.value,
+                        feature: node.feature,
+                        default_left: node.flags & FLAG_DEFAULT_LEFT != 0,
+                    };
+                }
+                stack.push((node.left, 2 * position + 1, level + 1));
+                stack.push((node.right, 2 * position + 2, level + 1));
+            }
+        }
+        Some(complete)
+    }
+
+    /// The margin of `row`: [`LinkModel::predict_margin`] over the complete trees.
+    #[inline]
+    fn margin(&self, base_margin: f32, row: &[f32; NUM_FEATURES]) -> f32 {
+        // Features are below 8 (validated): a masked index needs no bounds check.
+        let mut padded = [0.0f32; 8];
+        for (slot, &v) in padded.iter_mut().zip(row) {
+            *slot = v;
+        }
+        let n_splits = (1usize << self.depth) - 1;
+        let mut margin = base_margin;
+        for (block, leaves) in self.leaves.chunks(BLOCK * (n_splits + 1)).enumerate() {
+            let at = block * BLOCK * n_splits;
+            let splits = self
+                .splits
+                .get(at..at + BLOCK * n_splits)
+                .unwrap_or_default();
+            // The block's trees in lockstep (independent chains of loads overlap).
+            let mut idx = [0usize; BLOCK];
+            for _ in 0..self.depth {
+                for (k, i) in idx.iter_mut().enumerate() {
+                    let Some(split) = splits.get(*i * BLOCK + k) else {
+                        continue;
+                    };
+                    let v = padded[usize::from(split.feature) & 7];
+                    // As `step`: NaN follows the default direction.
+                    let left = (v < split.threshold) | (v.is_nan() & split.default_left);
+                    *i = 2 * *i + 2 - usize::from(left);
+                }
+            }
+            // The leaves in tree order; a padded block's extra trees are left out.
+            let trees = self.trees.saturating_sub(block * BLOCK).min(BLOCK);
+            for (k, &i) in idx.iter().enumerate().take(trees) {
+                let leaf = (i - n_splits) * BLOCK + k;
+                margin += leaves.get(leaf).copied().unwrap_or(0.0);
+            }
+        }
+        margin
+    }
 }
 
 fn model_err(msg: impl Into<String>) -> Error {
@@ -307,8 +430,10 @@ impl LinkModel {
             depths: Vec::new(),
             nodes,
             cats,
+            complete: None,
         };
         model.depths = model.validate()?;
+        model.complete = Complete::of(&model, &model.depths);
         Ok(model)
     }
 
@@ -377,6 +502,9 @@ impl LinkModel {
     /// The raw score (log-odds) of one row, before the sigmoid.
     #[inline]
     pub fn predict_margin(&self, row: &[f32; NUM_FEATURES]) -> f32 {
+        if let Some(complete) = &self.complete {
+            return complete.margin(self.base_margin, row);
+        }
         let mut margin = self.base_margin;
         // Walk BLOCK trees in lockstep (independent chains of loads overlap), then add
         // their leaves in tree order: XGBoost adds leaf values to the margin one by one,
@@ -816,6 +944,73 @@ mod tests {
             quote_non_finite(b"[1]"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    /// Walking the complete trees gives the margins of walking the nodes, bit for bit,
+    /// with leaves above the last level, trees of different depths and missing values.
+    #[test]
+    fn complete_trees_walk_as_the_nodes() {
+        let split = |left: u32, feature: u8, value: f32, default_left: bool| Node {
+            left,
+            right: left + 1,
+            value,
+            feature,
+            flags: u8::from(default_left) * FLAG_DEFAULT_LEFT,
+            cat_start: 0,
+            cat_len: 0,
+        };
+        let leaf = |i: u32, value: f32| Node {
+            left: i,
+            right: i,
+            value,
+            feature: 0,
+            flags: 0,
+            cat_start: 0,
+            cat_len: 0,
+        };
+        let nodes = vec![
+            // Tree 0, depth 3, with a leaf at depth 1.
+            split(1, 0, 0.5, true),
+            leaf(1, 0.25),
+            split(3, 3, -1.0, false),
+            leaf(3, -0.75),
+            split(5, 5, 0.125, true),
+            leaf(5, 1.5),
+            leaf(6, -2.0),
+            // Tree 1, a single leaf.
+            leaf(7, 0.0625),
+            // Tree 2, depth 1.
+            split(9, 1, 3.0, false),
+            leaf(9, -0.5),
+            leaf(10, 0.5),
+        ];
+        let model = LinkModel::new(0.5, vec![0, 7, 8], nodes, vec![]).unwrap();
+        let mut nodes_only = model.clone();
+        nodes_only.complete = None;
+        assert!(model.complete.is_some());
+        let values = [
+            f32::NAN,
+            -3.0,
+            -1.0,
+            0.0,
+            0.125,
+            0.5,
+            1.0,
+            3.0,
+            f32::INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                for c in values {
+                    let row = [a, b, 0.0, c, 1.0, b, 0.0];
+                    assert_eq!(
+                        model.predict_margin(&row).to_bits(),
+                        nodes_only.predict_margin(&row).to_bits(),
+                        "{row:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,10 +7,12 @@
 mod common;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use wikisuggest_engine::{
-    Engine, LinkRecommendationSet, Page, RecommendOptions, Stop, default_workers,
+    BatchStream, Engine, LinkRecommendationSet, Page, RecommendOptions, Stop, default_workers,
 };
 
 struct Article {
@@ -99,7 +101,7 @@ fn options(threshold: f64, max_recommendations: i64) -> RecommendOptions {
 
 #[test]
 fn every_parity_article_matches_production_in_both_configurations() {
-    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let engine = Arc::new(Engine::open(&common::parity_dir(), "enwiki").unwrap());
     let articles = articles();
     assert_eq!(articles.len(), 71);
     let pages: Vec<Page> = articles
@@ -115,7 +117,8 @@ fn every_parity_article_matches_production_in_both_configurations() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for (config, threshold, max) in CONFIGS {
-        let results = engine.recommend_batch(&pages, &options(threshold, max), default_workers());
+        let results =
+            engine.recommend_batch(pages.clone(), &options(threshold, max), default_workers());
         for (article, result) in articles.iter().zip(results) {
             let ours = result.unwrap();
             compared += 1;
@@ -135,7 +138,7 @@ fn every_parity_article_matches_production_in_both_configurations() {
 
 #[test]
 fn batch_equals_single_calls_and_keeps_input_order() {
-    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let engine = Arc::new(Engine::open(&common::parity_dir(), "enwiki").unwrap());
     let articles = articles();
     // Longest first and a duplicate: order must follow the input, not completion.
     let picked: Vec<&Article> = [5usize, 0, 17, 5, 40]
@@ -152,7 +155,7 @@ fn batch_equals_single_calls_and_keeps_input_order() {
         })
         .collect();
     let opts = options(0.0, -1);
-    let batch = engine.recommend_batch(&pages, &opts, 3);
+    let batch = engine.recommend_batch(pages, &opts, 3);
     for (a, got) in picked.iter().zip(batch) {
         let single = engine
             .recommend(&a.wikitext, &a.page_title, Some(a.pageid), None, &opts)
@@ -242,17 +245,67 @@ fn score_inspection_agrees_with_the_placement() {
 }
 
 #[test]
-fn a_stopped_batch_starts_no_page() {
-    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
-    let pages = vec![Page::default(); 5];
-    let stop = std::sync::atomic::AtomicBool::new(true);
-    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
-    assert_eq!(done.len(), 5);
-    assert!(done.iter().all(Option::is_none));
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let done = engine.recommend_batch_until(&pages, &RecommendOptions::default(), 2, &stop);
+fn a_stopped_stream_starts_no_page_and_finishes_the_running_ones() {
+    let engine = Arc::new(Engine::open(&common::parity_dir(), "enwiki").unwrap());
+    let article = &articles()[5];
+    let page = Page {
+        wikitext: article.wikitext.clone(),
+        page_title: article.page_title.clone(),
+        ..Page::default()
+    };
+    let long = Duration::from_secs(600);
+
+    // Stopped before anything runs: every page, queued or pushed later, is not started.
+    let stream = BatchStream::new(engine.clone(), RecommendOptions::default(), 2).unwrap();
+    stream.stop();
+    for _ in 0..3 {
+        stream.push(page.clone());
+    }
+    let outcomes = stream.take(long);
+    assert_eq!(outcomes.len(), 3);
+    assert!(outcomes.iter().all(|o| o.is_none()));
+    assert_eq!(stream.pending(), 0);
     assert!(
-        done.iter()
-            .all(|r| matches!(r, Some(Ok(set)) if set.links.is_empty()))
+        stream.take(long).is_empty(),
+        "nothing pending returns at once"
     );
+
+    // Stopped while running: what a worker had taken finishes with its real result, the
+    // rest is not started, and everything comes back in input order.
+    let stream = BatchStream::new(engine.clone(), RecommendOptions::default(), 1).unwrap();
+    for _ in 0..4 {
+        stream.push(page.clone());
+    }
+    let first = stream.take(long);
+    let taken_before_stop = first.len();
+    stream.stop();
+    let mut outcomes = first;
+    while stream.pending() > 0 {
+        outcomes.extend(stream.take(long));
+    }
+    assert_eq!(outcomes.len(), 4);
+    let single = engine
+        .recommend(
+            &page.wikitext,
+            &page.page_title,
+            None,
+            None,
+            &RecommendOptions::default(),
+        )
+        .unwrap();
+    let Some(Ok(got)) = &outcomes[0] else {
+        panic!("the first page ran to the end: {:?}", outcomes[0]);
+    };
+    assert_eq!(got, &single);
+    // With one worker, at most one page was running when the stream stopped: it finished,
+    // and the pages still queued did not start.
+    let started = outcomes
+        .iter()
+        .take_while(|o| matches!(o, Some(Ok(_))))
+        .count();
+    assert!(
+        (taken_before_stop..=taken_before_stop + 1).contains(&started),
+        "{started} of 4 ran, {taken_before_stop} taken before the stop"
+    );
+    assert!(outcomes[started..].iter().all(|o| o.is_none()));
 }

@@ -223,12 +223,10 @@ fn lifetime(value: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderMap;
 
     fn response(body: &str) -> RawResponse {
         RawResponse {
             status: 200,
-            headers: HeaderMap::new(),
             body: body.as_bytes().to_vec(),
             url: "http://127.0.0.1/w/rest.php/oauth2/access_token".into(),
             redactor: Default::default(),

@@ -1,11 +1,13 @@
 //! Many pages at once, on several threads, results in input order.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use super::{Engine, LinkRecommendationSet, RecommendOptions};
-use crate::error::Result;
-
+use crate::error::{Error, Result};
 /// One page of a batch.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
@@ -28,59 +30,37 @@ pub fn default_workers() -> usize {
 
 impl Engine {
     /// Recommends links for every page on up to `workers` threads (at least one), and
-    /// returns one result per page in input order. Pages are handed out one at a time, so a
-    /// long page does not hold up a whole share of the batch.
+    /// returns one result per page in input order (see [`BatchStream`]).
     pub fn recommend_batch(
-        &self,
-        pages: &[Page],
+        self: &Arc<Self>,
+        pages: impl IntoIterator<Item = Page>,
         options: &RecommendOptions,
         workers: usize,
     ) -> Vec<Result<LinkRecommendationSet>> {
-        self.recommend_batch_until(pages, options, workers, &AtomicBool::new(false))
-            .into_iter()
-            .flatten()
-            .collect()
-    }
-
-    /// [`recommend_batch`](Self::recommend_batch) that stops handing out pages once `stop`
-    /// is set: pages already running finish, the others come back as `None`.
-    pub fn recommend_batch_until(
-        &self,
-        pages: &[Page],
-        options: &RecommendOptions,
-        workers: usize,
-        stop: &AtomicBool,
-    ) -> Vec<Option<Result<LinkRecommendationSet>>> {
-        let next = AtomicUsize::new(0);
-        let work = || {
-            let mut mine = Vec::new();
-            while !stop.load(Ordering::SeqCst) {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(page) = pages.get(i) else { break };
-                mine.push((i, self.recommend_page(page, options)));
-            }
-            mine
-        };
-        let workers = workers.clamp(1, pages.len().max(1));
-        let done: Vec<(usize, Result<LinkRecommendationSet>)> = if workers == 1 {
-            work()
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
-                // A worker only ends by running out of pages; a panic in one (a bug) is
-                // re-raised here rather than silently losing its pages.
-                handles
+        let stream = match BatchStream::new(self.clone(), options.clone(), workers) {
+            Ok(stream) => stream,
+            Err(e) => {
+                let message = e.to_string();
+                return pages
                     .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
-            })
-        };
-        let mut out: Vec<Option<Result<LinkRecommendationSet>>> =
-            std::iter::repeat_with(|| None).take(pages.len()).collect();
-        for (i, result) in done {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = Some(result);
+                    .map(|_| Err(Error::Internal(message.clone())))
+                    .collect();
             }
+        };
+        let mut count = 0;
+        for page in pages {
+            stream.push(page);
+            count += 1;
+        }
+        let mut out = Vec::with_capacity(count);
+        while out.len() < count {
+            out.extend(
+                stream
+                    .take(Duration::from_secs(3600))
+                    .into_iter()
+                    // Nothing stops this stream; kept total rather than unreachable.
+                    .map(|o| o.unwrap_or_else(|| Err(Error::Internal("page not started".into())))),
+            );
         }
         out
     }
@@ -108,5 +88,163 @@ impl Engine {
             page.revid,
             options,
         )
+    }
+}
+
+/// Pages in, results out in input order, computed by worker threads that each take the next
+/// queued page as soon as they finish one.
+///
+/// This is the form behind every batch: the caller keeps a few pages per worker queued and
+/// takes results as they complete, so no worker waits for the slowest page of a fixed chunk,
+/// and memory holds only the pages queued, running or not yet taken. Dropping the stream stops
+/// it: pages not started are discarded and the workers end after their current page.
+pub struct BatchStream {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    engine: Arc<Engine>,
+    options: RecommendOptions,
+    state: Mutex<State>,
+    /// Signalled when a page is queued or the stream stops (workers wait on it).
+    queued: Condvar,
+    /// Signalled when a page finishes (the consumer waits on it).
+    finished: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: VecDeque<(u64, Page)>,
+    /// Outcomes not taken yet, by sequence number (`None`: stopped before it started); the
+    /// consumer takes them in order.
+    done: BTreeMap<u64, Option<Result<LinkRecommendationSet>>>,
+    pushed: u64,
+    taken: u64,
+    stopped: bool,
+}
+
+impl Shared {
+    /// The state, whatever a panicking thread left: every update below is a single step
+    /// on plain collections, so a poisoned lock still holds consistent data.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn work(&self) {
+        loop {
+            let (seq, page) = {
+                let mut state = self.lock();
+                loop {
+                    if state.stopped {
+                        return;
+                    }
+                    if let Some(next) = state.waiting.pop_front() {
+                        break next;
+                    }
+                    state = self
+                        .queued
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            // A panic is a defect, not an input error; it becomes this page's error so the
+            // batch keeps its other pages and the consumer never waits for a page that died.
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                self.engine.recommend_page(&page, &self.options)
+            }))
+            .unwrap_or_else(|_| Err(Error::Internal("the page's pass panicked".into())));
+            self.lock().done.insert(seq, Some(result));
+            self.finished.notify_all();
+        }
+    }
+}
+
+impl BatchStream {
+    /// A stream over `engine` with `workers` threads (at least one).
+    pub fn new(engine: Arc<Engine>, options: RecommendOptions, workers: usize) -> Result<Self> {
+        let shared = Arc::new(Shared {
+            engine,
+            options,
+            state: Mutex::new(State::default()),
+            queued: Condvar::new(),
+            finished: Condvar::new(),
+        });
+        let stream = Self { shared };
+        for _ in 0..workers.max(1) {
+            let shared = stream.shared.clone();
+            std::thread::Builder::new()
+                .name("wikisuggest-engine".into())
+                .spawn(move || shared.work())
+                .map_err(|e| Error::Internal(format!("cannot start a worker thread: {e}")))?;
+        }
+        Ok(stream)
+    }
+
+    /// Queues `page`; after [`stop`](Self::stop) it comes back as `None` (not started).
+    pub fn push(&self, page: Page) {
+        let mut state = self.shared.lock();
+        let seq = state.pushed;
+        state.pushed += 1;
+        if state.stopped {
+            state.done.insert(seq, None);
+        } else {
+            state.waiting.push_back((seq, page));
+            self.shared.queued.notify_one();
+        }
+    }
+
+    /// Pages pushed whose outcome has not been taken yet.
+    pub fn pending(&self) -> u64 {
+        let state = self.shared.lock();
+        state.pushed - state.taken
+    }
+
+    /// Waits at most `timeout` for the outcome of the oldest page not taken yet (its result,
+    /// or `None` if the stream stopped before it started), then returns it with every later
+    /// one already settled, in input order. Empty when the time ran out
+    /// or nothing is pending.
+    pub fn take(&self, timeout: Duration) -> Vec<Option<Result<LinkRecommendationSet>>> {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.lock();
+        while state.taken < state.pushed && !state.done.contains_key(&state.taken) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Vec::new();
+            }
+            state = self
+                .shared
+                .finished
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        let mut out = Vec::new();
+        loop {
+            let seq = state.taken;
+            let Some(outcome) = state.done.remove(&seq) else {
+                break;
+            };
+            out.push(outcome);
+            state.taken += 1;
+        }
+        out
+    }
+
+    /// Starts no more pages: those still queued come back as `None` (not started);
+    /// pages already running finish and are taken as usual.
+    pub fn stop(&self) {
+        let mut state = self.shared.lock();
+        state.stopped = true;
+        while let Some((seq, _)) = state.waiting.pop_front() {
+            state.done.insert(seq, None);
+        }
+        self.shared.queued.notify_all();
+        self.shared.finished.notify_all();
+    }
+}
+
+impl Drop for BatchStream {
+    fn drop(&mut self) {
+        self.stop();
     }
 }

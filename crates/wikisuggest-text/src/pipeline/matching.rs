@@ -53,6 +53,36 @@ pub(crate) fn count(s: &[char], m: &[char]) -> usize {
     n
 }
 
+/// The first occurrence of `needle` in `hay`, as `memmem::find`.
+///
+/// The needle is often a whole text node, thousands of bytes long, searched once: its
+/// first bytes are searched for instead (a long needle's preprocessing costs about as much
+/// as the search), and each hit is compared whole. Comparisons stop at a budget of the
+/// two lengths, after which the full search takes over, so the time stays linear.
+pub(crate) fn find_first(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    const HEAD: usize = 64;
+    let Some(head) = needle.get(..HEAD).filter(|_| needle.len() > 2 * HEAD) else {
+        return memchr::memmem::find(hay, needle);
+    };
+    let finder = memchr::memmem::Finder::new(head);
+    let mut budget = hay.len() + needle.len();
+    let mut from = 0;
+    while let Some(hit) = hay.get(from..).and_then(|rest| finder.find(rest)) {
+        let at = from + hit;
+        // A hit too close to the end rules out every later one as well.
+        if hay.get(at..at + needle.len())? == needle {
+            return Some(at);
+        }
+        budget = budget.saturating_sub(needle.len());
+        if budget == 0 {
+            let rest = hay.get(at + 1..)?;
+            return memchr::memmem::find(rest, needle).map(|i| at + 1 + i);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Why a replacement template was rejected (Python raises `re.error`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BadTemplate(pub String);
@@ -126,6 +156,32 @@ mod tests {
         assert_eq!(find_mention(&v("a cat b]] cat"), &v("cat")), Some(10));
         assert_eq!(find_mention(&v("xanchor1"), &v("anchor1")), Some(1));
         assert_eq!(find_mention(&v("abc"), &v("")), None);
+    }
+
+    /// The head search finds what the full search finds, including after many hits of
+    /// the head alone and past the comparison budget.
+    #[test]
+    fn first_occurrence() {
+        let long = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(3);
+        let cases: [(String, &str); 6] = [
+            (format!("xx{long}yy{long}"), long.as_str()),
+            (format!("{}{long}", &long[..40]), long.as_str()),
+            ("a".repeat(5000) + "b", &"a".repeat(100)),
+            ("a".repeat(5000), &("a".repeat(99) + "b")),
+            (
+                ("a".repeat(99) + "c").repeat(80) + &"a".repeat(99) + "b",
+                &("a".repeat(99) + "b"),
+            ),
+            ("short hay".into(), long.as_str()),
+        ];
+        for (hay, needle) in &cases {
+            assert_eq!(
+                find_first(hay.as_bytes(), needle.as_bytes()),
+                memchr::memmem::find(hay.as_bytes(), needle.as_bytes()),
+                "{needle:?}"
+            );
+        }
+        assert_eq!(find_first(b"abc", b""), Some(0));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::MwTokenizer;
 use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
-use matching::{count, expand_template, find_mention};
+use matching::{count, expand_template, find_first, find_mention};
 
 /// One candidate target of an anchor, in the dataset's stored order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,6 +218,11 @@ struct PageText<'a> {
     spliced: Vec<Option<(Vec<char>, String)>>,
     /// The text nodes with a link spliced in, ascending.
     spliced_nodes: Vec<usize>,
+    /// Per text node: the length of its current text in code points.
+    lengths: Vec<usize>,
+    /// The original texts of the text nodes, each followed by a NUL, and where each
+    /// starts in it (then the end): built at the first count.
+    texts: std::cell::OnceCell<(String, Vec<usize>)>,
 }
 
 impl<'a> PageText<'a> {
@@ -237,12 +242,7 @@ impl<'a> PageText<'a> {
             *at_byte += if ascii {
                 n
             } else {
-                chars
-                    .get(*at_char..to_char)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|c| c.len_utf8())
-                    .sum::<usize>()
+                utf8_len(bytes.get(*at_byte..).unwrap_or_default(), n)
             };
             *at_char = to_char.max(*at_char);
         };
@@ -259,7 +259,7 @@ impl<'a> PageText<'a> {
         advance(chars.len(), &mut at_char, &mut at_byte);
         starts.push((at_char, at_byte.min(text.len())));
         let spliced = vec![None; text_nodes.len()];
-        Self {
+        let mut page = Self {
             text,
             chars,
             starts,
@@ -267,7 +267,13 @@ impl<'a> PageText<'a> {
             text_nodes,
             spliced,
             spliced_nodes: Vec::new(),
-        }
+            lengths: Vec::new(),
+            texts: std::cell::OnceCell::new(),
+        };
+        page.lengths = (page.text_nodes.iter())
+            .map(|&index| page.node_chars(index).len())
+            .collect();
+        page
     }
 
     /// Byte range of node `index`.
@@ -302,20 +308,43 @@ impl<'a> PageText<'a> {
         }
     }
 
-    /// Changes the current text of node `ordinal` with `edit` (the original is copied on
-    /// first use); returns what `edit` returns, `None` for no such node.
-    fn edit<T>(&mut self, ordinal: usize, edit: impl FnOnce(&mut Vec<char>) -> T) -> Option<T> {
-        let original = self.original(ordinal);
-        let slot = self.spliced.get_mut(ordinal)?;
+    /// Replaces code points `at..at + len` of the current text of node `ordinal` by
+    /// `replacement` (the original is copied on first use); `false` for no such node.
+    ///
+    /// Both forms of the text change in place: a node receiving many links is not encoded
+    /// anew for each.
+    fn splice(&mut self, ordinal: usize, at: usize, len: usize, replacement: &str) -> bool {
+        let (original, original_str) = (self.original(ordinal), self.original_str(ordinal));
+        let Some(slot) = self.spliced.get_mut(ordinal) else {
+            return false;
+        };
         if slot.is_none() {
             let at = self.spliced_nodes.partition_point(|&j| j < ordinal);
             self.spliced_nodes.insert(at, ordinal);
         }
-        let (chars, text) = slot.get_or_insert_with(|| (original.to_vec(), String::new()));
-        let result = edit(chars);
-        text.clear();
-        text.extend(chars.iter());
-        Some(result)
+        let (chars, text) =
+            slot.get_or_insert_with(|| (original.to_vec(), original_str.to_owned()));
+        let end = (at + len).min(chars.len());
+        let at = at.min(end);
+        // The same range in bytes: an ASCII text has one byte per code point.
+        let byte = |i: usize| -> usize {
+            if text.len() == chars.len() {
+                i
+            } else {
+                let before = chars.get(..i).unwrap_or_default();
+                before.iter().map(|c| c.len_utf8()).sum()
+            }
+        };
+        let bytes = byte(at)..byte(end);
+        if text.get(bytes.clone()).is_none() {
+            return false;
+        }
+        text.replace_range(bytes, replacement);
+        chars.splice(at..end, replacement.chars());
+        if let Some(length) = self.lengths.get_mut(ordinal) {
+            *length = chars.len();
+        }
+        true
     }
 
     /// Code point offset of byte offset `byte`, which lies on a character boundary.
@@ -334,13 +363,13 @@ impl<'a> PageText<'a> {
 
     /// `str.count(needle)` summed over the current texts of text nodes `..ordinal`.
     ///
-    /// Nodes without a link spliced in are searched in place, all in one scan of the page:
-    /// a match counts when it lies within one such node. Each node's count is Python's
-    /// (leftmost, non-overlapping); a match that leaves its node rules out every later
-    /// start in that node, so the scan resumes at the next text node.
+    /// Nodes without a link spliced in are searched in one scan of their original texts
+    /// joined with NULs (text nodes are about 40 % of a page): the page holds no NUL, so
+    /// a needle without one matches only within a node, and Python's count of each node
+    /// (leftmost, non-overlapping) is the count of the scan's matches in it.
     fn count_before(&self, ordinal: usize, needle: &[char]) -> usize {
         let needle_str: String = needle.iter().collect();
-        if needle.is_empty() {
+        if needle.is_empty() || needle_str.contains('\0') {
             return (0..ordinal).map(|j| count(self.current(j), needle)).sum();
         }
         let finder = memmem::Finder::new(needle_str.as_bytes());
@@ -352,110 +381,244 @@ impl<'a> PageText<'a> {
             .filter_map(|&j| self.spliced.get(j)?.as_ref())
             .map(|(_, text)| finder.find_iter(text.as_bytes()).count())
             .sum();
-        let end = self
-            .text_nodes
-            .get(ordinal)
-            .map_or(self.text.len(), |&index| self.node_bytes(index).start);
-        let hay = self.text.as_bytes().get(..end).unwrap_or_default();
-        let len = needle_str.len();
+        let (texts, starts) = self.texts.get_or_init(|| {
+            let mut texts = String::new();
+            let mut starts = Vec::with_capacity(self.text_nodes.len() + 1);
+            for j in 0..self.text_nodes.len() {
+                starts.push(texts.len());
+                texts.push_str(self.original_str(j));
+                texts.push('\0');
+            }
+            starts.push(texts.len());
+            (texts, starts)
+        });
+        let end = starts.get(ordinal).copied().unwrap_or(texts.len());
+        let hay = texts.as_bytes().get(..end).unwrap_or_default();
         let mut n = 0;
         let mut from = 0;
         while let Some(hit) = hay.get(from..).and_then(|rest| finder.find(rest)) {
             let hit = from + hit;
-            // The node holding the match's first byte.
-            let node = self
-                .starts
-                .partition_point(|s| s.1 <= hit)
-                .saturating_sub(1);
-            let in_place = self
-                .ordinal_of
-                .get(node)
-                .copied()
-                .flatten()
-                .is_some_and(|j| j < ordinal && matches!(self.spliced.get(j), Some(None)));
-            if in_place && hit + len <= self.node_bytes(node).end {
+            // The text node holding the match.
+            let j = starts.partition_point(|&s| s <= hit).saturating_sub(1);
+            if matches!(self.spliced.get(j), Some(None)) {
                 n += 1;
-                from = hit + len;
+                from = hit + needle_str.len();
             } else {
-                // No match of that node can count any more: go on at the next one.
-                from = self.node_bytes(node).end.max(hit + 1);
+                // Counted from its current text above: go on at the next node.
+                from = starts.get(j + 1).copied().unwrap_or(end).max(hit + 1);
             }
         }
         n + spliced
     }
 }
 
+/// The length in bytes of the first `n` code points of the UTF-8 text `bytes` (all of it
+/// when it holds fewer).
+///
+/// Eight bytes are counted at a time while at least eight code points remain: a byte
+/// starts a code point unless its top bits are `10`, and a word of eight bytes holds at
+/// most eight starts.
+fn utf8_len(bytes: &[u8], n: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut left = n;
+    let mut at = 0;
+    while left >= 8 {
+        let Some(word) = bytes
+            .get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        else {
+            break;
+        };
+        let word = u64::from_le_bytes(word);
+        // Bit 7 of each byte: set for a continuation byte (`10xxxxxx`).
+        let continuations = word & !(word << 1) & HIGH;
+        left -= 8 - continuations.count_ones() as usize;
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b & 0xC0 != 0x80 {
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+        }
+        at += 1;
+    }
+    at
+}
+
 /// Insertion-ordered map from lowercase gram to its last original spelling.
+///
+/// One map serves every text node of a page: [`Mentions::clear`] keeps its strings and
+/// table, so a node's mentions cost no allocation once earlier nodes had as many. The
+/// table maps a key's hash to its first entry; entries with the same hash are chained.
 #[derive(Default)]
 struct Mentions {
+    /// `(key, original)` per entry; only the first `len` are in use.
     order: Vec<(String, String)>,
-    index: HashMap<String, usize>,
+    len: usize,
+    /// Per entry: the next entry with the same hash (`usize::MAX`: none).
+    next: Vec<usize>,
+    index: HashMap<u64, usize>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl Mentions {
+    /// Empties the map.
+    fn clear(&mut self) {
+        self.len = 0;
+        self.next.clear();
+        self.index.clear();
+    }
+
+    /// The `(key, original)` pairs in insertion order.
+    fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        (self.order.iter().take(self.len)).map(|(key, original)| (key.as_str(), original.as_str()))
+    }
+
     /// Records the anchor `gram` under its lowercase key. Grams that are not anchors are
     /// never recorded: the pass would skip them anyway, and most grams are not anchors.
     fn insert(&mut self, gram: &str, key: &str) {
-        match self.index.get(key) {
-            Some(&i) => {
-                if let Some(slot) = self.order.get_mut(i)
-                    && slot.1 != gram
-                {
-                    slot.1.clear();
-                    slot.1.push_str(gram);
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one(key);
+        let mut at = self.index.get(&hash).copied().unwrap_or(usize::MAX);
+        while let Some((entry, original)) = self.order.get_mut(at).filter(|_| at < self.len) {
+            if entry == key {
+                if original != gram {
+                    original.clear();
+                    original.push_str(gram);
                 }
+                return;
             }
-            None => {
-                self.index.insert(key.to_owned(), self.order.len());
-                self.order.push((key.to_owned(), gram.to_owned()));
-            }
+            at = self.next.get(at).copied().unwrap_or(usize::MAX);
         }
+        let slot = self.len;
+        match self.order.get_mut(slot) {
+            Some((entry, original)) => {
+                entry.clear();
+                entry.push_str(key);
+                original.clear();
+                original.push_str(gram);
+            }
+            None => self.order.push((key.to_owned(), gram.to_owned())),
+        }
+        self.len += 1;
+        self.next
+            .push(self.index.insert(hash, slot).unwrap_or(usize::MAX));
     }
 }
 
 /// The word tokens of one sentence, joined once, so that every n-gram is a slice of the
-/// joined text rather than a string built token by token.
+/// joined text rather than a string built token by token. On whitespace languages the
+/// joined text is the sentence itself.
 ///
 /// The lowercase keys are slices of the joined lowercase tokens: Python's `str.lower()`
 /// maps every character on its own except the capital sigma, whose form depends on its
 /// neighbours; a sentence holding one lowercases each gram whole instead.
+///
+/// The arrays live in [`WordBuffers`], reused from one sentence to the next.
 struct Words<'a> {
-    tokens: Vec<Cow<'a, str>>,
-    joined: String,
+    /// Per token: its place in `grams` (the number of tokens before it that are not a
+    /// single space).
+    tokens: &'a [usize],
+    joined: &'a str,
     /// `joined[bounds[i]..bounds[i + 1]]` is token `i`.
-    bounds: Vec<usize>,
+    bounds: &'a [usize],
     /// The lowercase tokens joined, with their bounds.
-    lowered: Option<(String, Vec<usize>)>,
+    lowered: Option<(&'a str, &'a [usize])>,
+    /// The tokens that are not a single space, ascending: the tokens an n-gram counts.
+    grams: &'a [usize],
+}
+
+/// The arrays behind [`Words`], kept from one sentence to the next.
+#[derive(Default)]
+struct WordBuffers {
+    places: Vec<usize>,
+    joined: String,
+    bounds: Vec<usize>,
+    lowered: String,
+    lowered_bounds: Vec<usize>,
+    grams: Vec<usize>,
 }
 
 impl<'a> Words<'a> {
-    fn new(tokens: Vec<Cow<'a, str>>) -> Self {
-        let join = |push: &mut dyn FnMut(&mut String, &str)| {
-            let mut joined = String::new();
-            let mut bounds = Vec::with_capacity(tokens.len() + 1);
-            bounds.push(0);
-            for token in &tokens {
-                push(&mut joined, token);
-                bounds.push(joined.len());
+    /// The words of `sentence`, in `buffers`.
+    fn new(tokenizer: &MwTokenizer, sentence: &'a str, buffers: &'a mut WordBuffers) -> Self {
+        buffers.bounds.clear();
+        buffers.bounds.push(0);
+        match tokenizer.joined_words(sentence, &mut buffers.bounds) {
+            Cow::Borrowed(joined) => Self::index(Some(joined), buffers),
+            Cow::Owned(joined) => {
+                buffers.joined = joined;
+                Self::index(None, buffers)
             }
-            (joined, bounds)
-        };
-        let (joined, bounds) = join(&mut |out, t| out.push_str(t));
+        }
+    }
+
+    /// The words of given tokens.
+    #[cfg(test)]
+    fn from_tokens(tokens: &[&str], buffers: &'a mut WordBuffers) -> Self {
+        buffers.joined = tokens.concat();
+        buffers.bounds.clear();
+        buffers.bounds.push(0);
+        let mut end = 0;
+        for token in tokens {
+            end += token.len();
+            buffers.bounds.push(end);
+        }
+        Self::index(None, buffers)
+    }
+
+    /// The words of the tokens in `buffers.bounds`, of `joined` (`None`: `buffers.joined`).
+    fn index(joined: Option<&'a str>, buffers: &'a mut WordBuffers) -> Self {
+        let WordBuffers {
+            places,
+            joined: owned,
+            bounds,
+            lowered,
+            lowered_bounds,
+            grams,
+        } = buffers;
+        let joined: &'a str = joined.unwrap_or(owned);
+        places.clear();
+        grams.clear();
+        for (i, token) in bounds.windows(2).enumerate() {
+            places.push(grams.len());
+            let single_space = matches!(token, [a, b] if b - a == 1)
+                && token.first().and_then(|&a| joined.as_bytes().get(a)) == Some(&b' ');
+            if !single_space {
+                grams.push(i);
+            }
+        }
+        lowered.clear();
         let lowered = if joined.is_ascii() {
             // ASCII lowercases character by character: the whole text at once.
-            Some((joined.to_ascii_lowercase(), bounds.clone()))
+            lowered.push_str(joined);
+            lowered.make_ascii_lowercase();
+            Some((&**lowered, &**bounds))
         } else {
             let mut sigma = [0u8; 4];
             let sigma = pyunicode::CAPITAL_SIGMA.encode_utf8(&mut sigma).as_bytes();
-            memmem::find(joined.as_bytes(), sigma)
-                .is_none()
-                .then(|| join(&mut |out, t| pyunicode::lower_into(out, t)))
+            if memmem::find(joined.as_bytes(), sigma).is_none() {
+                lowered_bounds.clear();
+                lowered_bounds.push(0);
+                for token in bounds.windows(2) {
+                    if let [a, b] = *token {
+                        pyunicode::lower_into(lowered, joined.get(a..b).unwrap_or_default());
+                    }
+                    lowered_bounds.push(lowered.len());
+                }
+                Some((&**lowered, &**lowered_bounds))
+            } else {
+                None
+            }
         };
         Self {
-            tokens,
+            tokens: places,
             joined,
             bounds,
             lowered,
+            grams,
         }
     }
 
@@ -463,21 +626,24 @@ impl<'a> Words<'a> {
     /// first: a gram starts at any token other than a single space and ends once it holds
     /// `n` tokens that are not a single space.
     fn gram_ends(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        let starts_a_gram = self.tokens.get(start).is_some_and(|t| *t != " ");
-        self.tokens
+        let place = self.tokens.get(start).copied().unwrap_or(usize::MAX);
+        let from = match self.grams.get(place) {
+            Some(&token) if token == start => place,
+            _ => self.grams.len(),
+        };
+        self.grams
+            .get(from..)
+            .unwrap_or_default()
             .iter()
-            .enumerate()
-            .skip(start)
-            .filter(move |(_, t)| starts_a_gram && **t != " ")
-            .map(|(i, _)| i)
+            .copied()
             .take(MAX_GRAM)
     }
 
     /// The text and lowercase key of tokens `start..=last`.
     fn gram(&self, start: usize, last: usize) -> Option<(&str, Cow<'_, str>)> {
         let span = |bounds: &[usize]| Some(*bounds.get(start)?..*bounds.get(last + 1)?);
-        let gram = self.joined.get(span(&self.bounds)?)?;
-        let key = match &self.lowered {
+        let gram = self.joined.get(span(self.bounds)?)?;
+        let key = match self.lowered {
             Some((lowered, bounds)) => Cow::Borrowed(lowered.get(span(bounds)?)?),
             None => Cow::Owned(pyunicode::lower(gram)),
         };
@@ -504,11 +670,9 @@ impl<'a> Words<'a> {
                 .collect();
         };
         // A gram starts at a token other than a single space and ends after `n` such
-        // tokens (see `gram_ends`): with those tokens listed once, the grams of each start
-        // are the next `MAX_GRAM` entries of the list.
-        let words: Vec<usize> = (0..self.tokens.len())
-            .filter(|&i| self.tokens.get(i).is_some_and(|t| *t != " "))
-            .collect();
+        // tokens (see `gram_ends`): the grams of each start are the next `MAX_GRAM` entries
+        // of `grams`.
+        let words = self.grams;
         let mut rows = Vec::with_capacity(words.len());
         for (k, &start) in words.iter().enumerate() {
             let mut row = GramRow {
@@ -626,6 +790,7 @@ pub fn recommend_cancellable(
     // Mentions that failed the linked-mention or linked-target filter (see below).
     let mut blocked: HashSet<String> = HashSet::default();
     let mut links: Vec<LinkRecommendation> = Vec::new();
+    let mut buffers = NodeBuffers::default();
 
     for section in sections(&doc) {
         if exclusion.excludes(&doc, &section) {
@@ -643,15 +808,17 @@ pub fn recommend_cancellable(
                 let own_end = page.node_bytes(index).end.min(init.len());
                 init.as_bytes()
                     .get(..own_end)
-                    .and_then(|prefix| memmem::find(prefix, orig_string.as_bytes()))
+                    .and_then(|prefix| find_first(prefix, orig_string.as_bytes()))
                     .map_or(0, |b| page.char_of(b))
             };
 
-            let Some(mentions) = node_mentions(model, &tokenizer, orig_string, &budget) else {
+            // The same for every link of the node: found once.
+            let mut node_start_at: Option<usize> = None;
+            if node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers).is_none() {
                 return Ok(stopped(links));
-            };
+            }
 
-            for (mention, original) in &mentions.order {
+            for (mention, original) in buffers.mentions.iter() {
                 // Filtering a mention reads every linked mention, which hostile nested
                 // labels make long: the budget bounds this loop too.
                 if budget.spent() {
@@ -666,19 +833,25 @@ pub fn recommend_cancellable(
                     continue;
                 };
                 if linked.blocks(mention, &candidates) {
-                    blocked.insert(mention.clone());
+                    blocked.insert(mention.to_owned());
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
                     let original_chars: Vec<char> = original.chars().collect();
-                    let found = splice_link(&mut page, ordinal, &original_chars, &target, score)?;
+                    let found = splice_link(
+                        &mut page,
+                        ordinal,
+                        (original, &original_chars),
+                        &target,
+                        score,
+                    )?;
                     linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
                         let link = place(
                             &page,
                             ordinal,
-                            node_start(&page),
+                            *node_start_at.get_or_insert_with(|| node_start(&page)),
                             mention,
                             &original_chars,
                             target,
@@ -696,7 +869,7 @@ pub fn recommend_cancellable(
                         }
                     }
                 }
-                tested.insert(mention.clone());
+                tested.insert(mention.to_owned());
             }
         }
     }
@@ -809,21 +982,40 @@ impl Linked {
     }
 }
 
-/// The anchor grams of a text node, sentence by sentence, longest grams first; `None` when
-/// the budget ran out.
+/// Buffers of [`node_mentions`], kept from one text node to the next.
+#[derive(Default)]
+struct NodeBuffers {
+    /// The node's sentences, as byte ranges.
+    sentences: Vec<(usize, usize)>,
+    words: WordBuffers,
+    /// The node's mentions.
+    mentions: Mentions,
+}
+
+/// The anchor grams of a text node, sentence by sentence, longest grams first, into
+/// `buffers.mentions`; `None` when the budget ran out.
 fn node_mentions(
     model: &dyn LinkModel,
     tokenizer: &MwTokenizer,
     text: &str,
     budget: &Budget<'_>,
-) -> Option<Mentions> {
-    let mut mentions = Mentions::default();
-    for sentence in tokenizer.node_sentences(text) {
+    buffers: &mut NodeBuffers,
+) -> Option<()> {
+    let NodeBuffers {
+        sentences,
+        words: word_buffers,
+        mentions,
+    } = buffers;
+    mentions.clear();
+    sentences.clear();
+    tokenizer.node_sentence_ranges(text, sentences);
+    for &(start, end) in sentences.iter() {
         // Checked per sentence too: a sentence without anchors emits no gram.
         if budget.spent() {
             return None;
         }
-        let words = Words::new(tokenizer.words(sentence));
+        let sentence = text.get(start..end).unwrap_or_default();
+        let words = Words::new(tokenizer, sentence, word_buffers);
         let anchors = words.anchors(model);
         for n in (1..=MAX_GRAM).rev() {
             let complete = words.anchor_grams(n, &anchors, |gram, key| {
@@ -838,7 +1030,7 @@ fn node_mentions(
             }
         }
     }
-    Some(mentions)
+    Some(())
 }
 
 /// Replaces the first occurrence of `original` in text node `ordinal` of `page` by the link markup upstream
@@ -846,11 +1038,10 @@ fn node_mentions(
 fn splice_link(
     page: &mut PageText<'_>,
     ordinal: usize,
-    original: &[char],
+    (text, original): (&str, &[char]),
     target: &str,
     score: f32,
 ) -> Result<bool, TextError> {
-    let text: String = original.iter().collect();
     let replacement = expand_template(&format!("[[{target}|{text}|pr={}]]", format_f32(score)))
         .map_err(|e| TextError::BadReplacement {
             target: target.to_owned(),
@@ -860,11 +1051,7 @@ fn splice_link(
     let Some(at) = find_mention(page.current(ordinal), original) else {
         return Ok(false);
     };
-    Ok(page
-        .edit(ordinal, |node| {
-            node.splice(at..at + original.len(), replacement.chars());
-        })
-        .is_some())
+    Ok(page.splice(ordinal, at, original.len(), &replacement))
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the
@@ -936,7 +1123,10 @@ fn place(
     let context_after = slice(after_start, after_start + CONTEXT);
     // Preceding nodes: up to the first node whose current text equals ours.
     let this = page.current(ordinal);
-    let position = (0..ordinal)
+    let position = (page.lengths.get(..ordinal).unwrap_or_default().iter())
+        .enumerate()
+        .filter(|&(_, &length)| length == this.len())
+        .map(|(j, _)| j)
         .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
     let before = page.count_before(position, original);

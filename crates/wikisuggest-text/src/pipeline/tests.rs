@@ -441,7 +441,8 @@ fn gram_keys_equal_whole_gram_lowercase() {
         &["ΣΑ", " ", "Σ"],
     ];
     for tokens in sentences {
-        let words = Words::new(tokens.iter().map(|t| Cow::Borrowed(*t)).collect());
+        let mut buffers = WordBuffers::default();
+        let words = Words::from_tokens(tokens, &mut buffers);
         let every_gram = vec![[true; MAX_GRAM]; tokens.len()];
         for n in 1..=MAX_GRAM {
             let mut seen = 0;
@@ -487,7 +488,13 @@ fn page_text_offsets_and_counts() {
         }
         let texts = page.text_nodes.len();
         if texts > 1 {
-            let _ = page.edit(texts / 2, |n| n.extend("ab".chars()));
+            let end = page.current(texts / 2).len();
+            assert!(page.splice(texts / 2, end, 0, "ab"));
+            assert!(page.splice(texts / 2, 0, 1, "é"));
+            let spliced = page.spliced.get(texts / 2).cloned().flatten();
+            let (chars, utf8) = spliced.unwrap();
+            assert_eq!(chars.iter().collect::<String>(), utf8);
+            assert_eq!(page.lengths.get(texts / 2), Some(&chars.len()));
         }
         for needle in ["ab", "a", "😀", "b a", "é日", "", "zz"] {
             let needle: Vec<char> = needle.chars().collect();
@@ -500,5 +507,36 @@ fn page_text_offsets_and_counts() {
                 );
             }
         }
+    }
+}
+
+/// The mention map keeps insertion order and the last spelling of each key, and starts
+/// empty again after `clear` while reusing its entries.
+#[test]
+fn mentions_keep_order_and_last_spelling_across_nodes() {
+    let mut mentions = Mentions::default();
+    for (gram, key) in [("Cat", "cat"), ("New York", "new york"), ("CAT", "cat")] {
+        mentions.insert(gram, key);
+    }
+    let got: Vec<(&str, &str)> = mentions.iter().collect();
+    assert_eq!(got, [("cat", "CAT"), ("new york", "New York")]);
+    mentions.clear();
+    assert_eq!(mentions.iter().count(), 0);
+    for (gram, key) in [("dog", "dog"), ("Cat", "cat"), ("Dog", "dog"), ("a", "a")] {
+        mentions.insert(gram, key);
+    }
+    let got: Vec<(&str, &str)> = mentions.iter().collect();
+    assert_eq!(got, [("dog", "Dog"), ("cat", "Cat"), ("a", "a")]);
+}
+
+/// The byte length of the first code points equals a count by `char_indices`, at every
+/// count, in text mixing one- to four-byte code points.
+#[test]
+fn utf8_length_of_leading_code_points() {
+    let text = "aé日😀".repeat(7) + "xyz" + &"ü".repeat(20);
+    let chars = text.chars().count();
+    for n in 0..=chars + 2 {
+        let expected = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+        assert_eq!(utf8_len(text.as_bytes(), n), expected, "{n}");
     }
 }

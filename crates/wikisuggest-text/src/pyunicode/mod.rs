@@ -41,6 +41,13 @@ const fn ascii_mask(mut table: &[(u32, u32)]) -> u128 {
     mask
 }
 
+/// [`is_space`] of the code points below 128, bit `c` for `c`: for scanners that classify
+/// ASCII bytes without decoding them.
+pub(crate) const ASCII_SPACE: u128 = ascii_mask(tables::SPACE);
+
+/// [`is_punctuation_category`] of the code points below 128, as [`ASCII_SPACE`].
+pub(crate) const ASCII_PUNCTUATION: u128 = ascii_mask(tables::PUNCTUATION);
+
 /// Membership in a generated range table. Most wikitext is ASCII, so code points below
 /// 128 are answered from a mask of the same table instead of a binary search.
 macro_rules! in_table {

@@ -1,31 +1,79 @@
 //! Per-wiki abbreviation sets of mwtokenizer 0.2.0 (`dict_abbr_filtered.json`,
 //! MIT), embedded in the compact form written by `tools/gen_abbreviations.py`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 static DATA: &str = include_str!("../../assets/abbreviations.tsv");
 
-type Set = Arc<HashSet<&'static str>>;
+/// Words are looked up for every punctuation run that ends a word, so the set answers most
+/// of them from its longest length and the last bytes of its words, before hashing.
+#[derive(Debug, Default)]
+struct Set {
+    words: std::collections::HashSet<&'static str, foldhash::fast::RandomState>,
+    /// Length in bytes of the longest word.
+    longest: usize,
+    /// Bit `b` is set when a word ends in byte `b`.
+    last_bytes: [u64; 4],
+}
 
-/// Every wiki's set, indexed once per process on first use.
-fn all_sets() -> &'static HashMap<&'static str, Set> {
-    static SETS: OnceLock<HashMap<&'static str, Set>> = OnceLock::new();
+impl Set {
+    fn new(words: impl Iterator<Item = &'static str>) -> Self {
+        let mut set = Self::default();
+        for word in words {
+            set.longest = set.longest.max(word.len());
+            if let Some(&last) = word.as_bytes().last()
+                && let Some(bits) = set.last_bytes.get_mut(usize::from(last >> 6))
+            {
+                *bits |= 1 << (last & 63);
+            }
+            set.words.insert(word);
+        }
+        set
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        let Some(&last) = word.as_bytes().last() else {
+            return self.words.contains(word);
+        };
+        let ends_like_one = self
+            .last_bytes
+            .get(usize::from(last >> 6))
+            .is_some_and(|bits| (bits >> (last & 63)) & 1 == 1);
+        word.len() <= self.longest && ends_like_one && self.words.contains(word)
+    }
+}
+
+/// Per wiki key: the words of its line (`None`: the line has no tab) and its set, once
+/// built.
+type Sets = HashMap<&'static str, (Option<&'static str>, OnceLock<Arc<Set>>)>;
+
+/// Every wiki's line of the data, indexed once per process on first use; a wiki's set is
+/// built from its line when a tokenizer first asks for it (a process uses one or a few
+/// of the 321).
+fn all_sets() -> &'static Sets {
+    static SETS: OnceLock<Sets> = OnceLock::new();
     SETS.get_or_init(|| {
         DATA.lines()
-            .filter_map(|line| {
-                let mut fields = line.split('\t');
-                let key = fields.next()?;
-                Some((key, Arc::new(fields.collect())))
+            .map(|line| match line.split_once('\t') {
+                Some((key, words)) => (key, (Some(words), OnceLock::new())),
+                None => (line, (None, OnceLock::new())),
             })
             .collect()
     })
 }
 
+/// The set stored under `key`, if there is one.
+fn set(key: &str) -> Option<Arc<Set>> {
+    let (words, set) = all_sets().get(key)?;
+    let set = set.get_or_init(|| Arc::new(Set::new(words.iter().flat_map(|w| w.split('\t')))));
+    Some(Arc::clone(set))
+}
+
 /// The abbreviation set of one wiki plus mwtokenizer's single-letter rule.
 #[derive(Debug, Clone, Default)]
 pub struct Abbreviations {
-    words: Set,
+    words: Arc<Set>,
 }
 
 impl Abbreviations {
@@ -33,18 +81,18 @@ impl Abbreviations {
     pub fn for_language(language_code: &str) -> Self {
         let key = format!("{language_code}wiki");
         Self {
-            words: all_sets().get(key.as_str()).cloned().unwrap_or_default(),
+            words: set(&key).unwrap_or_default(),
         }
     }
 
     /// Number of listed abbreviations (without the single-letter rule).
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.words.words.len()
     }
 
     /// Whether the listed set is empty.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.words.words.is_empty()
     }
 
     /// mwtokenizer's `is_abbreviation`: listed (exact, case-sensitive), or two
@@ -52,6 +100,9 @@ impl Abbreviations {
     pub fn is_abbreviation(&self, word: &str) -> bool {
         if self.words.contains(word) {
             return true;
+        }
+        if word.as_bytes().last() != Some(&b'.') {
+            return false;
         }
         let mut chars = word.chars();
         matches!(

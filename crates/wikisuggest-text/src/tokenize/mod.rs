@@ -99,10 +99,44 @@ impl MwTokenizer {
     /// skip empty lines (whitespace-only lines are kept), then
     /// [`MwTokenizer::sentences`] per line.
     pub fn node_sentences<'a>(&self, text: &'a str) -> Vec<&'a str> {
-        text.split('\n')
-            .filter(|line| !line.is_empty())
-            .flat_map(|line| self.sentences(line))
+        let mut ranges = Vec::new();
+        self.node_sentence_ranges(text, &mut ranges);
+        ranges
+            .into_iter()
+            .map(|(a, b)| text.get(a..b).unwrap_or_default())
             .collect()
+    }
+
+    /// [`MwTokenizer::node_sentences`] as byte ranges `(start, end)` of `text`, appended to
+    /// `out`: a caller tokenizing many texts reuses one buffer.
+    pub fn node_sentence_ranges(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        let mut start = 0;
+        for line in text.split('\n') {
+            if !line.is_empty() {
+                sentence::sentence_ranges(line, &self.abbreviations, start, out);
+            }
+            start += line.len() + 1;
+        }
+    }
+
+    /// [`MwTokenizer::words`] joined into one text, with where each token ends in it
+    /// (appended to `ends`): the n-grams of a sentence are then slices of one text.
+    ///
+    /// On whitespace languages the tokens cover `text` exactly, so the joined text is
+    /// `text` itself and nothing is copied.
+    pub fn joined_words<'a>(&self, text: &'a str, ends: &mut Vec<usize>) -> Cow<'a, str> {
+        match self.model {
+            Some(model) => Cow::Owned(sentencepiece::joined_words(
+                model,
+                text,
+                &self.abbreviations,
+                ends,
+            )),
+            None => {
+                word::token_ends(text, &self.abbreviations, ends);
+                Cow::Borrowed(text)
+            }
+        }
     }
 
     /// `Tokenizer.word_tokenize(text)`.

@@ -5,97 +5,150 @@
 //! the preceding sentence and then re-joins sentences ending in an
 //! abbreviation.  Because every step only concatenates neighbouring pieces,
 //! each sentence is a contiguous slice of the line; we compute those slices
-//! directly from piece boundaries.
+//! directly from piece boundaries, in the caller's buffer.
+//!
+//! A split can only follow a terminator, so the scan jumps from one terminator to the
+//! next: in ASCII text with a byte search for `.`, `!` and `?`, elsewhere byte by byte,
+//! decoding only the characters that are not ASCII.
 
 use super::abbreviations::Abbreviations;
 use super::symbols::{is_no_space_terminator, is_sentence_terminator};
 use crate::pyunicode::{is_regex_module_space, last_word, strip};
 
-/// Byte ranges of the pieces produced by the regex split, separators
-/// included, in order (text, separator, text, …, text).
-fn split_pieces(line: &str) -> Vec<(usize, usize)> {
-    let mut pieces = Vec::new();
-    let mut piece_start = 0;
-    let mut prev: Option<char> = None;
-    let mut iter = line.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let Some(p) = prev else {
-            prev = Some(c);
-            continue;
-        };
-        if is_sentence_terminator(p) && is_regex_module_space(c) {
-            // Greedy `\s+`: the whole whitespace run is the separator.
-            let mut end = i + c.len_utf8();
-            let mut last = c;
-            while let Some(&(j, d)) = iter.peek() {
-                if !is_regex_module_space(d) {
-                    break;
-                }
-                end = j + d.len_utf8();
-                last = d;
-                iter.next();
+/// The next sentence terminator of `line` at or after byte `from`: its byte offset and the
+/// terminator.
+#[inline]
+fn next_terminator(line: &str, from: usize, ascii: bool) -> Option<(usize, char)> {
+    let bytes = line.as_bytes();
+    if ascii {
+        let at = from + memchr::memchr3(b'.', b'!', b'?', bytes.get(from..)?)?;
+        return Some((at, char::from(*bytes.get(at)?)));
+    }
+    let mut at = from;
+    while let Some(&b) = bytes.get(at) {
+        if b.is_ascii() {
+            if matches!(b, b'.' | b'!' | b'?') {
+                return Some((at, char::from(b)));
             }
-            pieces.push((piece_start, i));
-            pieces.push((i, end));
-            piece_start = end;
-            prev = Some(last);
-            continue;
+            at += 1;
+        } else {
+            let c = line.get(at..)?.chars().next()?;
+            if is_sentence_terminator(c) {
+                return Some((at, c));
+            }
+            at += c.len_utf8();
         }
-        if is_no_space_terminator(p) {
-            // Zero-width split right after `。` / `༎`.
-            pieces.push((piece_start, i));
-            pieces.push((i, i));
-            piece_start = i;
-        }
-        prev = Some(c);
     }
-    // A zero-width match is also possible at the very end of the line.
-    if prev.is_some_and(is_no_space_terminator) && piece_start < line.len() {
-        pieces.push((piece_start, line.len()));
-        pieces.push((line.len(), line.len()));
-        piece_start = line.len();
-    }
-    pieces.push((piece_start, line.len()));
-    pieces
+    None
 }
 
-pub(super) fn split_sentences<'a>(line: &'a str, abbreviations: &Abbreviations) -> Vec<&'a str> {
-    let pieces = split_pieces(line);
+/// Appends the byte ranges of the pieces produced by the regex split to `pieces`,
+/// separators included, in order (text, separator, text, …, text).
+fn split_pieces(line: &str, pieces: &mut Vec<(usize, usize)>) {
+    let ascii = line.is_ascii();
+    let mut piece_start = 0;
+    let mut from = 0;
+    while let Some((at, terminator)) = next_terminator(line, from, ascii) {
+        let after = at + terminator.len_utf8();
+        let Some(next) = line.get(after..).and_then(|rest| rest.chars().next()) else {
+            // A zero-width match is also possible at the very end of the line.
+            if is_no_space_terminator(terminator) && piece_start < line.len() {
+                pieces.push((piece_start, line.len()));
+                pieces.push((line.len(), line.len()));
+                piece_start = line.len();
+            }
+            break;
+        };
+        if is_regex_module_space(next) {
+            // Greedy `\s+`: the whole whitespace run is the separator.
+            let run = line.get(after..).unwrap_or_default();
+            let end = run
+                .char_indices()
+                .find(|&(_, c)| !is_regex_module_space(c))
+                .map_or(line.len(), |(i, _)| after + i);
+            pieces.push((piece_start, after));
+            pieces.push((after, end));
+            piece_start = end;
+            from = end;
+            continue;
+        }
+        if is_no_space_terminator(terminator) {
+            // Zero-width split right after `。` / `༎`.
+            pieces.push((piece_start, after));
+            pieces.push((after, after));
+            piece_start = after;
+        }
+        from = after;
+    }
+    pieces.push((piece_start, line.len()));
+}
+
+/// Appends the sentences of `line` to `out` as byte ranges, shifted by `offset` (where the
+/// line starts in the caller's text).
+pub(super) fn sentence_ranges(
+    line: &str,
+    abbreviations: &Abbreviations,
+    offset: usize,
+    out: &mut Vec<(usize, usize)>,
+) {
+    let base = out.len();
+    split_pieces(line, out);
     let text = |(a, b): (usize, usize)| line.get(a..b).unwrap_or_default();
-    if pieces.len() == 1 {
-        return vec![line];
-    }
-    // `capture_trailing_space`: blank pieces join the current sentence.
-    let mut sentences: Vec<(usize, usize)> = Vec::new();
-    for &piece in &pieces {
-        match sentences.last_mut() {
-            Some(current) if strip(text(piece)).is_empty() => current.1 = piece.1,
-            _ => sentences.push(piece),
+    // `capture_trailing_space`: blank pieces join the current sentence. Sentences are
+    // built in place, over the pieces they are made of.
+    let mut sentences = base;
+    for i in base..out.len() {
+        let Some(&piece) = out.get(i) else { break };
+        if sentences > base && strip(text(piece)).is_empty() {
+            if let Some(current) = out.get_mut(sentences - 1) {
+                current.1 = piece.1;
+            }
+        } else {
+            if let Some(slot) = out.get_mut(sentences) {
+                *slot = piece;
+            }
+            sentences += 1;
         }
     }
-    if sentences.len() == 1 {
-        return sentences.into_iter().map(text).collect();
-    }
-    // `incorporate_abbreviations`.
-    let mut merged = Vec::with_capacity(sentences.len());
-    let mut idx = 0;
-    while let Some(&(start, mut end)) = sentences.get(idx) {
-        let mut last = last_word(text((start, end)));
-        while let (Some(word), Some(&(_, next_end))) = (last, sentences.get(idx + 1)) {
-            if !abbreviations.is_abbreviation(word) {
-                break;
+    out.truncate(sentences);
+    // `incorporate_abbreviations`, in place again.
+    if sentences - base > 1 {
+        let mut merged = base;
+        let mut idx = base;
+        while let Some(&(start, mut end)) = out.get(idx) {
+            let mut last = last_word(text((start, end)));
+            while let (Some(word), Some(&next)) = (last, out.get(idx + 1)) {
+                if !abbreviations.is_abbreviation(word) {
+                    break;
+                }
+                idx += 1;
+                end = next.1;
+                if !strip(text(next)).is_empty() {
+                    last = last_word(text((start, end)));
+                }
             }
-            let next = sentences.get(idx + 1).copied().unwrap_or_default();
+            if let Some(slot) = out.get_mut(merged) {
+                *slot = (start, end);
+            }
+            merged += 1;
             idx += 1;
-            end = next_end;
-            if !strip(text(next)).is_empty() {
-                last = last_word(text((start, end)));
-            }
         }
-        merged.push(text((start, end)));
-        idx += 1;
+        out.truncate(merged);
     }
-    merged
+    for range in out.get_mut(base..).unwrap_or_default() {
+        range.0 += offset;
+        range.1 += offset;
+    }
+}
+
+/// The sentences of `line`, each a contiguous slice of it keeping its trailing whitespace.
+pub(super) fn split_sentences<'a>(line: &'a str, abbreviations: &Abbreviations) -> Vec<&'a str> {
+    let mut ranges = Vec::new();
+    sentence_ranges(line, abbreviations, 0, &mut ranges);
+    ranges
+        .into_iter()
+        .map(|(a, b)| line.get(a..b).unwrap_or_default())
+        .collect()
 }
 
 #[cfg(test)]

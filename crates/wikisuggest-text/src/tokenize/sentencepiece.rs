@@ -12,7 +12,7 @@ use wikisuggest_sentencepiece::{Model, SPACE_SYMBOL};
 
 use super::abbreviations::Abbreviations;
 use super::symbols::is_punctuation;
-use super::word::tokenize_words;
+use super::word::token_ends;
 use crate::error::TextError;
 use crate::pyunicode::is_space;
 
@@ -82,23 +82,23 @@ pub(super) fn model_for(language_key: &str) -> Result<Option<&'static Model>, Te
         })
 }
 
-/// The word tokens of `text`: no token is empty, and tokens are the model's
-/// normalized text, so they need not occur in `text`.
-pub(super) fn tokenize_words_with_model<'a>(
+/// The word tokens of `text` joined, with where each ends in the joined text appended to
+/// `ends`: no token is empty, and tokens are the model's normalized text, so they need
+/// not occur in `text`.
+pub(super) fn joined_words(
     model: &Model,
-    text: &'a str,
+    text: &str,
     abbreviations: &Abbreviations,
-) -> Vec<Cow<'a, str>> {
-    // The tokens are collected joined, with their end offsets, and only then cut into
-    // strings: when the normalization kept the text as it was, they are slices of it.
+    ends: &mut Vec<usize>,
+) -> String {
     let mut joined = String::with_capacity(text.len() + 1);
-    let mut ends = Vec::new();
     let mut push = |joined: &mut String, token: &str| {
         if !token.is_empty() {
             joined.push_str(token);
             ends.push(joined.len());
         }
     };
+    let mut piece_ends = Vec::new();
     model.for_each_piece(text, |piece| {
         // Most pieces are `▁`s followed by letters: the whitespace tokenizer makes one
         // token of the spaces and one of the rest, so the general path is skipped.
@@ -116,10 +116,28 @@ pub(super) fn tokenize_words_with_model<'a>(
             true => Cow::Owned(piece.replace(SPACE_SYMBOL, " ")),
             false => Cow::Borrowed(piece),
         };
-        for token in tokenize_words(&piece, abbreviations) {
-            push(&mut joined, token);
+        piece_ends.clear();
+        token_ends(&piece, abbreviations, &mut piece_ends);
+        let mut start = 0;
+        for &end in &piece_ends {
+            push(&mut joined, piece.get(start..end).unwrap_or_default());
+            start = end;
         }
     });
+    joined
+}
+
+/// The word tokens of `text`: no token is empty, and tokens are the model's
+/// normalized text, so they need not occur in `text`.
+pub(super) fn tokenize_words_with_model<'a>(
+    model: &Model,
+    text: &'a str,
+    abbreviations: &Abbreviations,
+) -> Vec<Cow<'a, str>> {
+    // The tokens are collected joined, with their end offsets, and only then cut into
+    // strings: when the normalization kept the text as it was, they are slices of it.
+    let mut ends = Vec::new();
+    let joined = joined_words(model, text, abbreviations, &mut ends);
     // With the dummy prefix, an unchanged text joins to " " + text.
     let offset = match joined.strip_prefix(' ') {
         Some(after) if after == text => Some(1),

@@ -4,98 +4,185 @@
 //! inner punctuation (`40.123`, `dog's`).  Trailing punctuation may produce an
 //! empty-string token before it (`foo .` gives `foo`, ` `, ``, `.`); the
 //! n-gram generator counts those, so they are reproduced exactly.
+//!
+//! The tokens are contiguous and cover the text, so the tokenizer only says where each one
+//! ends. It reads the UTF-8 bytes and decodes a character only where a byte is not ASCII:
+//! most wikitext is ASCII, and a run of ordinary ASCII characters costs one table look-up
+//! per byte.
 
 use super::abbreviations::Abbreviations;
 use super::symbols::is_punctuation;
-use crate::pyunicode::is_space;
+use crate::pyunicode::{ASCII_PUNCTUATION, ASCII_SPACE, is_space};
 
-pub(super) fn tokenize_words<'a>(text: &'a str, abbreviations: &Abbreviations) -> Vec<&'a str> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let n = chars.len();
-    let byte_at = |k: usize| chars.get(k).map_or(text.len(), |&(b, _)| b);
-    let slice = |a: usize, b: usize| text.get(byte_at(a)..byte_at(b)).unwrap_or_default();
-    let char_at = |k: usize| chars.get(k).map(|&(_, c)| c);
-    let space_at = |k: usize| char_at(k).is_some_and(is_space);
-    let punct_at = |k: usize| char_at(k).is_some_and(is_punctuation);
-
-    let mut tokens = Vec::new();
-    // The pending word is always the char range `word_start..idx`.
-    let mut word_start: Option<usize> = None;
-    let mut idx = 0;
-    while let Some(c) = char_at(idx) {
-        if is_space(c) {
-            if let Some(ws) = word_start.take() {
-                tokens.push(slice(ws, idx));
-            }
-            let start = idx;
-            while space_at(idx + 1) {
-                idx += 1;
-            }
-            tokens.push(slice(start, idx + 1));
-        } else if is_punctuation(c) {
-            let at_start_or_after_space = idx == 0 || space_at(idx - 1);
-            if idx + 1 != n {
-                if punct_at(idx + 1) || space_at(idx + 1) {
-                    let start = idx;
-                    while punct_at(idx + 1) {
-                        idx += 1;
-                    }
-                    if idx + 1 == n || space_at(idx + 1) {
-                        let ws = word_start.take().unwrap_or(start);
-                        emit_trailing(
-                            &mut tokens,
-                            abbreviations,
-                            slice(ws, start),
-                            slice(start, idx + 1),
-                            slice(ws, idx + 1),
-                        );
-                    } else if at_start_or_after_space {
-                        word_start = None;
-                        tokens.push(slice(start, idx + 1));
-                    } else {
-                        word_start.get_or_insert(start);
-                    }
-                } else if at_start_or_after_space {
-                    tokens.push(slice(idx, idx + 1));
-                } else {
-                    word_start.get_or_insert(idx);
-                }
-            } else {
-                let ws = word_start.take().unwrap_or(idx);
-                emit_trailing(
-                    &mut tokens,
-                    abbreviations,
-                    slice(ws, idx),
-                    slice(idx, idx + 1),
-                    slice(ws, idx + 1),
-                );
-            }
-        } else {
-            word_start.get_or_insert(idx);
-        }
-        idx += 1;
-    }
-    if let Some(ws) = word_start {
-        tokens.push(slice(ws, n));
-    }
-    tokens
+/// What the tokenizer tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Space,
+    Punctuation,
+    Other,
+    /// Past the end of the text.
+    End,
 }
 
-/// Trailing punctuation: one token if `word + run` is an abbreviation,
-/// otherwise `word` (possibly empty) and `run`.
-fn emit_trailing<'a>(
-    tokens: &mut Vec<&'a str>,
-    abbreviations: &Abbreviations,
-    word: &'a str,
-    run: &'a str,
-    joined: &'a str,
-) {
-    if abbreviations.is_abbreviation(joined) {
-        tokens.push(joined);
-    } else {
-        tokens.push(word);
-        tokens.push(run);
+/// The class of every ASCII character (mwtokenizer's punctuation set has no gap below 128).
+static ASCII_CLASS: [Class; 128] = {
+    let mut table = [Class::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = if (ASCII_SPACE >> b) & 1 == 1 {
+            Class::Space
+        } else if (ASCII_PUNCTUATION >> b) & 1 == 1 {
+            Class::Punctuation
+        } else {
+            Class::Other
+        };
+        b += 1;
     }
+    table
+};
+
+/// The class of an ASCII byte.
+#[inline(always)]
+fn ascii_class(b: u8) -> Class {
+    ASCII_CLASS
+        .get(usize::from(b))
+        .copied()
+        .unwrap_or(Class::Other)
+}
+
+/// The class and UTF-8 length of the character at byte `at` of `text`, a character
+/// boundary (`End` and 0 at the end).
+#[inline(always)]
+fn class_at(text: &str, at: usize) -> (Class, usize) {
+    match text.as_bytes().get(at) {
+        None => (Class::End, 0),
+        Some(&b) if b.is_ascii() => (ascii_class(b), 1),
+        Some(_) => match text.get(at..).and_then(|rest| rest.chars().next()) {
+            Some(c) if is_space(c) => (Class::Space, c.len_utf8()),
+            Some(c) if is_punctuation(c) => (Class::Punctuation, c.len_utf8()),
+            Some(c) => (Class::Other, c.len_utf8()),
+            None => (Class::End, 0),
+        },
+    }
+}
+
+/// Appends where each token of `text` ends (a byte offset) to `ends`, in order: a token
+/// runs from the end of the one before it (or the start of `text`) and may be empty.
+pub(super) fn token_ends(text: &str, abbreviations: &Abbreviations, ends: &mut Vec<usize>) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    // The pending word is always the byte range `word_start..at`.
+    let mut word_start: Option<usize> = None;
+    // Whether the character before `at` is a space.
+    let mut after_space = false;
+    let mut at = 0;
+    while at < n {
+        let (class, len) = class_at(text, at);
+        match class {
+            Class::Space => {
+                if word_start.take().is_some() {
+                    ends.push(at);
+                }
+                let mut end = at + len;
+                loop {
+                    let (next, next_len) = class_at(text, end);
+                    if next != Class::Space {
+                        break;
+                    }
+                    end += next_len;
+                }
+                ends.push(end);
+                at = end;
+                after_space = true;
+                continue;
+            }
+            Class::Punctuation => {
+                let at_start_or_after_space = at == 0 || after_space;
+                let next = at + len;
+                match class_at(text, next) {
+                    (Class::End, _) => {
+                        let ws = word_start.take().unwrap_or(at);
+                        emit_trailing(text, abbreviations, ends, ws, at, next);
+                    }
+                    (Class::Other, _) => {
+                        if at_start_or_after_space {
+                            ends.push(next);
+                        } else {
+                            word_start.get_or_insert(at);
+                        }
+                    }
+                    (mut following, mut following_len) => {
+                        // A run of punctuation: where it ends decides what it is.
+                        let mut end = next;
+                        while following == Class::Punctuation {
+                            end += following_len;
+                            (following, following_len) = class_at(text, end);
+                        }
+                        if matches!(following, Class::End | Class::Space) {
+                            let ws = word_start.take().unwrap_or(at);
+                            emit_trailing(text, abbreviations, ends, ws, at, end);
+                        } else if at_start_or_after_space {
+                            word_start = None;
+                            ends.push(end);
+                        } else {
+                            word_start.get_or_insert(at);
+                        }
+                        at = end;
+                        after_space = false;
+                        continue;
+                    }
+                }
+                at = next;
+            }
+            Class::Other | Class::End => {
+                word_start.get_or_insert(at);
+                at += len.max(1);
+                // The rest of a run of ordinary ASCII characters, without decoding.
+                while let Some(&b) = bytes.get(at)
+                    && b.is_ascii()
+                    && ascii_class(b) == Class::Other
+                {
+                    at += 1;
+                }
+            }
+        }
+        after_space = false;
+    }
+    if word_start.is_some() {
+        ends.push(n);
+    }
+}
+
+/// mwtokenizer's `whitespace_word_tokenization`: the tokens of `text` as slices of it.
+pub(super) fn tokenize_words<'a>(text: &'a str, abbreviations: &Abbreviations) -> Vec<&'a str> {
+    let mut ends = Vec::new();
+    token_ends(text, abbreviations, &mut ends);
+    let mut start = 0;
+    ends.into_iter()
+        .map(|end| {
+            let token = text.get(start..end).unwrap_or_default();
+            start = end;
+            token
+        })
+        .collect()
+}
+
+/// Trailing punctuation `run_start..end` after the word `word_start..run_start`: one token
+/// if word and run together are an abbreviation, otherwise the word (possibly empty) and
+/// the run.
+fn emit_trailing(
+    text: &str,
+    abbreviations: &Abbreviations,
+    ends: &mut Vec<usize>,
+    word_start: usize,
+    run_start: usize,
+    end: usize,
+) {
+    let joined = text.get(word_start..end).unwrap_or_default();
+    if !abbreviations.is_abbreviation(joined) {
+        ends.push(run_start);
+    }
+    ends.push(end);
 }
 
 #[cfg(test)]
@@ -132,6 +219,33 @@ mod tests {
         assert_eq!(words("a$b <c> x+y"), ["a$b", " ", "<c>", " ", "x+y"]);
         assert_eq!(words("partic...ular"), ["partic...ular"]);
         assert_eq!(words("!!What"), ["!!", "What"]);
+    }
+
+    /// The ASCII table classifies as the character predicates do.
+    #[test]
+    fn ascii_classes_equal_predicates() {
+        for b in 0..128u8 {
+            let c = char::from(b);
+            let expected = if is_space(c) {
+                Class::Space
+            } else if is_punctuation(c) {
+                Class::Punctuation
+            } else {
+                Class::Other
+            };
+            assert_eq!(ascii_class(b), expected, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_characters() {
+        assert_eq!(
+            words("naïve café, «quoted»… 東京。"),
+            [
+                "naïve", " ", "café", ",", " ", "«", "quoted", "»…", " ", "東京", "。"
+            ]
+        );
+        assert_eq!(words("a\u{2003}\u{a0}b"), ["a", "\u{2003}\u{a0}", "b"]);
     }
 
     #[test]

@@ -7,9 +7,32 @@ use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use crate::error::TextError;
 
 /// The code points of `text`, allocated once at their exact number.
+///
+/// Pages are mostly ASCII: 64-byte windows that are all ASCII are widened at once, and
+/// only the other windows go through the UTF-8 decoder.
 pub(crate) fn code_points(text: &str) -> Vec<char> {
+    const WINDOW: usize = 64;
+    let bytes = text.as_bytes();
     let mut chars = Vec::with_capacity(text.chars().count());
-    chars.extend(text.chars());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(window) = bytes.get(i..i + WINDOW)
+            && window.is_ascii()
+        {
+            chars.extend(window.iter().map(|&b| char::from(b)));
+            i += WINDOW;
+            continue;
+        }
+        // `i` is always a character boundary: decode past the end of this window.
+        let stop = i + WINDOW;
+        let mut decoder = text.get(i..).unwrap_or_default().chars();
+        while i < stop
+            && let Some(c) = decoder.next()
+        {
+            chars.push(c);
+            i += c.len_utf8();
+        }
+    }
     chars
 }
 
@@ -200,5 +223,26 @@ impl Wikitext {
     /// Top-level text nodes in document order.
     pub fn text_nodes(&self) -> impl Iterator<Item = &Node> + '_ {
         self.nodes.iter().filter(|n| n.kind == NodeKind::Text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_points;
+
+    /// Characters of every UTF-8 length placed at every offset around the window edges,
+    /// so that windows end inside, before and after multi-byte characters.
+    #[test]
+    fn code_points_match_the_decoder_at_every_window_edge() {
+        for c in ['é', '。', '😀', '\u{80}', '\u{7f}'] {
+            for at in 0..140 {
+                for tail in [0, 1, 63, 64, 65] {
+                    let text = format!("{}{c}{}{c}", "a".repeat(at), "b".repeat(tail));
+                    let expected: Vec<char> = text.chars().collect();
+                    assert_eq!(code_points(&text), expected, "{c:?} at {at}, tail {tail}");
+                }
+            }
+        }
+        assert!(code_points("").is_empty());
     }
 }

@@ -23,7 +23,10 @@ impl MwparserfromhellTokenizer<'_> {
                 self.unwind(depth);
                 self.head = reset + 1;
                 match self.parse(WIKILINK_TITLE, true) {
-                    Ok(_) => self.emit_node(NodeKind::Wikilink, start, self.head + 1, 0),
+                    Ok(parsed) => {
+                        self.recycle(parsed.items);
+                        self.emit_node(NodeKind::Wikilink, start, self.head + 1, 0);
+                    }
                     Err(_) => {
                         self.unwind(depth);
                         self.head = reset;
@@ -35,6 +38,19 @@ impl MwparserfromhellTokenizer<'_> {
     }
 
     pub(super) fn parse_bracketed_uri_scheme(&mut self) -> Route<()> {
+        // Every wikilink is first tried as a bracketed URL; most fail at their first word.
+        // Such a failure is settled by looking at the text: charged and memoized as the
+        // steps below would, without their frame and text.
+        if !self.stepwise
+            && let Some(reads) = self.failing_bracketed_scheme()
+        {
+            self.check_route(EXT_LINK_URI)?;
+            self.charge_many(reads);
+            self.bad_routes.insert((self.head, EXT_LINK_URI));
+            return Err(BadRoute {
+                context: EXT_LINK_URI,
+            });
+        }
         self.push_checked(EXT_LINK_URI)?;
         if self.read(0) == '/' && self.read(1) == '/' {
             self.emit_text(self.head, self.head + 2);
@@ -46,7 +62,8 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_char();
             self.head += 1;
         }
-        let scheme = self.slice(scheme_start, self.head);
+        let text = self.text;
+        let scheme = text.get(scheme_start..self.head).unwrap_or_default();
         if self.read(0) != ':' {
             return Err(self.fail_route());
         }
@@ -57,10 +74,39 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_text(self.head, self.head + 2);
             self.head += 2;
         }
-        if !is_scheme(&scheme, slashes) {
+        if !is_scheme(scheme, slashes) {
             return Err(self.fail_route());
         }
         Ok(())
+    }
+
+    /// The reads [`Self::parse_bracketed_uri_scheme`] makes when it fails at the scheme
+    /// (neither `//` nor a known scheme and its colon); `None` when it gets past it.
+    fn failing_bracketed_scheme(&self) -> Option<u64> {
+        let at = |i: usize| self.text.get(self.head + i).copied().unwrap_or('\0');
+        // `//`: one read, or two when the first is a slash.
+        if at(0) == '/' && at(1) == '/' {
+            return None;
+        }
+        let mut reads: u64 = if at(0) == '/' { 2 } else { 1 };
+        // Two reads per scheme character, one for the character after the scheme, one
+        // for the colon test.
+        let mut len = 0;
+        while is_uri_scheme_char(at(len)) {
+            reads += 2;
+            len += 1;
+        }
+        reads += 2;
+        if at(len) != ':' {
+            return Some(reads);
+        }
+        let slashes = at(len + 1) == '/' && at(len + 2) == '/';
+        reads += if at(len + 1) == '/' { 2 } else { 1 };
+        let scheme = self
+            .text
+            .get(self.head..self.head + len)
+            .unwrap_or_default();
+        (!is_scheme(scheme, slashes)).then_some(reads)
     }
 
     /// Reads the scheme backwards from the pending text before `:`.
@@ -81,9 +127,10 @@ impl MwparserfromhellTokenizer<'_> {
             }
             scheme_start -= 1;
         }
-        let scheme = self.slice(scheme_start, text_end);
+        let text = self.text;
+        let scheme = text.get(scheme_start..text_end).unwrap_or_default();
         let slashes = self.read(0) == '/' && self.read(1) == '/';
-        if !is_scheme(&scheme, slashes) {
+        if !is_scheme(scheme, slashes) {
             return Err(BadRoute { context: 0 });
         }
         let context = self.context() | EXT_LINK_URI;
@@ -115,6 +162,9 @@ impl MwparserfromhellTokenizer<'_> {
         }
         let mut parens = false;
         loop {
+            if self.take_uri_run(brackets, &mut tail) {
+                continue;
+            }
             let this = self.read(0);
             let next = self.read(1);
             if this == '&' {
@@ -131,7 +181,7 @@ impl MwparserfromhellTokenizer<'_> {
                     return Err(self.fail_route());
                 }
                 if this == ']' {
-                    self.pop();
+                    self.discard();
                     return Ok(scheme_len);
                 }
                 if self.is_uri_end(this, next) {
@@ -154,13 +204,62 @@ impl MwparserfromhellTokenizer<'_> {
                     } else {
                         self.head = self.head.saturating_sub(1);
                     }
-                    self.pop();
+                    self.discard();
                     return Ok(scheme_len);
                 }
                 self.handle_free_link_text(&mut parens, &mut tail, this);
             }
             self.head += 1;
         }
+    }
+
+    /// Takes a run of URL characters that the loop of [`Self::really_parse_external_link`]
+    /// would only emit as text, one step per character: ordinary characters, and in free
+    /// links also the punctuation held back from their end when an ordinary character
+    /// follows it. Charged as those steps' reads (two each); returns whether there was one.
+    fn take_uri_run(&mut self, brackets: bool, tail: &mut Option<&mut FreeTail>) -> bool {
+        if self.stepwise {
+            return false;
+        }
+        let start = self.head;
+        let mut end = start;
+        let mut i = start;
+        // A run starts with a character that is emitted at once, so that held-back
+        // punctuation is never scanned more than twice.
+        if !brackets
+            && self
+                .text
+                .get(start)
+                .is_none_or(|&c| uri_char_class(c) != UriChar::Plain)
+        {
+            return false;
+        }
+        while let Some(&c) = self.text.get(i) {
+            match uri_char_class(c) {
+                UriChar::Plain => end = i + 1,
+                UriChar::Punctuation => {
+                    if brackets {
+                        end = i + 1;
+                    }
+                }
+                UriChar::Special => break,
+            }
+            i += 1;
+        }
+        if end == start {
+            return false;
+        }
+        self.charge_many(2 * (end - start) as u64);
+        if self.exhausted() {
+            // Every read now sees the end of the text; the loop finishes as it would.
+            return false;
+        }
+        if !brackets {
+            self.push_tail(tail);
+        }
+        self.emit_text(start, end);
+        self.head = end;
+        true
     }
 
     fn push_tail(&mut self, tail: &mut Option<&mut FreeTail>) {
@@ -250,6 +349,26 @@ impl MwparserfromhellTokenizer<'_> {
         } else {
             self.emit_char();
         }
+    }
+}
+
+/// How the loop over a URL's characters treats a character.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UriChar {
+    /// Emitted as text.
+    Plain,
+    /// Emitted as text in bracketed links; held back from the end of free links.
+    Punctuation,
+    /// Ends the URL, starts a nested construct or depends on the context or the parentheses.
+    Special,
+}
+
+fn uri_char_class(c: char) -> UriChar {
+    match c {
+        '&' | '<' | '{' | '}' | '[' | ']' | '>' | '"' | '\'' | ' ' | '|' | '=' | '\0' | '\n'
+        | '(' | ')' => UriChar::Special,
+        ',' | ';' | '\\' | '.' | ':' | '!' | '?' => UriChar::Punctuation,
+        _ => UriChar::Plain,
     }
 }
 

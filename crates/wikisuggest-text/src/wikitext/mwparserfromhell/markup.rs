@@ -16,6 +16,7 @@ impl MwparserfromhellTokenizer<'_> {
         let context = HEADING_LEVEL_1 << (best.min(6) - 1);
         match self.parse(context, true) {
             Ok(parsed) => {
+                self.recycle(parsed.items);
                 self.emit_node(NodeKind::Heading, reset, self.head + 1, parsed.level);
             }
             Err(_) => {
@@ -62,7 +63,7 @@ impl MwparserfromhellTokenizer<'_> {
         let depth = self.frames.len();
         let ok = self.push_checked(HTML_ENTITY).is_ok() && self.really_parse_entity().is_ok();
         if ok {
-            self.pop();
+            self.discard();
             self.emit_node(NodeKind::HtmlEntity, reset, self.head + 1, 0);
         } else {
             self.unwind(depth);

@@ -17,6 +17,8 @@ mod style;
 mod tables;
 mod tags;
 mod templates;
+#[cfg(test)]
+mod tests;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -159,7 +161,17 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     /// all open frames finish at once.
     limits: Limits<'a>,
     reads: Cell<u64>,
+    /// The read count at which [`Self::charge`] must look at the limits again (the read
+    /// limit or the next deadline check; 0 once exhausted), so that an ordinary read costs
+    /// one comparison.
+    checkpoint: Cell<u64>,
     exhausted: Cell<bool>,
+    /// Item vectors of finished frames, reused by new frames instead of allocating.
+    spare: Vec<Vec<Item>>,
+    /// Take every character in its own step, as upstream does, without the shortcuts
+    /// (runs that can only be text, failing bracketed schemes): the reference the
+    /// shortcuts are tested against.
+    stepwise: bool,
 }
 
 /// Optional bounds on the work of one parse.
@@ -203,23 +215,68 @@ fn is_marker(c: char) -> bool {
     MARKERS.get(c as usize).copied().unwrap_or(false)
 }
 
-/// Upstream compares names by lowercasing them and requiring ASCII.
+/// Whether, in `context`, a character that is not a marker leaves the context as it is
+/// and passes [`MwparserfromhellTokenizer::verify_safe`] (which reads no further for it):
+/// the cases of `verify_safe`, in its order, for such a character.
+fn plain_chars_are_inert(context: u64) -> bool {
+    if context & UNSAFE == 0 {
+        return true;
+    }
+    if context & FAIL_NEXT != 0 {
+        return false;
+    }
+    if context & (WIKILINK_TITLE | EXT_LINK_TITLE | TAG_CLOSE) != 0 {
+        return true;
+    }
+    if context & TEMPLATE_NAME != 0 {
+        // Text before any text sets `HAS_TEXT`; text after a newline fails.
+        return context & HAS_TEXT != 0 && context & FAIL_ON_TEXT == 0;
+    }
+    // A brace flag is cleared by the first character that is not a brace.
+    context & FAIL_ON_EQUALS != 0 || context & (FAIL_ON_LBRACE | FAIL_ON_RBRACE) == 0
+}
+
+/// Upstream compares names by lowercasing them and requiring ASCII (the lists are
+/// lowercase ASCII). An ASCII name lowercases to ASCII, so it is compared in place; only
+/// other names (which may lowercase to ASCII, as the Kelvin sign does) are lowercased.
 fn in_list(name: &str, list: &[&str]) -> bool {
+    if name.is_ascii() {
+        return list.iter().any(|l| l.eq_ignore_ascii_case(name));
+    }
     let lowered = pyunicode::lower(name);
     lowered.is_ascii() && list.contains(&lowered.as_str())
 }
 
-fn is_scheme(scheme: &str, slashes: bool) -> bool {
-    if slashes {
-        in_list(scheme, &URI_SCHEMES)
+/// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
+/// tested at every `[` and at every `:` after a word.
+fn is_scheme(scheme: &[char], slashes: bool) -> bool {
+    let list: &[&str] = if slashes {
+        &URI_SCHEMES
     } else {
-        in_list(scheme, &URI_SCHEMES_NO_SLASHES)
+        &URI_SCHEMES_NO_SLASHES
+    };
+    if scheme.iter().all(char::is_ascii) {
+        return list.iter().any(|l| {
+            l.len() == scheme.len()
+                && l.bytes()
+                    .zip(scheme)
+                    .all(|(b, c)| c.to_ascii_lowercase() == char::from(b))
+        });
     }
+    in_list(&scheme.iter().collect::<String>(), list)
 }
 
-/// `rstrip().lower()` used to match closing tags with opening ones.
-fn tag_key(name: &str) -> String {
-    pyunicode::lower(name.trim_end_matches(pyunicode::is_space))
+/// Whether two tag names match as upstream matches closing tags with opening ones (equal
+/// after `rstrip().lower()`); ASCII names are compared in place.
+fn same_tag(a: &str, b: &str) -> bool {
+    let (a, b) = (
+        a.trim_end_matches(pyunicode::is_space),
+        b.trim_end_matches(pyunicode::is_space),
+    );
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
+    pyunicode::lower(a) == pyunicode::lower(b)
 }
 
 impl<'a> MwparserfromhellTokenizer<'a> {
@@ -233,8 +290,41 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             comment_close: None,
             limits,
             reads: Cell::new(0),
+            checkpoint: Cell::new(0),
             exhausted: Cell::new(false),
+            spare: Vec::new(),
+            stepwise: false,
         }
+        .with_checkpoint()
+    }
+
+    /// A tokenizer that takes every character in its own step (see `stepwise`).
+    #[cfg(test)]
+    fn stepwise(text: &'a [char]) -> Self {
+        Self {
+            stepwise: true,
+            ..Self::new(text, Limits::default())
+        }
+    }
+
+    fn with_checkpoint(self) -> Self {
+        self.checkpoint.set(self.next_checkpoint(0));
+        self
+    }
+
+    /// The first read count after `reads` at which a limit must be checked.
+    fn next_checkpoint(&self, reads: u64) -> u64 {
+        let timed = self.limits.deadline.is_some() || self.limits.cancel.is_some();
+        let next_check = if timed {
+            (reads / DEADLINE_CHECK_INTERVAL + 1) * DEADLINE_CHECK_INTERVAL
+        } else {
+            u64::MAX
+        };
+        let over = self
+            .limits
+            .max_reads
+            .map_or(u64::MAX, |m| m.saturating_add(1));
+        next_check.min(over)
     }
 
     /// Whether a limit was hit (the items are then meaningless).
@@ -259,23 +349,52 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     /// Counts one read against the limits.
     #[inline]
     fn charge(&self) -> bool {
+        let reads = self.reads.get() + 1;
+        if reads < self.checkpoint.get() {
+            self.reads.set(reads);
+            return true;
+        }
+        self.charge_at_checkpoint(reads)
+    }
+
+    /// [`Self::charge`] when a limit may be reached: the read limit, a deadline check
+    /// (every [`DEADLINE_CHECK_INTERVAL`] reads) or a parse already exhausted.
+    #[cold]
+    fn charge_at_checkpoint(&self, reads: u64) -> bool {
         if self.exhausted.get() {
             return false;
         }
-        let reads = self.reads.get() + 1;
         self.reads.set(reads);
         let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
         let over_time = reads.is_multiple_of(DEADLINE_CHECK_INTERVAL) && self.limits.expired();
         if over_reads || over_time {
-            self.exhausted.set(true);
+            self.exhaust();
             return false;
         }
+        self.checkpoint.set(self.next_checkpoint(reads));
         true
+    }
+
+    fn exhaust(&self) {
+        self.exhausted.set(true);
+        self.checkpoint.set(0);
     }
 
     /// Counts `n` reads at once, as `n` calls of [`Self::charge`] would; the deadline is
     /// checked when the count crosses a multiple of the check interval.
+    #[inline]
     fn charge_many(&self, n: u64) {
+        let reads = self.reads.get() + n;
+        if reads < self.checkpoint.get() {
+            self.reads.set(reads);
+            return;
+        }
+        self.charge_many_at_checkpoint(n);
+    }
+
+    /// [`Self::charge_many`] when a limit may be reached.
+    #[cold]
+    fn charge_many_at_checkpoint(&self, n: u64) {
         if n == 0 || self.exhausted.get() {
             return;
         }
@@ -286,7 +405,9 @@ impl<'a> MwparserfromhellTokenizer<'a> {
         let over_time = reads / DEADLINE_CHECK_INTERVAL != before / DEADLINE_CHECK_INTERVAL
             && self.limits.expired();
         if over_reads || over_time {
-            self.exhausted.set(true);
+            self.exhaust();
+        } else {
+            self.checkpoint.set(self.next_checkpoint(reads));
         }
     }
 
@@ -345,10 +466,11 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     fn push(&mut self, context: u64) {
+        let items = self.spare.pop().unwrap_or_default();
         self.frames.push(Frame {
             context,
             ident: (self.head, context),
-            items: Vec::new(),
+            items,
             text: None,
             tag_name: String::new(),
             open_end: 0,
@@ -381,6 +503,21 @@ impl<'a> MwparserfromhellTokenizer<'a> {
         self.frames.pop().map(|f| f.items).unwrap_or_default()
     }
 
+    /// Pops the current frame, discarding its items.
+    fn discard(&mut self) {
+        if let Some(frame) = self.frames.pop() {
+            self.recycle(frame.items);
+        }
+    }
+
+    /// Keeps an item vector that is no longer needed for a later frame.
+    fn recycle(&mut self, mut items: Vec<Item>) {
+        if self.spare.len() < MAX_DEPTH {
+            items.clear();
+            self.spare.push(items);
+        }
+    }
+
     fn pop_keeping_context(&mut self) -> Vec<Item> {
         let context = self.context();
         let items = self.pop();
@@ -397,13 +534,15 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     fn fail_route(&mut self) -> BadRoute {
         let context = self.context();
         self.memoize_bad_route();
-        self.pop();
+        self.discard();
         BadRoute { context }
     }
 
     /// Discards frames left above `depth` by a failed attempt.
     fn unwind(&mut self, depth: usize) {
-        self.frames.truncate(depth);
+        while self.frames.len() > depth {
+            self.discard();
+        }
     }
 
     // ----- emitting ------------------------------------------------------
@@ -450,15 +589,18 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     fn emit_all(&mut self, items: Vec<Item>) {
-        let mut iter = items.into_iter().peekable();
-        if let Some(&Item::Text(s, e)) = iter.peek() {
+        let mut rest = 0;
+        if let Some(&Item::Text(s, e)) = items.first() {
             self.emit_text(s, e);
-            iter.next();
+            rest = 1;
         }
         self.flush_text();
         if let Some(frame) = self.frames.last_mut() {
-            frame.items.extend(iter);
+            frame
+                .items
+                .extend_from_slice(items.get(rest..).unwrap_or_default());
         }
+        self.recycle(items);
     }
 
     /// Replaces everything in the current frame with one node (upstream
@@ -497,17 +639,18 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             let ctx = self.context();
             if ctx & UNSAFE != 0 && !self.verify_safe(ctx, this) {
                 if ctx & DOUBLE != 0 {
-                    self.pop();
+                    self.discard();
                 }
                 return Err(self.fail_route());
             }
             if !is_marker(this) {
-                // Outside unsafe contexts, plain characters change nothing but the pending
-                // text: the whole run is taken in one step, charged as the reads that one
-                // step per character would make.
+                // Where plain characters change nothing but the pending text (always
+                // outside unsafe contexts, and in most states of the unsafe ones once the
+                // first has been checked), the whole run is taken in one step, charged as
+                // the reads that one step per character would make.
                 let start = self.head;
                 let mut end = start + 1;
-                if ctx & UNSAFE == 0 {
+                if !self.stepwise && plain_chars_are_inert(self.context()) {
                     while self.text.get(end).is_some_and(|&c| !is_marker(c)) {
                         end += 1;
                     }
@@ -667,11 +810,11 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             } else {
                 let mut context = context;
                 if context & TABLE_CELL_OPEN != 0 {
-                    self.pop();
+                    self.discard();
                     context = self.context();
                 }
                 if context & DOUBLE != 0 {
-                    self.pop();
+                    self.discard();
                 }
             }
             return Err(self.fail_route());

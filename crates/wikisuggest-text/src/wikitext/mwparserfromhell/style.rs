@@ -80,7 +80,10 @@ impl MwparserfromhellTokenizer<'_> {
             other => other,
         };
         match result {
-            Ok(_) => self.emit_node(NodeKind::Tag, off, self.head, 0),
+            Ok(parsed) => {
+                self.recycle(parsed.items);
+                self.emit_node(NodeKind::Tag, off, self.head, 0);
+            }
             Err(_) => self.emit_text(off, off + 2),
         }
     }
@@ -88,7 +91,8 @@ impl MwparserfromhellTokenizer<'_> {
     /// Returns `true` when the current (second-pass italics) frame must end.
     pub(super) fn parse_bold(&mut self, off: usize) -> bool {
         match self.try_style(STYLE_BOLD) {
-            Ok(_) => {
+            Ok(parsed) => {
+                self.recycle(parsed.items);
                 self.emit_node(NodeKind::Tag, off, self.head, 0);
                 false
             }

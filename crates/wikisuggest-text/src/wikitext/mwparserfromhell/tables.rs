@@ -19,11 +19,11 @@ impl MwparserfromhellTokenizer<'_> {
                     if data.context & td::QUOTED != 0 {
                         data.context = td::ATTR_VALUE;
                         self.memoize_bad_route();
-                        self.pop();
+                        self.discard();
                         self.head = data.reset;
                         continue;
                     }
-                    self.pop();
+                    self.discard();
                 }
                 return Err(self.fail_route());
             }
@@ -45,7 +45,7 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_char();
             return;
         }
-        self.pop();
+        self.discard();
         self.head += 1;
         match self.parse(TABLE_OPEN, true) {
             Ok(_) => {
@@ -56,7 +56,7 @@ impl MwparserfromhellTokenizer<'_> {
                 // Row and cell failures propagate here without cleanup.
                 while self.frames.len() > depth {
                     self.memoize_bad_route();
-                    self.pop();
+                    self.discard();
                 }
                 self.head = reset;
                 self.emit_char();
@@ -73,7 +73,7 @@ impl MwparserfromhellTokenizer<'_> {
         }
         self.push_checked(TABLE_OPEN | TABLE_ROW_OPEN)?;
         self.handle_table_style('\n')?;
-        self.pop();
+        self.discard();
         self.head += 1;
         self.parse(TABLE_OPEN | TABLE_ROW_OPEN, true)?;
         self.emit_token();
@@ -100,7 +100,7 @@ impl MwparserfromhellTokenizer<'_> {
             self.head = reset;
             self.push(TABLE_OPEN | TABLE_CELL_OPEN | line_context);
             self.handle_table_style('|')?;
-            self.pop();
+            self.discard();
             self.head += 1;
             self.parse(TABLE_OPEN | TABLE_CELL_OPEN | line_context, true)?;
             cell_context = self.context();

@@ -23,7 +23,10 @@ impl MwparserfromhellTokenizer<'_> {
                 self.emit_node(NodeKind::Tag, start, open_end, 0);
                 self.emit_all(parsed.items);
             }
-            None => self.emit_node(NodeKind::Tag, start, self.head + 1, 0),
+            None => {
+                self.recycle(parsed.items);
+                self.emit_node(NodeKind::Tag, start, self.head + 1, 0);
+            }
         }
     }
 
@@ -62,6 +65,10 @@ impl MwparserfromhellTokenizer<'_> {
         self.emit_token();
         let name_start = self.head;
         loop {
+            // Three reads per character: this loop's two and `handle_tag_text`'s.
+            if self.take_tag_run(&data, 3) {
+                continue;
+            }
             let this = self.read(0);
             let next = self.read(1);
             let can_exit =
@@ -81,11 +88,11 @@ impl MwparserfromhellTokenizer<'_> {
                         // Unclosed attribute quote: retry it as plain text.
                         data.context = td::ATTR_VALUE;
                         self.memoize_bad_route();
-                        self.pop();
+                        self.discard();
                         self.head = data.reset;
                         continue;
                     }
-                    self.pop();
+                    self.discard();
                 }
                 return Err(self.fail_route());
             } else if this == '>' && can_exit {
@@ -98,20 +105,21 @@ impl MwparserfromhellTokenizer<'_> {
                     f.items.clear();
                     f.text = None;
                 }
-                let name = self
-                    .frames
-                    .last()
-                    .map(|f| f.tag_name.clone())
-                    .unwrap_or_default();
-                if in_list(&name, &SINGLE_ONLY) {
+                let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
+                let (single_only, blacklisted) = (
+                    in_list(name, &SINGLE_ONLY),
+                    in_list(name, &PARSER_BLACKLIST),
+                );
+                if single_only {
                     self.head -= 1;
                     return Ok(Parsed {
                         items: self.pop(),
                         ..Parsed::default()
                     });
                 }
-                if in_list(&name, &PARSER_BLACKLIST) {
-                    return self.handle_blacklisted_tag(&name);
+                if blacklisted {
+                    let key = self.frames.last().map(|f| f.tag_name.clone());
+                    return self.handle_blacklisted_tag(&key.unwrap_or_default());
                 }
                 return self.parse(0, false);
             } else if this == '/' && next == '>' && can_exit {
@@ -125,6 +133,48 @@ impl MwparserfromhellTokenizer<'_> {
             }
             self.head += 1;
         }
+    }
+
+    /// Takes a run of characters of a tag name, an attribute name or an attribute value
+    /// that [`Self::handle_tag_data`] would only emit as text, one step per character:
+    /// characters that are neither markers, spaces nor `"`, in the states where such a
+    /// character changes nothing (a name past its first character, an attribute name before
+    /// any space, a value after its first character). Charged as `reads_per_char` reads
+    /// each, as the steps would be; returns whether there was a run.
+    pub(super) fn take_tag_run(&mut self, data: &TagData, reads_per_char: u64) -> bool {
+        let c = data.context;
+        let inert = if c & td::NAME != 0 {
+            c & td::NOTE_SPACE != 0
+        } else if c & td::ATTR_NAME != 0 {
+            c & (td::NOTE_SPACE | td::NOTE_EQUALS | td::ATTR_READY) == 0
+        } else if c & td::ATTR_VALUE != 0 {
+            c & (td::NOTE_SPACE | td::NOTE_QUOTE | td::ATTR_READY) == 0
+        } else {
+            false
+        };
+        if self.stepwise || !inert {
+            return false;
+        }
+        let start = self.head;
+        let mut end = start;
+        while self
+            .text
+            .get(end)
+            .is_some_and(|&c| !is_marker(c) && !pyunicode::is_space(c) && c != '"')
+        {
+            end += 1;
+        }
+        if end == start {
+            return false;
+        }
+        self.charge_many(reads_per_char * (end - start) as u64);
+        if self.exhausted() {
+            // Every read now sees the end of the text; the loop finishes as it would.
+            return false;
+        }
+        self.emit_text(start, end);
+        self.head = end;
+        true
     }
 
     pub(super) fn handle_tag_close_open(&mut self, data: &TagData) {
@@ -200,7 +250,7 @@ impl MwparserfromhellTokenizer<'_> {
                 // Text right after a closing quote: retry the value unquoted.
                 data.context = td::ATTR_VALUE;
                 self.memoize_bad_route();
-                self.pop();
+                self.discard();
                 self.head = data.reset.saturating_sub(1);
                 return Ok(());
             }
@@ -246,15 +296,12 @@ impl MwparserfromhellTokenizer<'_> {
 
     pub(super) fn handle_tag_close_close(&mut self) -> Route<Parsed> {
         let closing = self.pop();
-        let name = self
-            .frames
-            .last()
-            .map(|f| tag_key(&f.tag_name))
-            .unwrap_or_default();
+        let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
         let valid = match closing.as_slice() {
-            [Item::Text(s, e)] => tag_key(&self.slice(*s, *e)) == name,
+            [Item::Text(s, e)] => same_tag(&self.slice(*s, *e), name),
             _ => false,
         };
+        self.recycle(closing);
         if !valid {
             return Err(self.fail_route());
         }
@@ -268,7 +315,6 @@ impl MwparserfromhellTokenizer<'_> {
     /// Body of `<nowiki>`, `<pre>`, `<math>` …: only entities and the
     /// matching close tag are recognised.
     pub(super) fn handle_blacklisted_tag(&mut self, name: &str) -> Route<Parsed> {
-        let key = tag_key(name);
         loop {
             let this = self.read(0);
             let next = self.read(1);
@@ -281,11 +327,7 @@ impl MwparserfromhellTokenizer<'_> {
                 loop {
                     let c = self.read(0);
                     if c == '>' {
-                        if pyunicode::lower(
-                            self.slice(name_start, self.head)
-                                .trim_end_matches(pyunicode::is_space),
-                        ) == key
-                        {
+                        if same_tag(&self.slice(name_start, self.head), name) {
                             self.emit_token();
                             return Ok(Parsed {
                                 items: self.pop(),

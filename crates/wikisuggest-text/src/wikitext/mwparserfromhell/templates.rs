@@ -65,7 +65,10 @@ impl MwparserfromhellTokenizer<'_> {
         let depth = self.frames.len();
         let context = TEMPLATE_NAME | if has_content { HAS_TEMPLATE } else { 0 };
         match self.parse(context, true) {
-            Ok(_) => Ok(self.head + 1),
+            Ok(parsed) => {
+                self.recycle(parsed.items);
+                Ok(self.head + 1)
+            }
             Err(e) => {
                 self.unwind(depth);
                 self.head = reset;
@@ -78,7 +81,10 @@ impl MwparserfromhellTokenizer<'_> {
         let reset = self.head;
         let depth = self.frames.len();
         match self.parse(ARGUMENT_NAME, true) {
-            Ok(_) => Ok(self.head + 1),
+            Ok(parsed) => {
+                self.recycle(parsed.items);
+                Ok(self.head + 1)
+            }
             Err(e) => {
                 self.unwind(depth);
                 self.head = reset;
