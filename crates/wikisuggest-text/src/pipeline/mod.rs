@@ -733,7 +733,8 @@ pub fn recommend_cancellable(
         Cow::Owned(init_chars.iter().collect())
     };
 
-    let Some(mut linked) = Linked::existing(model, request, init_chars, &limits, &budget)? else {
+    let Some(mut linked) = Linked::existing(model, request, (&init, init_chars), &limits, &budget)?
+    else {
         return Ok(stopped(Vec::new()));
     };
 
@@ -865,31 +866,30 @@ impl Linked {
     fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        init_chars: &[char],
+        (init, init_chars): (&str, &[char]),
         limits: &ParseLimits,
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
         let mut link_dict: HashMap<String, String> = HashMap::default();
         // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
         // overlap: links come as ranges, are extracted within the budget, and each label is
-        // copied only while it is normalised, with the budget checked before each.
+        // read as a slice of the page only while it is normalised, with the budget checked
+        // before each.
         let ranges = match wikilink_ranges_bounded(init_chars, limits, budget.cancel) {
             Ok(ranges) => ranges,
             Err(TextError::ParseLimitExceeded) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let string = |r: std::ops::Range<usize>| -> String {
-            init_chars.get(r).unwrap_or_default().iter().collect()
-        };
+        let bytes = ByteOffsets::new(init, init_chars.len());
         for link in ranges {
             if budget.spent() {
                 return Ok(None);
             }
-            let title = string(link.title);
-            let mut target = normalise_title(&title);
-            let anchor = match link.text.map(string) {
-                Some(text) if !text.is_empty() => normalise_anchor(&text),
-                _ => normalise_anchor(&title),
+            let title = bytes.slice(link.title);
+            let mut target = normalise_title(title);
+            let anchor = match link.text.map(|r| bytes.slice(r)) {
+                Some(text) if !text.is_empty() => normalise_anchor(text),
+                _ => normalise_anchor(title),
             };
             if let Some(resolved) = model.redirect(&target) {
                 target = resolved;
@@ -899,12 +899,15 @@ impl Linked {
             }
         }
         let mut linked = Self {
-            mentions: HashSet::default(),
+            mentions: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
             joined: String::new(),
-            targets: HashSet::default(),
+            targets: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
         };
+        // The anchors are distinct keys: each moves into the set without a check or copy.
         for (anchor, target) in link_dict {
-            linked.insert_mention(&anchor);
+            linked.joined.push_str(&anchor);
+            linked.joined.push('\0');
+            linked.mentions.insert(anchor);
             linked.targets.insert(target);
         }
         linked.insert_mention(&normalise_anchor(request.page_title));
@@ -933,6 +936,56 @@ impl Linked {
             } else {
                 memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
             }
+    }
+}
+
+/// Slices of a text by code point ranges.
+///
+/// The byte offset of every [`ByteOffsets::STEP`]th code point is found in one pass over
+/// the text (none for an ASCII text, where the two offsets agree), so each range costs at
+/// most a short walk from the nearest offset before it.
+struct ByteOffsets<'a> {
+    text: &'a str,
+    /// Byte offset of code point `STEP * i`; empty for an ASCII text.
+    steps: Vec<usize>,
+}
+
+impl<'a> ByteOffsets<'a> {
+    const STEP: usize = 32;
+
+    /// `text` holds `chars` code points.
+    fn new(text: &'a str, chars: usize) -> Self {
+        let mut steps = Vec::new();
+        if text.len() != chars {
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            steps.reserve(chars / Self::STEP + 1);
+            for _ in 0..=chars / Self::STEP {
+                steps.push(at);
+                at += utf8_len(bytes.get(at..).unwrap_or_default(), Self::STEP);
+            }
+        }
+        Self { text, steps }
+    }
+
+    /// Byte offset of code point offset `char` (the end of the text past its last).
+    fn byte(&self, char: usize) -> usize {
+        if self.steps.is_empty() {
+            return char.min(self.text.len());
+        }
+        let step = (char / Self::STEP).min(self.steps.len() - 1);
+        let at = self.steps.get(step).copied().unwrap_or_default();
+        let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+        at + utf8_len(rest, char - step * Self::STEP)
+    }
+
+    /// The text of code points `range`.
+    fn slice(&self, range: std::ops::Range<usize>) -> &'a str {
+        let start = self.byte(range.start);
+        // A label is short: walked from its start.
+        let rest = self.text.as_bytes().get(start..).unwrap_or_default();
+        let end = start + utf8_len(rest, range.end.saturating_sub(range.start));
+        self.text.get(start..end).unwrap_or_default()
     }
 }
 
