@@ -861,7 +861,7 @@ struct Linked {
 
 impl Linked {
     /// The page's existing links (targets through redirects, kept only when the page
-    /// exists; later duplicates of an anchor overwrite) and the page's own title, or `None`
+    /// exists; of the links with one anchor, the last kept counts) and the page's own title, or `None`
     /// when the budget ran out while reading them.
     fn existing(
         model: &dyn LinkModel,
@@ -881,16 +881,22 @@ impl Linked {
             Err(e) => return Err(e),
         };
         let bytes = ByteOffsets::new(init, init_chars.len());
-        for link in ranges {
+        // Read from the last link back, the first link kept for an anchor is the one the
+        // later duplicates would have left in place: the earlier links with that anchor
+        // need no title look-ups at all.
+        for link in ranges.into_iter().rev() {
             if budget.spent() {
                 return Ok(None);
             }
             let title = bytes.slice(link.title);
-            let mut target = normalise_title(title);
             let anchor = match link.text.map(|r| bytes.slice(r)) {
                 Some(text) if !text.is_empty() => normalise_anchor(text),
                 _ => normalise_anchor(title),
             };
+            if link_dict.contains_key(&anchor) {
+                continue;
+            }
+            let mut target = normalise_title(title);
             if let Some(resolved) = model.redirect(&target) {
                 target = resolved;
             }
