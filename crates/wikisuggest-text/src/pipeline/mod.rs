@@ -32,7 +32,7 @@ use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::MwTokenizer;
 use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
-use matching::{count, expand_template, find_first, find_mention};
+use matching::{count, expand_template, find_first, find_mention, find_mention_str};
 
 /// One candidate target of an anchor, in the dataset's stored order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,6 +263,14 @@ impl<'a> PageText<'a> {
         self.chars.get(self.node_chars(index)).unwrap_or_default()
     }
 
+    /// The current text of text node `ordinal`.
+    fn current_str(&self, ordinal: usize) -> &str {
+        match self.spliced.get(ordinal) {
+            Some(Some((_, text))) => text,
+            _ => self.original_str(ordinal),
+        }
+    }
+
     /// The current code points of text node `ordinal`.
     fn current(&self, ordinal: usize) -> &[char] {
         match self.spliced.get(ordinal) {
@@ -372,6 +380,16 @@ impl<'a> PageText<'a> {
             }
         }
         n + spliced
+    }
+}
+
+/// The code point offset of byte offset `byte` of `text`, which holds `chars` code points
+/// (the same offset when every code point is one byte).
+fn char_offset(text: &str, byte: usize, chars: usize) -> usize {
+    if text.len() == chars {
+        byte
+    } else {
+        text.get(..byte).map_or(0, |prefix| prefix.chars().count())
     }
 }
 
@@ -1061,9 +1079,11 @@ fn splice_link(
             reason: e.0,
         })?;
     // Nodes are only copied to be changed: look first.
-    let Some(at) = find_mention(page.current(ordinal), original) else {
+    let current = page.current_str(ordinal);
+    let Some(byte) = find_mention_str(current, text) else {
         return Ok(false);
     };
+    let at = char_offset(current, byte, page.current(ordinal).len());
     Ok(page.splice(ordinal, at, original.len(), &replacement))
 }
 
@@ -1111,8 +1131,18 @@ fn place(
     link_index: usize,
 ) -> Result<LinkRecommendation, TextError> {
     let orig = page.original(ordinal);
-    let i1 = match find_mention(orig, original) {
-        Some(i) => i,
+    let orig_str = page.original_str(ordinal);
+    let link_text: String = original.iter().collect();
+    // The mention's offset in the node, and the occurrences before it there.
+    let (i1, in_node) = match find_mention_str(orig_str, &link_text) {
+        Some(byte) => {
+            let prefix = orig_str.get(..byte).unwrap_or_default();
+            (
+                char_offset(orig_str, byte, orig.len()),
+                // `str.count` is leftmost non-overlapping, as `find_iter`.
+                memmem::find_iter(prefix.as_bytes(), link_text.as_bytes()).count(),
+            )
+        }
         None => {
             // Rare fallback: match in lowercased coordinates.
             let lower: Vec<char> = pyunicode::lower(&orig.iter().collect::<String>())
@@ -1121,10 +1151,12 @@ fn place(
             let lower_mention: Vec<char> = pyunicode::lower(&original.iter().collect::<String>())
                 .chars()
                 .collect();
-            find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
-                mention: mention.to_owned(),
-                text: lower.iter().collect(),
-            })?
+            let i1 =
+                find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
+                    mention: mention.to_owned(),
+                    text: lower.iter().collect(),
+                })?;
+            (i1, count(orig.get(..i1).unwrap_or_default(), original))
         }
     };
     let slice = |a: usize, b: usize| -> String {
@@ -1143,10 +1175,10 @@ fn place(
         .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
     let before = page.count_before(position, original);
-    let match_index = before + count(orig.get(..i1).unwrap_or_default(), original);
+    let match_index = before + in_node;
     Ok(LinkRecommendation {
         link_index,
-        link_text: original.iter().collect(),
+        link_text,
         link_target: target,
         score,
         wikitext_offset: node_start + i1,
