@@ -35,10 +35,13 @@ use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
 use matching::{count, expand_template, find_first, find_mention, find_mention_str};
 
 /// One candidate target of an anchor, in the dataset's stored order.
+///
+/// The title may borrow from the model: a dataset read in place hands out its own titles,
+/// and the pass copies only the one it links.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub struct Candidate<'m> {
     /// Target article title.
-    pub title: String,
+    pub title: Cow<'m, str>,
     /// Number of times the anchor links to it.
     pub count: u64,
 }
@@ -47,7 +50,7 @@ pub struct Candidate {
 pub trait LinkModel: Send + Sync {
     /// Candidates of an anchor (the exact, Python-lowercased n-gram) in
     /// stored order, or `None` when it is not an anchor.
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>>;
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>>;
 
     /// Whether `anchor` has candidates; called for every n-gram of the page, so
     /// implementations should answer without building the candidate list.
@@ -75,7 +78,7 @@ pub trait LinkModel: Send + Sync {
     /// page `page_title`, one per candidate, in order.  `candidates` is the
     /// top-10 slice; features that need the full candidate set can ask
     /// [`LinkModel::candidates`].
-    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32>;
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32>;
 }
 
 /// Parameters of one request.
@@ -950,8 +953,10 @@ impl Linked {
 
     /// Whether `mention` may not be linked: a candidate is already a linked target, or the
     /// mention occurs inside a linked mention.
-    fn blocks(&self, mention: &str, candidates: &[Candidate]) -> bool {
-        candidates.iter().any(|c| self.targets.contains(&c.title))
+    fn blocks(&self, mention: &str, candidates: &[Candidate<'_>]) -> bool {
+        candidates
+            .iter()
+            .any(|c| self.targets.contains(c.title.as_ref()))
             || if mention.contains('\0') {
                 let within = memmem::Finder::new(mention.as_bytes());
                 self.mentions
@@ -1093,7 +1098,7 @@ fn classify(
     model: &dyn LinkModel,
     request: &Request<'_>,
     mention: &str,
-    mut candidates: Vec<Candidate>,
+    mut candidates: Vec<Candidate<'_>>,
 ) -> Option<(String, f32)> {
     if candidates.len() > TOP_CANDIDATES {
         // Stable: ties keep the stored order.
@@ -1115,7 +1120,7 @@ fn classify(
     if f64::from(p) < request.threshold {
         return None;
     }
-    candidates.get(i).map(|c| (c.title.clone(), p))
+    candidates.get(i).map(|c| (c.title.to_string(), p))
 }
 
 /// Offsets, context and `match_index` of a link just placed in node `ordinal`.
