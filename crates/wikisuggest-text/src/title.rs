@@ -64,14 +64,11 @@ pub fn normalise_title(title: &str) -> String {
         pyunicode::push_upper(&mut out, first);
         out.push_str(chars.as_str());
     }
-    // Cut and replaced in place: `_`, space and `#` are one byte each.
-    if let Some(i) = out.find('#') {
-        out.truncate(i);
+    let out = out.replace('_', " ");
+    match out.find('#') {
+        Some(i) => out.get(..i).unwrap_or_default().to_owned(),
+        None => out,
     }
-    if out.contains('_') {
-        out = out.replace('_', " ");
-    }
-    out
 }
 
 /// `normalise_anchor`: `str.lower(str.strip(anchor))`.
