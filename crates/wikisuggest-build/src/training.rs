@@ -158,12 +158,12 @@ struct Recorder<'a> {
 }
 
 impl LinkModel for Recorder<'_> {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
         self.lookups.anchors.get(anchor).map(|cands| {
             cands
                 .iter()
                 .map(|(title, count)| Candidate {
-                    title: title.clone(),
+                    title: title.as_str().into(),
                     count: u64::from(*count),
                 })
                 .collect()
@@ -182,7 +182,7 @@ impl LinkModel for Recorder<'_> {
         self.lookups.pages.contains(title)
     }
 
-    fn scores(&self, _page: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
+    fn scores(&self, _page: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
         if let Ok(mut seen) = self.seen.lock() {
             seen.push(mention.to_owned());
         }

@@ -19,10 +19,10 @@ use wikisuggest_text::pyunicode;
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
 
 /// Anchors from the page's own links; every candidate scores 0.9.
-struct OwnLinks(HashMap<String, Vec<Candidate>>);
+struct OwnLinks(HashMap<String, Vec<Candidate<'static>>>);
 
 impl LinkModel for OwnLinks {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
         self.0.get(anchor).cloned()
     }
     fn redirect(&self, _: &str) -> Option<String> {
@@ -31,7 +31,7 @@ impl LinkModel for OwnLinks {
     fn has_page(&self, _: &str) -> bool {
         true
     }
-    fn scores(&self, _: &str, _: &str, candidates: &[Candidate]) -> Vec<f32> {
+    fn scores(&self, _: &str, _: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
         vec![0.9; candidates.len()]
     }
 }
@@ -40,7 +40,7 @@ impl LinkModel for OwnLinks {
 fn unlinked(text: &str) -> (String, OwnLinks) {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::new();
-    let mut anchors: HashMap<String, Vec<Candidate>> = HashMap::new();
+    let mut anchors: HashMap<String, Vec<Candidate<'static>>> = HashMap::new();
     let mut at = 0;
     for link in wikilinks(text) {
         if link.span.start < at {
@@ -53,7 +53,7 @@ fn unlinked(text: &str) -> (String, OwnLinks) {
             .entry(pyunicode::lower(&label))
             .or_default()
             .push(Candidate {
-                title: link.title,
+                title: link.title.into(),
                 count: 1,
             });
         at = link.span.end;

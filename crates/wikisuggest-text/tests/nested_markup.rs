@@ -85,7 +85,7 @@ mod pipeline {
     struct Cats;
 
     impl LinkModel for Cats {
-        fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+        fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
             (anchor == "cat").then(|| {
                 vec![Candidate {
                     title: "Cat".into(),
@@ -99,7 +99,7 @@ mod pipeline {
         fn has_page(&self, title: &str) -> bool {
             title == "Cat"
         }
-        fn scores(&self, _: &str, _: &str, c: &[Candidate]) -> Vec<f32> {
+        fn scores(&self, _: &str, _: &str, c: &[Candidate<'_>]) -> Vec<f32> {
             vec![1.0; c.len()]
         }
     }

@@ -18,7 +18,7 @@ use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
 use wikisuggest_text::pyunicode;
 
 struct Replay {
-    anchors: HashMap<String, Vec<Candidate>>,
+    anchors: HashMap<String, Vec<Candidate<'static>>>,
     redirects: HashMap<String, String>,
     pages: HashSet<String>,
     /// mention key → (target, score) from the exhaustive run.
@@ -26,7 +26,7 @@ struct Replay {
 }
 
 impl LinkModel for Replay {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
         self.anchors.get(anchor).cloned()
     }
     fn redirect(&self, title: &str) -> Option<String> {
@@ -35,7 +35,7 @@ impl LinkModel for Replay {
     fn has_page(&self, title: &str) -> bool {
         self.pages.contains(title)
     }
-    fn scores(&self, _page: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
+    fn scores(&self, _page: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
         candidates
             .iter()
             .map(|c| match self.scored.get(mention) {
@@ -57,7 +57,7 @@ fn replay(p: &Value) -> Replay {
                 .unwrap()
                 .iter()
                 .map(|c| Candidate {
-                    title: c[0].as_str().unwrap().to_owned(),
+                    title: c[0].as_str().unwrap().to_owned().into(),
                     count: c[1].as_u64().unwrap(),
                 })
                 .collect();

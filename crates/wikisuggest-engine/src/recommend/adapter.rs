@@ -1,5 +1,6 @@
 //! The text crate's [`LinkModel`] backed by a [`Dataset`] and a [`Scorer`].
 
+use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
 
 use wikisuggest_text::MwTokenizer;
@@ -89,12 +90,13 @@ impl<'a> DatasetModel<'a> {
 }
 
 impl LinkModel for DatasetModel<'_> {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+    /// The titles are borrowed from the dataset, not copied.
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
         let found = self.keep(self.dataset.anchor_candidates(anchor))??;
         let owned = found
             .iter()
             .map(|c| Candidate {
-                title: c.title.to_owned(),
+                title: Cow::Borrowed(c.title),
                 count: u64::from(c.count),
             })
             .collect();
@@ -162,7 +164,7 @@ impl LinkModel for DatasetModel<'_> {
     /// Scores every candidate of the mention in one pass over the anchor's full candidate
     /// map (which `ambig` and `kurtosis` need); the pass hands us the same top-10 slice the
     /// scorer derives from it, in the same order.
-    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32> {
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
         let mut scores = vec![f32::NAN; candidates.len()];
         let remembered = self
             .last

@@ -27,6 +27,36 @@ pub(crate) fn find_mention(s: &[char], m: &[char]) -> Option<usize> {
     })
 }
 
+/// [`find_mention`] on UTF-8 text, as a byte offset: a match of a UTF-8 needle starts and
+/// ends on code point boundaries, and `[[`, `-->` and `]` are single bytes, so the rule reads
+/// the same on bytes; candidates come from a SIMD search instead of a comparison at every
+/// code point.
+pub(crate) fn find_mention_str(s: &str, m: &str) -> Option<usize> {
+    if m.is_empty() {
+        return None;
+    }
+    let bytes = s.as_bytes();
+    let finder = memchr::memmem::Finder::new(m.as_bytes());
+    let mut from = 0;
+    while let Some(hit) = bytes.get(from..).and_then(|rest| finder.find(rest)) {
+        let i = from + hit;
+        let before = bytes.get(..i).unwrap_or_default();
+        let after = s.get(i + m.len()..).unwrap_or_default();
+        if !before.ends_with(b"[[")
+            && !before.ends_with(b"-->")
+            && after
+                .chars()
+                .find(|&c| !(pyunicode::is_word(c) || pyunicode::is_space(c)))
+                != Some(']')
+        {
+            return Some(i);
+        }
+        // Matches may overlap: the next one can start one byte on.
+        from = i + 1;
+    }
+    None
+}
+
 /// Whether non-empty `m` occurs in `s` at `i`. The first character is compared on its
 /// own first: it rules out almost every position without a slice comparison.
 #[inline]
@@ -182,6 +212,37 @@ mod tests {
             );
         }
         assert_eq!(find_first(b"abc", b""), Some(0));
+    }
+
+    /// The byte search places every mention where the code point search does.
+    #[test]
+    fn placement_rule_on_bytes() {
+        let texts = [
+            "The category of cat",
+            "[[cat]] cat",
+            "-->cat cat",
+            "[[Felis catus|x]] catus",
+            "a cat b]] cat",
+            "xanchor1",
+            "é[[éé]] ééé -->éé éé]]",
+            "aaaa]] aaa aa",
+            "ß straße ß]] ß",
+            "x\u{a0}cat\u{3000}]] cat",
+        ];
+        let needles = [
+            "cat", "catus", "anchor1", "éé", "é", "aa", "a", "ß", "", "x",
+        ];
+        for text in texts {
+            for needle in needles {
+                let by_bytes = find_mention_str(text, needle)
+                    .map(|b| text.get(..b).map(|p| p.chars().count()));
+                assert_eq!(
+                    by_bytes,
+                    find_mention(&v(text), &v(needle)).map(Some),
+                    "{text:?} {needle:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -32,13 +32,16 @@ use crate::sections::{SectionExclusion, sections};
 use crate::title::{normalise_anchor, normalise_title};
 use crate::tokenize::MwTokenizer;
 use crate::wikitext::{NodeKind, ParseLimits, Wikitext, wikilink_ranges_bounded};
-use matching::{count, expand_template, find_first, find_mention};
+use matching::{count, expand_template, find_first, find_mention, find_mention_str};
 
 /// One candidate target of an anchor, in the dataset's stored order.
+///
+/// The title may borrow from the model: a dataset read in place hands out its own titles,
+/// and the pass copies only the one it links.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub struct Candidate<'m> {
     /// Target article title.
-    pub title: String,
+    pub title: Cow<'m, str>,
     /// Number of times the anchor links to it.
     pub count: u64,
 }
@@ -47,7 +50,7 @@ pub struct Candidate {
 pub trait LinkModel: Send + Sync {
     /// Candidates of an anchor (the exact, Python-lowercased n-gram) in
     /// stored order, or `None` when it is not an anchor.
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>>;
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>>;
 
     /// Whether `anchor` has candidates; called for every n-gram of the page, so
     /// implementations should answer without building the candidate list.
@@ -99,7 +102,7 @@ pub trait LinkModel: Send + Sync {
     /// page `page_title`, one per candidate, in order.  `candidates` is the
     /// top-10 slice; features that need the full candidate set can ask
     /// [`LinkModel::candidates`].
-    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate]) -> Vec<f32>;
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32>;
 }
 
 /// The 1- to [`MAX_GRAM`]-word grams from one position of a text (see
@@ -300,6 +303,14 @@ impl<'a> PageText<'a> {
         self.chars.get(self.node_chars(index)).unwrap_or_default()
     }
 
+    /// The current text of text node `ordinal`.
+    fn current_str(&self, ordinal: usize) -> &str {
+        match self.spliced.get(ordinal) {
+            Some(Some((_, text))) => text,
+            _ => self.original_str(ordinal),
+        }
+    }
+
     /// The current code points of text node `ordinal`.
     fn current(&self, ordinal: usize) -> &[char] {
         match self.spliced.get(ordinal) {
@@ -409,6 +420,16 @@ impl<'a> PageText<'a> {
             }
         }
         n + spliced
+    }
+}
+
+/// The code point offset of byte offset `byte` of `text`, which holds `chars` code points
+/// (the same offset when every code point is one byte).
+fn char_offset(text: &str, byte: usize, chars: usize) -> usize {
+    if text.len() == chars {
+        byte
+    } else {
+        text.get(..byte).map_or(0, |prefix| prefix.chars().count())
     }
 }
 
@@ -779,7 +800,8 @@ pub fn recommend_cancellable(
         Cow::Owned(init_chars.iter().collect())
     };
 
-    let Some(mut linked) = Linked::existing(model, request, init_chars, &limits, &budget)? else {
+    let Some(mut linked) = Linked::existing(model, request, (&init, init_chars), &limits, &budget)?
+    else {
         return Ok(stopped(Vec::new()));
     };
 
@@ -906,37 +928,42 @@ struct Linked {
 
 impl Linked {
     /// The page's existing links (targets through redirects, kept only when the page
-    /// exists; later duplicates of an anchor overwrite) and the page's own title, or `None`
+    /// exists; of the links with one anchor, the last kept counts) and the page's own title, or `None`
     /// when the budget ran out while reading them.
     fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        init_chars: &[char],
+        (init, init_chars): (&str, &[char]),
         limits: &ParseLimits,
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
         let mut link_dict: HashMap<String, String> = HashMap::default();
         // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
         // overlap: links come as ranges, are extracted within the budget, and each label is
-        // copied only while it is normalised, with the budget checked before each.
+        // read as a slice of the page only while it is normalised, with the budget checked
+        // before each.
         let ranges = match wikilink_ranges_bounded(init_chars, limits, budget.cancel) {
             Ok(ranges) => ranges,
             Err(TextError::ParseLimitExceeded) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let string = |r: std::ops::Range<usize>| -> String {
-            init_chars.get(r).unwrap_or_default().iter().collect()
-        };
-        for link in ranges {
+        let bytes = ByteOffsets::new(init, init_chars.len());
+        // Read from the last link back, the first link kept for an anchor is the one the
+        // later duplicates would have left in place: the earlier links with that anchor
+        // need no title look-ups at all.
+        for link in ranges.into_iter().rev() {
             if budget.spent() {
                 return Ok(None);
             }
-            let title = string(link.title);
-            let mut target = normalise_title(&title);
-            let anchor = match link.text.map(string) {
-                Some(text) if !text.is_empty() => normalise_anchor(&text),
-                _ => normalise_anchor(&title),
+            let title = bytes.slice(link.title);
+            let anchor = match link.text.map(|r| bytes.slice(r)) {
+                Some(text) if !text.is_empty() => normalise_anchor(text),
+                _ => normalise_anchor(title),
             };
+            if link_dict.contains_key(&anchor) {
+                continue;
+            }
+            let mut target = normalise_title(title);
             if let Some(resolved) = model.redirect(&target) {
                 target = resolved;
             }
@@ -945,12 +972,15 @@ impl Linked {
             }
         }
         let mut linked = Self {
-            mentions: HashSet::default(),
+            mentions: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
             joined: String::new(),
-            targets: HashSet::default(),
+            targets: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
         };
+        // The anchors are distinct keys: each moves into the set without a check or copy.
         for (anchor, target) in link_dict {
-            linked.insert_mention(&anchor);
+            linked.joined.push_str(&anchor);
+            linked.joined.push('\0');
+            linked.mentions.insert(anchor);
             linked.targets.insert(target);
         }
         linked.insert_mention(&normalise_anchor(request.page_title));
@@ -969,8 +999,10 @@ impl Linked {
 
     /// Whether `mention` may not be linked: a candidate is already a linked target, or the
     /// mention occurs inside a linked mention.
-    fn blocks(&self, mention: &str, candidates: &[Candidate]) -> bool {
-        candidates.iter().any(|c| self.targets.contains(&c.title))
+    fn blocks(&self, mention: &str, candidates: &[Candidate<'_>]) -> bool {
+        candidates
+            .iter()
+            .any(|c| self.targets.contains(c.title.as_ref()))
             || if mention.contains('\0') {
                 let within = memmem::Finder::new(mention.as_bytes());
                 self.mentions
@@ -979,6 +1011,56 @@ impl Linked {
             } else {
                 memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
             }
+    }
+}
+
+/// Slices of a text by code point ranges.
+///
+/// The byte offset of every [`ByteOffsets::STEP`]th code point is found in one pass over
+/// the text (none for an ASCII text, where the two offsets agree), so each range costs at
+/// most a short walk from the nearest offset before it.
+struct ByteOffsets<'a> {
+    text: &'a str,
+    /// Byte offset of code point `STEP * i`; empty for an ASCII text.
+    steps: Vec<usize>,
+}
+
+impl<'a> ByteOffsets<'a> {
+    const STEP: usize = 32;
+
+    /// `text` holds `chars` code points.
+    fn new(text: &'a str, chars: usize) -> Self {
+        let mut steps = Vec::new();
+        if text.len() != chars {
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            steps.reserve(chars / Self::STEP + 1);
+            for _ in 0..=chars / Self::STEP {
+                steps.push(at);
+                at += utf8_len(bytes.get(at..).unwrap_or_default(), Self::STEP);
+            }
+        }
+        Self { text, steps }
+    }
+
+    /// Byte offset of code point offset `char` (the end of the text past its last).
+    fn byte(&self, char: usize) -> usize {
+        if self.steps.is_empty() {
+            return char.min(self.text.len());
+        }
+        let step = (char / Self::STEP).min(self.steps.len() - 1);
+        let at = self.steps.get(step).copied().unwrap_or_default();
+        let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+        at + utf8_len(rest, char - step * Self::STEP)
+    }
+
+    /// The text of code points `range`.
+    fn slice(&self, range: std::ops::Range<usize>) -> &'a str {
+        let start = self.byte(range.start);
+        // A label is short: walked from its start.
+        let rest = self.text.as_bytes().get(start..).unwrap_or_default();
+        let end = start + utf8_len(rest, range.end.saturating_sub(range.start));
+        self.text.get(start..end).unwrap_or_default()
     }
 }
 
@@ -1048,9 +1130,11 @@ fn splice_link(
             reason: e.0,
         })?;
     // Nodes are only copied to be changed: look first.
-    let Some(at) = find_mention(page.current(ordinal), original) else {
+    let current = page.current_str(ordinal);
+    let Some(byte) = find_mention_str(current, text) else {
         return Ok(false);
     };
+    let at = char_offset(current, byte, page.current(ordinal).len());
     Ok(page.splice(ordinal, at, original.len(), &replacement))
 }
 
@@ -1060,7 +1144,7 @@ fn classify(
     model: &dyn LinkModel,
     request: &Request<'_>,
     mention: &str,
-    mut candidates: Vec<Candidate>,
+    mut candidates: Vec<Candidate<'_>>,
 ) -> Option<(String, f32)> {
     if candidates.len() > TOP_CANDIDATES {
         // Stable: ties keep the stored order.
@@ -1082,7 +1166,7 @@ fn classify(
     if f64::from(p) < request.threshold {
         return None;
     }
-    candidates.get(i).map(|c| (c.title.clone(), p))
+    candidates.get(i).map(|c| (c.title.to_string(), p))
 }
 
 /// Offsets, context and `match_index` of a link just placed in node `ordinal`.
@@ -1098,8 +1182,18 @@ fn place(
     link_index: usize,
 ) -> Result<LinkRecommendation, TextError> {
     let orig = page.original(ordinal);
-    let i1 = match find_mention(orig, original) {
-        Some(i) => i,
+    let orig_str = page.original_str(ordinal);
+    let link_text: String = original.iter().collect();
+    // The mention's offset in the node, and the occurrences before it there.
+    let (i1, in_node) = match find_mention_str(orig_str, &link_text) {
+        Some(byte) => {
+            let prefix = orig_str.get(..byte).unwrap_or_default();
+            (
+                char_offset(orig_str, byte, orig.len()),
+                // `str.count` is leftmost non-overlapping, as `find_iter`.
+                memmem::find_iter(prefix.as_bytes(), link_text.as_bytes()).count(),
+            )
+        }
         None => {
             // Rare fallback: match in lowercased coordinates.
             let lower: Vec<char> = pyunicode::lower(&orig.iter().collect::<String>())
@@ -1108,10 +1202,12 @@ fn place(
             let lower_mention: Vec<char> = pyunicode::lower(&original.iter().collect::<String>())
                 .chars()
                 .collect();
-            find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
-                mention: mention.to_owned(),
-                text: lower.iter().collect(),
-            })?
+            let i1 =
+                find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
+                    mention: mention.to_owned(),
+                    text: lower.iter().collect(),
+                })?;
+            (i1, count(orig.get(..i1).unwrap_or_default(), original))
         }
     };
     let slice = |a: usize, b: usize| -> String {
@@ -1130,10 +1226,10 @@ fn place(
         .find(|&j| page.current(j) == this)
         .unwrap_or(ordinal);
     let before = page.count_before(position, original);
-    let match_index = before + count(orig.get(..i1).unwrap_or_default(), original);
+    let match_index = before + in_node;
     Ok(LinkRecommendation {
         link_index,
-        link_text: original.iter().collect(),
+        link_text,
         link_target: target,
         score,
         wikitext_offset: node_start + i1,

@@ -6,7 +6,7 @@ use super::*;
 
 #[derive(Default)]
 struct Mock {
-    anchors: HashMap<String, Vec<Candidate>>,
+    anchors: HashMap<String, Vec<Candidate<'static>>>,
     redirects: HashMap<String, String>,
     pages: HashSet<String>,
     score: f32,
@@ -22,7 +22,7 @@ impl Mock {
             let cands = targets
                 .iter()
                 .map(|t| Candidate {
-                    title: (*t).to_owned(),
+                    title: (*t).to_owned().into(),
                     count: 1,
                 })
                 .collect();
@@ -34,7 +34,7 @@ impl Mock {
 }
 
 impl LinkModel for Mock {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate>> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
         self.anchors.get(anchor).cloned()
     }
     fn redirect(&self, title: &str) -> Option<String> {
@@ -43,7 +43,7 @@ impl LinkModel for Mock {
     fn has_page(&self, title: &str) -> bool {
         self.pages.contains(title)
     }
-    fn scores(&self, _: &str, _: &str, candidates: &[Candidate]) -> Vec<f32> {
+    fn scores(&self, _: &str, _: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
         vec![self.score; candidates.len()]
     }
 }

@@ -139,6 +139,14 @@ pub fn lower(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }
+    // Only a capital sigma looks at its neighbours: without one, no code point vector.
+    if !s.contains(CAPITAL_SIGMA) {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            push_mapped(&mut out, tables::LOWER, c);
+        }
+        return out;
+    }
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
     for (i, &c) in chars.iter().enumerate() {
