@@ -61,26 +61,20 @@ impl MwparserfromhellTokenizer<'_> {
 
     /// Parses a template body; returns the end position on success.
     pub(super) fn parse_template(&mut self, has_content: bool) -> Route<usize> {
-        let reset = self.head;
-        let depth = self.frames.len();
-        let context = TEMPLATE_NAME | if has_content { HAS_TEMPLATE } else { 0 };
-        match self.parse(context, true) {
-            Ok(parsed) => {
-                self.recycle(parsed.items);
-                Ok(self.head + 1)
-            }
-            Err(e) => {
-                self.unwind(depth);
-                self.head = reset;
-                Err(e)
-            }
-        }
+        self.parse_body(TEMPLATE_NAME | if has_content { HAS_TEMPLATE } else { 0 })
     }
 
+    /// Parses an argument body; returns the end position on success.
     pub(super) fn parse_argument(&mut self) -> Route<usize> {
+        self.parse_body(ARGUMENT_NAME)
+    }
+
+    /// Parses a body in `context` for its extent only: its items go back to the pool, and on
+    /// failure the frames it pushed are dropped and the head restored.
+    fn parse_body(&mut self, context: u64) -> Route<usize> {
         let reset = self.head;
         let depth = self.frames.len();
-        match self.parse(ARGUMENT_NAME, true) {
+        match self.parse(context, true) {
             Ok(parsed) => {
                 self.recycle(parsed.items);
                 Ok(self.head + 1)
