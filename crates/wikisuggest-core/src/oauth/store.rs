@@ -4,7 +4,7 @@
 //! Stores are synchronous: they are called inside the manager's renewal critical section,
 //! so that a rotated refresh token is persisted before anyone else may refresh again.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -39,7 +39,7 @@ pub enum LockAttempt {
 }
 
 /// An exclusive lock on a token store; released when dropped (or when the process ends,
-/// however it ends: the operating system drops `flock` locks with the descriptor).
+/// however it ends: the operating system drops file locks with the handle).
 #[derive(Debug)]
 pub struct StoreLock {
     _file: File,
@@ -109,53 +109,59 @@ impl TokenStore for FileTokenStore {
     }
 
     fn try_lock(&self) -> Result<LockAttempt> {
+        let mut lock_path = self.path.clone().into_os_string();
+        lock_path.push(".lock");
+        let lock_path = PathBuf::from(lock_path);
+        if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.exists()
+        {
+            create_private_dir(dir).map_err(|e| self.failure("create the directory of", e))?;
+        }
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
         #[cfg(unix)]
         {
-            let mut lock_path = self.path.clone().into_os_string();
-            lock_path.push(".lock");
-            let lock_path = PathBuf::from(lock_path);
-            if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty())
-                && !dir.exists()
-            {
-                create_private_dir(dir).map_err(|e| self.failure("create the directory of", e))?;
-            }
-            let mut options = OpenOptions::new();
-            options.read(true).write(true).create(true).truncate(false);
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            // The lock file is never removed: removing it would let two processes lock two
-            // different files of the same name.
-            let file = match options.open(&lock_path) {
-                Ok(file) => file,
-                // A token file provisioned read-only (its directory not writable by us) still
-                // works as before, only without the lock.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::PermissionDenied
-                            | std::io::ErrorKind::ReadOnlyFilesystem
-                    ) =>
-                {
-                    log::warn!(
-                        target: crate::client::LOG_TARGET,
-                        "cannot create the lock file {}; renewing without it",
-                        lock_path.display()
-                    );
-                    return Ok(LockAttempt::Unsupported);
-                }
-                Err(e) => return Err(self.failure("open the lock of", e)),
-            };
-            match flock_exclusive(&file) {
-                Ok(true) => Ok(LockAttempt::Held(StoreLock { _file: file })),
-                Ok(false) => Ok(LockAttempt::Busy),
-                Err(e) => Err(self.failure("lock", e)),
-            }
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
         }
-        #[cfg(not(unix))]
-        {
-            Ok(LockAttempt::Unsupported)
+        // The lock file is never removed: removing it would let two processes lock two
+        // different files of the same name.
+        let file = match options.open(&lock_path) {
+            Ok(file) => file,
+            // A token file provisioned read-only (its directory not writable by us) still
+            // works as before, only without the lock.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                log::warn!(
+                    target: crate::client::LOG_TARGET,
+                    "cannot create the lock file {}; renewing without it",
+                    lock_path.display()
+                );
+                return Ok(LockAttempt::Unsupported);
+            }
+            Err(e) => return Err(self.failure("open the lock of", e)),
+        };
+        // std's advisory lock: flock(LOCK_EX | LOCK_NB) on Unix, LockFileEx with
+        // LOCKFILE_FAIL_IMMEDIATELY on Windows. The operating system releases it with the
+        // handle, however the process ends.
+        match file.try_lock() {
+            Ok(()) => Ok(LockAttempt::Held(StoreLock { _file: file })),
+            Err(TryLockError::WouldBlock) => Ok(LockAttempt::Busy),
+            // A file system without locks (some network mounts): the token still works, as
+            // with a read-only directory, only renewals are not serialised between processes.
+            Err(TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                log::warn!(
+                    target: crate::client::LOG_TARGET,
+                    "the file system of {} has no file locks; renewing without one",
+                    lock_path.display()
+                );
+                Ok(LockAttempt::Unsupported)
+            }
+            Err(TryLockError::Error(e)) => Err(self.failure("lock", e)),
         }
     }
 
@@ -192,23 +198,6 @@ impl TokenStore for FileTokenStore {
             let _ = dir.sync_all();
         }
         Ok(())
-    }
-}
-
-/// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another descriptor holds the lock.
-#[cfg(unix)]
-fn flock_exclusive(file: &File) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock only reads the descriptor, which `file` keeps open during the call.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = std::io::Error::last_os_error();
-    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(false)
-    } else {
-        Err(err)
     }
 }
 
