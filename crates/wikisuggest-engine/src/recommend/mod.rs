@@ -221,7 +221,9 @@ impl Engine {
                 pipeline::recommend_cancellable(&model, &request, cancel),
                 Default::default(),
             ),
-            Some(set) => rules::recommend(set, &self.rules, &self.dataset, &model, &request, cancel)?,
+            Some(set) => {
+                rules::recommend(set, &self.rules, &self.dataset, &model, &request, cancel)?
+            }
         };
         if let Some(failure) = model.into_failure() {
             return Err(failure);

@@ -16,14 +16,35 @@ use crate::error::{Error, Result};
 /// lists, dates and times, units and currencies, given names.
 pub const PRODUCTION: &[&str] = &[
     // disambiguation page, Wikimedia list article
-    "Q4167410", "Q13406463",
+    "Q4167410",
+    "Q13406463",
     // dates and times
-    "Q3186692", "Q577", "Q573", "Q39911", "Q578", "Q36507", "Q47150325", "Q47018478", "Q205892",
-    "Q14795564", "Q18340514",
+    "Q3186692",
+    "Q577",
+    "Q573",
+    "Q39911",
+    "Q578",
+    "Q36507",
+    "Q47150325",
+    "Q47018478",
+    "Q205892",
+    "Q14795564",
+    "Q18340514",
     // units and currencies
-    "Q1978718", "Q1790144", "Q1302471", "Q3647172", "Q2916980", "Q3550873", "Q8142", "Q27084",
+    "Q1978718",
+    "Q1790144",
+    "Q1302471",
+    "Q3647172",
+    "Q2916980",
+    "Q3550873",
+    "Q8142",
+    "Q27084",
     // given names
-    "Q202444", "Q1243157", "Q3409032", "Q12308941", "Q11879590",
+    "Q202444",
+    "Q1243157",
+    "Q3409032",
+    "Q12308941",
+    "Q11879590",
 ];
 
 /// What production removed on enwiki besides [`PRODUCTION`]: countries and continents.
@@ -108,7 +129,8 @@ pub fn read_table(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<HashMap<
                 return Err(bad(&format!("{item:?} is not a Wikidata item id")));
             }
             if wanted(item) {
-                out.entry(title.to_owned()).or_insert_with(|| item.to_owned());
+                out.entry(title.to_owned())
+                    .or_insert_with(|| item.to_owned());
                 break;
             }
         }

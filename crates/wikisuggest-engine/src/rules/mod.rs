@@ -18,8 +18,8 @@
 //! Without a rule set the engine's output is production's, bit for bit.
 
 pub mod classes;
-mod pass;
 pub mod page;
+mod pass;
 pub mod spec;
 
 use std::collections::{HashMap, HashSet};
@@ -153,7 +153,9 @@ impl Rules {
         if let Some(score) = spec.min_score
             && !(0.0..=1.0).contains(&score)
         {
-            return Err(bad(format!("min_score must be between 0 and 1, got {score}")));
+            return Err(bad(format!(
+                "min_score must be between 0 and 1, got {score}"
+            )));
         }
         for (name, value) in [
             ("max_links", spec.max_links),

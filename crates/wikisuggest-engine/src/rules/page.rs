@@ -63,7 +63,12 @@ impl PageRules {
 
     /// The first excluded template or category of the page: those its wikitext names, then
     /// `templates` and `categories` as the wiki lists them (with or without namespace).
-    pub fn hit(&self, wikitext: &str, templates: &[String], categories: &[String]) -> Option<PageHit> {
+    pub fn hit(
+        &self,
+        wikitext: &str,
+        templates: &[String],
+        categories: &[String],
+    ) -> Option<PageHit> {
         if self.is_empty() {
             return None;
         }
@@ -72,12 +77,16 @@ impl PageRules {
             let hit = match kind {
                 Kind::Template if !self.templates.is_empty() => {
                     let name = local_name(name, &self.template_namespaces);
-                    self.templates.contains(&name).then(|| PageHit::Template(name))
+                    self.templates
+                        .contains(&name)
+                        .then_some(PageHit::Template(name))
                 }
                 Kind::Category if !self.categories.is_empty() => {
                     self.category_of_link(name).and_then(|name| {
                         let name = local_name(name, &[]);
-                        self.categories.contains(&name).then(|| PageHit::Category(name))
+                        self.categories
+                            .contains(&name)
+                            .then_some(PageHit::Category(name))
                     })
                 }
                 _ => None,
@@ -113,7 +122,9 @@ fn namespaces(canonical: &str, given: &[String], entries: &[String]) -> Vec<Stri
         .iter()
         .filter_map(|e| e.split_once(':').map(|(prefix, _)| prefix));
     for name in given.iter().map(String::as_str).chain(inferred) {
-        let folded = pyunicode::casefold(&name.replace('_', " ")).trim().to_owned();
+        let folded = pyunicode::casefold(&name.replace('_', " "))
+            .trim()
+            .to_owned();
         if !folded.is_empty() && !out.contains(&folded) {
             out.push(folded);
         }
@@ -158,7 +169,11 @@ fn scan(text: &str, found: &mut dyn FnMut(Kind, &str) -> bool) {
         let rest = text.get(at..).unwrap_or_default();
         if let Some(after) = rest.strip_prefix("<!--") {
             at += 4 + after.find("-->").map_or(after.len(), |end| end + 3);
-        } else if rest.len() >= 8 && rest.get(..8).is_some_and(|t| t.eq_ignore_ascii_case("<nowiki>")) {
+        } else if rest.len() >= 8
+            && rest
+                .get(..8)
+                .is_some_and(|t| t.eq_ignore_ascii_case("<nowiki>"))
+        {
             let lower = rest.to_ascii_lowercase();
             at += lower.find("</nowiki>").map_or(rest.len(), |end| end + 9);
         } else if rest.starts_with("{{{") {
@@ -177,7 +192,9 @@ fn scan(text: &str, found: &mut dyn FnMut(Kind, &str) -> bool) {
             }
             at += 2;
         } else if let Some(after) = rest.strip_prefix("[[") {
-            let end = after.find(['|', ']', '[', '{', '\n']).unwrap_or(after.len());
+            let end = after
+                .find(['|', ']', '[', '{', '\n'])
+                .unwrap_or(after.len());
             let target = after.get(..end).unwrap_or_default().trim();
             if !target.starts_with(':') && target.contains(':') && !found(Kind::Category, target) {
                 return;
@@ -218,9 +235,18 @@ mod tests {
         assert!(hit("{{Template:Infobox person\n|name=x}}").is_some());
         assert!(hit("{{subst:Infobox_person}}").is_some());
         assert!(hit("{{Infobox personal}} {{{Under construction}}}").is_none());
-        assert!(hit("<!-- {{Under construction}} --> <nowiki>{{Under construction}}</nowiki>").is_none());
-        assert!(hit("{{#if:{{Under construction}}|a}}").is_some(), "nested calls count");
-        assert!(r.hit("plain", &["Template:Under construction".into()], &[]).is_some());
+        assert!(
+            hit("<!-- {{Under construction}} --> <nowiki>{{Under construction}}</nowiki>")
+                .is_none()
+        );
+        assert!(
+            hit("{{#if:{{Under construction}}|a}}").is_some(),
+            "nested calls count"
+        );
+        assert!(
+            r.hit("plain", &["Template:Under construction".into()], &[])
+                .is_some()
+        );
         assert!(PageRules::default().hit("{{Anything}}", &[], &[]).is_none());
     }
 

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use wikisuggest_text::TextError;
 use wikisuggest_text::pipeline::{
     self, LinkFilter, LinkModel, LinkRecommendation, Placement, Recommendations, Request, Stop,
 };
 use wikisuggest_text::sections::sections;
 use wikisuggest_text::title::normalise_title;
 use wikisuggest_text::wikitext::{ParseLimits, Wikitext, wikilink_ranges_bounded};
-use wikisuggest_text::TextError;
 
 use super::{ExcludedLink, Exclusion, RuleKind, Rules};
 use crate::dataset::Dataset;
@@ -27,9 +27,11 @@ pub(crate) struct BoundRules {
 
 impl BoundRules {
     fn bind(rules: &Rules, dataset: &Dataset) -> Result<Self> {
-        let mut targets = HashMap::with_capacity(2 * (rules.targets.len() + rules.class_titles.len()));
+        let mut targets =
+            HashMap::with_capacity(2 * (rules.targets.len() + rules.class_titles.len()));
         let named = (rules.targets.iter()).map(|(title, given)| (title, RuleKind::Target, given));
-        let classed = (rules.class_titles.iter()).map(|(title, item)| (title, RuleKind::Class, item));
+        let classed =
+            (rules.class_titles.iter()).map(|(title, item)| (title, RuleKind::Class, item));
         // Targets first: a title named outright is reported as such, not by its class.
         for (title, rule, value) in named.chain(classed) {
             let resolved = dataset.redirect(title)?;
@@ -236,9 +238,9 @@ impl PageFilter<'_> {
                 .section_links
                 .get_or_insert_with(|| existing_links(at.doc, dataset));
             let linked = || {
-                existing.iter().any(|l| {
-                    l.section == section && l.start < at.node.start && l.target == *target
-                })
+                existing
+                    .iter()
+                    .any(|l| l.section == section && l.start < at.node.start && l.target == *target)
             };
             if suggested || linked() {
                 return Some(Exclusion {
@@ -290,7 +292,9 @@ pub fn section_links(
 }
 
 fn existing_links(doc: &Wikitext, dataset: &Dataset) -> Vec<SectionLink> {
-    links_of(doc, &|title| dataset.redirect(title).ok().flatten().map(str::to_owned))
+    links_of(doc, &|title| {
+        dataset.redirect(title).ok().flatten().map(str::to_owned)
+    })
 }
 
 fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<SectionLink> {
@@ -305,7 +309,11 @@ fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<Se
     };
     let starts: Vec<usize> = sections(doc)
         .iter()
-        .map(|s| doc.nodes().get(s.nodes.start).map_or(chars.len(), |n| n.start))
+        .map(|s| {
+            doc.nodes()
+                .get(s.nodes.start)
+                .map_or(chars.len(), |n| n.start)
+        })
         .collect();
     ranges
         .into_iter()
