@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 pub use page::PageHit;
 use page::PageRules;
 pub(crate) use pass::{BoundCache, recommend};
-pub use pass::{SectionLink, section_links};
+pub use pass::{SectionLink, page_sections, section_links};
 pub use spec::{ClassesSpec, RuleSpec, Syntax};
 
 /// Which rule removed a link or a page.
@@ -270,6 +270,31 @@ impl Rules {
                     rule: RuleKind::Category,
                     value: name,
                 },
+            })
+    }
+
+    /// The rule a link with this text and target falls under, outside any pass: the target
+    /// as written (titles and class table entries are compared after normalisation, not
+    /// through a dataset's redirects: resolve `target` first where that matters), then the
+    /// text.
+    pub fn link_exclusion(&self, link_text: &str, target: &str) -> Option<Exclusion> {
+        let title = normalise_title(target);
+        if let Some((_, given)) = self.targets.iter().find(|(t, _)| *t == title) {
+            return Some(Exclusion {
+                rule: RuleKind::Target,
+                value: given.clone(),
+            });
+        }
+        if let Some(item) = self.class_titles.get(&title) {
+            return Some(Exclusion {
+                rule: RuleKind::Class,
+                value: item.clone(),
+            });
+        }
+        self.anchor_rule(pyunicode::strip(link_text))
+            .map(|phrase| Exclusion {
+                rule: RuleKind::Anchor,
+                value: phrase.to_owned(),
             })
     }
 

@@ -276,8 +276,30 @@ pub struct SectionLink {
     pub section: usize,
     /// Code point offset of the link's `[[`.
     pub start: usize,
+    /// Code point offset just past its `]]`.
+    pub end: usize,
+    /// The target as written (without a `#fragment`).
+    pub title: String,
+    /// The label (everything after the first `|`), if it has one.
+    pub label: Option<String>,
     /// Its target, normalised and through one redirect where `redirect` knows one.
     pub target: String,
+}
+
+/// The sections of a page as the pass sees them: each one's heading title (stripped; `None`
+/// for the lead) and the code point offset where it starts.
+pub fn page_sections(wikitext: &str) -> Vec<(Option<String>, usize)> {
+    let doc = Wikitext::parse(wikitext);
+    sections(&doc)
+        .iter()
+        .map(|s| {
+            let start = doc.nodes().get(s.nodes.start).map_or(doc.chars().len(), |n| n.start);
+            let title = (s.heading.and_then(|h| doc.nodes().get(h)))
+                .and_then(|node| node.heading_title())
+                .map(|range| wikisuggest_text::pyunicode::strip(&doc.slice(range)).to_owned());
+            (title, start)
+        })
+        .collect()
 }
 
 /// Every wikilink of `wikitext` (at any depth: templates, references and captions included)
@@ -318,13 +340,19 @@ fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<Se
     ranges
         .into_iter()
         .map(|link| {
-            let raw: String = chars.get(link.title).unwrap_or_default().iter().collect();
-            let title = normalise_title(&raw);
-            let target = redirect(&title).unwrap_or(title);
+            let text = |range: std::ops::Range<usize>| -> String {
+                chars.get(range).unwrap_or_default().iter().collect()
+            };
+            let raw = text(link.title);
+            let normalised = normalise_title(&raw);
+            let target = redirect(&normalised).unwrap_or(normalised);
             let start = link.span.start;
             SectionLink {
                 section: starts.partition_point(|&s| s <= start).saturating_sub(1),
                 start,
+                end: link.span.end,
+                title: raw,
+                label: link.text.map(text),
                 target,
             }
         })
