@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use pythonize::{depythonize, pythonize};
 use wikisuggest_engine::rules::section_links as engine_section_links;
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use wikisuggest_engine::{Error as EngineError, ExcludedLink, Exclusion, RuleSpec, Rules};
 
 use crate::errors::{engine_error, invalid_parameter};
@@ -24,8 +24,8 @@ impl NativeLinkRules {
     /// A rule set from its spec (the rule file's keys); a `classes` path is read as given.
     #[staticmethod]
     fn from_spec(py: Python<'_>, spec: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let spec: RuleSpec = depythonize(spec)
-            .map_err(|e| invalid_parameter("rules", &format!("rules: {e}")))?;
+        let spec: RuleSpec =
+            depythonize(spec).map_err(|e| invalid_parameter("rules", &format!("rules: {e}")))?;
         let rules = py
             .detach(|| Rules::from_spec(spec, None))
             .map_err(|e| engine_error(py, &e))?;
@@ -60,7 +60,10 @@ impl NativeLinkRules {
     }
 
     fn to_toml(&self, py: Python<'_>) -> PyResult<String> {
-        self.inner.spec().to_toml().map_err(|e| engine_error(py, &e))
+        self.inner
+            .spec()
+            .to_toml()
+            .map_err(|e| engine_error(py, &e))
     }
 
     /// `(rule, value)` when a page rule excludes the page, else `None`.

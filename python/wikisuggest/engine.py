@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 from . import _args
-from ._native import NativeEngine, __version__
+from ._native import NativeEngine, NativeLinkRules, __version__
 from .batch import BatchInterrupted, BatchItem, BatchResults, _make_item, _Progress
 from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
 from .models import LinkRecommendationSet
@@ -87,6 +87,8 @@ class PassOptions(TypedDict, total=False):
     max_recommendations: int
     sections_to_exclude: Iterable[str] | None
     time_budget: float | None
+    #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
+    rules: Any
 
 
 class RecommendOptions(PassOptions, total=False):
@@ -104,6 +106,7 @@ _PASS_DEFAULTS: dict[str, Any] = {
     "max_recommendations": 15,
     "sections_to_exclude": None,
     "time_budget": None,
+    "rules": None,
 }
 
 
@@ -450,7 +453,24 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
             "sections_to_exclude", options["sections_to_exclude"]
         ),
         "time_budget": _budget(options["time_budget"]),
+        "rules": _native_rules(options["rules"]),
     }
+
+
+def _native_rules(rules: Any) -> NativeLinkRules | None:
+    """``rules=`` as the engine takes it: :class:`~wikisuggest.LinkRules`, a rule file's path,
+    or ``None``."""
+    if rules is None:
+        return None
+    native = getattr(rules, "native", None)
+    if isinstance(native, NativeLinkRules):
+        return native
+    if isinstance(rules, (str, os.PathLike)):
+        return NativeLinkRules.load(os.fspath(rules))
+    raise InvalidParameter(
+        f"rules must be LinkRules or the path of a rule file, got {type(rules).__name__}",
+        parameter="rules",
+    )
 
 
 def _one_page(

@@ -202,7 +202,10 @@ impl ActionApi {
     /// is added): the decoded body of a success, the wiki's error as [`Error::Api`]. Reads are
     /// retried as the policy allows; writes go through [`ActionApi::edit`] only.
     pub async fn read(&self, params: &[(String, String)]) -> Result<Value> {
-        let action = params.iter().find(|(k, _)| k == "action").map(|(_, v)| v.as_str());
+        let action = params
+            .iter()
+            .find(|(k, _)| k == "action")
+            .map(|(_, v)| v.as_str());
         if !action.is_some_and(|a| READ_ACTIONS.contains(&a)) {
             return Err(Error::invalid(
                 "action",
@@ -210,9 +213,15 @@ impl ActionApi {
             ));
         }
         if params.iter().any(|(k, _)| k == "format" || k == "token") {
-            return Err(Error::invalid("params", "format and token are set by the client"));
+            return Err(Error::invalid(
+                "params",
+                "format and token are set by the client",
+            ));
         }
-        let params = params.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+        let params = params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
         self.call(Verb::Read, params).await
     }
 

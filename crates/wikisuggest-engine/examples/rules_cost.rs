@@ -28,7 +28,10 @@ fn articles(dir: &Path) -> Vec<(String, String)> {
         .skip(1)
         .map(|line| {
             let f: Vec<&str> = line.split('\t').collect();
-            (f[1].to_owned(), std::fs::read_to_string(dir.join(f[0])).unwrap())
+            (
+                f[1].to_owned(),
+                std::fs::read_to_string(dir.join(f[0])).unwrap(),
+            )
         })
         .collect()
 }
@@ -66,9 +69,15 @@ fn rule_set(dataset: &Dataset) -> Rules {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["convert", src, out] => {
-            let path = wikisuggest_engine::convert(Path::new(src), "enwiki", Path::new(out)).unwrap();
+            let path =
+                wikisuggest_engine::convert(Path::new(src), "enwiki", Path::new(out)).unwrap();
             println!("{}", path.display());
         }
         ["run", file, dir, mode, rounds] => {
@@ -78,9 +87,12 @@ fn main() {
                 "rules" => Some(Arc::new(rule_set(engine.dataset()))),
                 other => panic!("mode {other}: plain or rules"),
             };
-            let spec_sizes = rules
-                .as_ref()
-                .map(|r| (r.spec().exclude_targets.len(), r.spec().exclude_anchors.len()));
+            let spec_sizes = rules.as_ref().map(|r| {
+                (
+                    r.spec().exclude_targets.len(),
+                    r.spec().exclude_anchors.len(),
+                )
+            });
             let options = RecommendOptions {
                 rules,
                 ..RecommendOptions::default()

@@ -545,7 +545,10 @@ fn section_links_are_placed_in_their_sections() {
         .collect();
     assert_eq!(got, [(0, "A"), (0, "B c"), (1, "A"), (2, "Delta")]);
     assert!(links.windows(2).all(|w| w[0].start < w[1].start));
-    assert_eq!((links[1].title.as_str(), links[1].label.as_deref()), ("B_c", Some("y")));
+    assert_eq!(
+        (links[1].title.as_str(), links[1].label.as_deref()),
+        ("B_c", Some("y"))
+    );
     assert_eq!(links[0].end - links[0].start, "[[a]]".len());
     let sections = wikisuggest_engine::rules::page_sections("lead\n== One ==\nx\n=== Two ===\ny");
     let titles: Vec<Option<&str>> = sections.iter().map(|(t, _)| t.as_deref()).collect();

@@ -293,7 +293,10 @@ pub fn page_sections(wikitext: &str) -> Vec<(Option<String>, usize)> {
     sections(&doc)
         .iter()
         .map(|s| {
-            let start = doc.nodes().get(s.nodes.start).map_or(doc.chars().len(), |n| n.start);
+            let start = doc
+                .nodes()
+                .get(s.nodes.start)
+                .map_or(doc.chars().len(), |n| n.start);
             let title = (s.heading.and_then(|h| doc.nodes().get(h)))
                 .and_then(|node| node.heading_title())
                 .map(|range| wikisuggest_text::pyunicode::strip(&doc.slice(range)).to_owned());
