@@ -24,7 +24,9 @@ USER_AGENT = "wikisuggest-tests/1.0 (https://example.org/tests; tests@example.or
 ITEMS = {f"Page {i}": f"Q{1000 + i}" for i in range(120)}
 ITEMS.update({"Neck": "Q9633", "Stomach": "Q103224", "Mammal": "Q7377"})
 #: The stand-in Wikidata: item → P31.
-P31 = {item: ["Q5"] if n % 2 else ["Q4167410", "Q13406463"] for n, item in enumerate(ITEMS.values())}
+P31 = {
+    item: ["Q5"] if n % 2 else ["Q4167410", "Q13406463"] for n, item in enumerate(ITEMS.values())
+}
 P31.update({"Q9633": ["Q712378"], "Q103224": ["Q712378"], "Q7377": ["Q16521"]})
 
 
@@ -48,7 +50,9 @@ class StandIn:
                     self.send_response(503)
                     self.end_headers()
                     return
-                assert params.get("format") == "json" and "wikisuggest" in self.headers["User-Agent"]
+                assert (
+                    params.get("format") == "json" and "wikisuggest" in self.headers["User-Agent"]
+                )
                 body = stand_in.answer(url.path, params)
                 data = json.dumps(body).encode()
                 self.send_response(200)
@@ -87,7 +91,9 @@ class StandIn:
                 {"mainsnak": {"datavalue": {"value": {"id": q}}}, "rank": "normal"}
                 for q in P31[item]
             ]
-            claims.append({"mainsnak": {"datavalue": {"value": {"id": "Q999"}}}, "rank": "deprecated"})
+            claims.append(
+                {"mainsnak": {"datavalue": {"value": {"id": "Q999"}}}, "rank": "deprecated"}
+            )
             entities[item] = {"id": item, "claims": {"P31": claims}}
         return {"entities": entities}
 
@@ -126,7 +132,10 @@ def test_fill_in_batches_and_resume(stand_in: StandIn, tmp_path: Path) -> None:
     asked = [t for r in stand_in.requests if "titles" in r for t in r["titles"].split("|")]
     assert asked == titles[50:], "resumed after the last kept batch"
     assert done.requests == len(stand_in.requests) == 4
-    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in table.read_text("utf-8").splitlines()[1:]}
+    rows = {
+        line.split("\t")[0]: line.split("\t")[1:]
+        for line in table.read_text("utf-8").splitlines()[1:]
+    }
     assert rows["Page 1"] == ["Q1001", "Q5"]
     assert rows["Page 0"] == ["Q1000", "Q4167410|Q13406463"]
     assert rows["No_item here"] == ["", ""]

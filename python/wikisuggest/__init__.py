@@ -12,13 +12,52 @@ The same recommendations computed locally, offline (see :mod:`wikisuggest.engine
 
 from __future__ import annotations
 
-from . import datasets
+import warnings
+from typing import Any
+
+from . import _aliases, datasets
 from ._native import __version__
-from .apply import AppliedLink, AppliedLinks, SkippedLink, SkipReason, apply_links
+from .auth import (
+    AuthorizationRequest,
+    FileTokenStore,
+    LoopbackServer,
+    Token,
+    TokenManager,
+    TokenStore,
+    authorization_url,
+    parse_redirect,
+)
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
-from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
-from .edit import EditResult, Page, Wiki
+from .client import (
+    DEFAULT_AUTH_URL,
+    DEFAULT_BASE_URL,
+    AsyncClient,
+    Client,
+    authorize_with_loopback,
+)
+from .edits import (
+    AppliedLink,
+    AppliedLinks,
+    EditResult,
+    Revision,
+    SkippedLink,
+    SkipReason,
+    Wiki,
+    apply_links,
+)
+from .edits.audit import AuditQueue, audit_edits
+from .edits.community import CommunityConfiguration
+from .edits.wikidata import fill_classes
 from .engine import CandidateScore, EngineInfo, LinkEngine
+from .engine.preview import RulesPreview, preview_rules
+from .engine.rules import (
+    ENWIKI_CLASSES,
+    PRODUCTION_CLASSES,
+    ExcludedLink,
+    Exclusion,
+    ExplainedResult,
+    LinkRules,
+)
 from .errors import (
     AccessDenied,
     Cancelled,
@@ -54,7 +93,7 @@ from .errors import (
     WikisuggestError,
     WikitextError,
 )
-from .models import (
+from .records import (
     CollectionMembership,
     DatasetChecksums,
     LinkRecommendation,
@@ -66,27 +105,19 @@ from .models import (
     TranslationPage,
     TranslationRecommendation,
 )
-from .oauth import (
-    AuthorizationRequest,
-    FileTokenStore,
-    LoopbackServer,
-    Token,
-    TokenManager,
-    TokenStore,
-    authorization_url,
-    authorize_with_loopback,
-    parse_redirect,
-)
 from .server import Server, serve
 
 __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
+    "ENWIKI_CLASSES",
+    "PRODUCTION_CLASSES",
     "AccessDenied",
     "AppliedLink",
     "AppliedLinks",
     "AsyncBatch",
     "AsyncClient",
+    "AuditQueue",
     "AuthorizationRequest",
     "BatchInterrupted",
     "BatchItem",
@@ -95,15 +126,19 @@ __all__ = [
     "CandidateScore",
     "Client",
     "ClientClosed",
-    "ConfigurationError",
     "CollectionMembership",
+    "CommunityConfiguration",
+    "ConfigurationError",
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
     "EditConflict",
     "EditResult",
-    "FileTokenStore",
     "EngineInfo",
+    "ExcludedLink",
+    "Exclusion",
+    "ExplainedResult",
+    "FileTokenStore",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
@@ -113,12 +148,12 @@ __all__ = [
     "LinkEngine",
     "LinkRecommendation",
     "LinkRecommendationSet",
+    "LinkRules",
     "LoopbackServer",
     "MediaWikiError",
     "Meta",
     "NotFound",
     "OAuthError",
-    "Page",
     "PageCollection",
     "PageCollectionGroups",
     "PageCollectionMetadata",
@@ -126,6 +161,8 @@ __all__ = [
     "ReadDenied",
     "ReauthorizationRequired",
     "ResponseTooLarge",
+    "Revision",
+    "RulesPreview",
     "Server",
     "ServerError",
     "SkipReason",
@@ -135,9 +172,9 @@ __all__ = [
     "Token",
     "TokenManager",
     "TokenStore",
-    "TransportError",
     "TranslationPage",
     "TranslationRecommendation",
+    "TransportError",
     "Unauthorized",
     "UnauthorizedClient",
     "UnprocessableEntity",
@@ -150,9 +187,26 @@ __all__ = [
     "WikitextError",
     "__version__",
     "apply_links",
+    "audit_edits",
     "authorization_url",
     "authorize_with_loopback",
-    "parse_redirect",
     "datasets",
+    "fill_classes",
+    "parse_redirect",
+    "preview_rules",
     "serve",
 ]
+
+_aliases.install()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Page":
+        warnings.warn(
+            "wikisuggest.Page is deprecated: it is wikisuggest.Revision (a wiki's revision, "
+            "as Wiki.page returns it); the engine's input is wikisuggest.engine.Page",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Revision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,36 +4,36 @@ from collections.abc import Awaitable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
-from .batch import BatchItem, _Plan
-from .models import LinkRecommendationSet, TranslationRecommendation
+from .batch import BatchItem, Plan
+from .records import LinkRecommendationSet, TranslationRecommendation
 
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
 
 __all__ = [
-    "__version__",
-    "NativeClient",
+    "NativeBatch",
+    "NativeBatchStream",
     "NativeCall",
+    "NativeClient",
+    "NativeDatasetBuild",
+    "NativeDumpPages",
+    "NativeEngine",
+    "NativeGroup",
+    "NativeLinkRules",
+    "NativeServer",
     "NativeTokenManager",
     "NativeWiki",
-    "NativeBatch",
-    "NativeGroup",
-    "NativeEngine",
-    "NativeBatchStream",
-    "NativeServer",
-    "in_flight_tasks",
-    "quiesce",
+    "__version__",
     "authorization_url",
-    "parse_redirect",
+    "backtest_dataset",
     "file_store_load",
     "file_store_save",
-    "NativeDatasetBuild",
-    "backtest_dataset",
-    "NativeDumpPages",
-    "NativeLinkRules",
+    "in_flight_tasks",
     "page_links",
     "page_sections",
+    "parse_redirect",
+    "quiesce",
 ]
 
 #: What the rules removed from a page: each link with its rule and the rule's entry, and the
@@ -150,13 +150,13 @@ class NativeBatch:
     ) -> NativeBatch: ...
     @property
     def total(self) -> int: ...
-    def next(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def next(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
     def next_async(self) -> Awaitable[NativeGroup]: ...
     def cancel(self) -> None: ...
 
 @final
 class NativeGroup:
-    def items(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def items(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
 
 @final
 class NativeEngine:
@@ -216,6 +216,7 @@ class NativeLinkRules:
 
 def page_links(wikitext: str) -> list[tuple[int, int, int, str, str | None, str]]: ...
 def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
+
 @final
 class NativeBatchStream:
     def push(self, page: tuple[str, str, int | None, int | None, str | None]) -> None: ...

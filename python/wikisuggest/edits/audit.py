@@ -2,7 +2,7 @@
 change that takes out only those.
 
 >>> from wikisuggest.edits.audit import audit_edits
->>> queue = audit_edits(wiki, engine, rules=rules)  # the wiki's recent Add a Link edits  # doctest: +SKIP
+>>> queue = audit_edits(wiki, engine, rules=rules)  # recent Add a Link edits  # doctest: +SKIP
 >>> queue.to_frame()  # doctest: +SKIP
 >>> for edit in queue.flagged():  # doctest: +SKIP
 ...     print(edit.save(wiki).diff)  # a dry run: the change, not saved
@@ -106,7 +106,9 @@ class AuditedEdit:
         when given) turned back into their text, based on the edit's revision."""
         unknown = set(kinds or ()) - set(FLAGS)
         if unknown:
-            raise InvalidParameter(f"unknown flags: {', '.join(sorted(unknown))}", parameter="kinds")
+            raise InvalidParameter(
+                f"unknown flags: {', '.join(sorted(unknown))}", parameter="kinds"
+            )
         chosen = [
             link
             for link in self.links
@@ -181,18 +183,24 @@ class AuditQueue:
         for e in self.edits:
             for link in e.links:
                 flags = "<br>".join(
-                    f"<b>{html.escape(f.kind)}</b>" + (f": {html.escape(f.detail)}" if f.detail else "")
+                    f"<b>{html.escape(f.kind)}</b>"
+                    + (f": {html.escape(f.detail)}" if f.detail else "")
                     for f in link.flags
                 )
                 context = html.escape(e.wikitext[max(0, link.start - 40) : link.start])
                 after = html.escape(e.wikitext[link.end : link.end + 40])
                 colour = "#ef9a9a" if link.flags else "#c8e6c9"
-                mark = f'<mark style="background:{colour}">{html.escape(e.wikitext[link.start:link.end])}</mark>'
+                markup = html.escape(e.wikitext[link.start : link.end])
+                mark = f'<mark style="background:{colour}">{markup}</mark>'
                 values = [html.escape(e.title), str(e.revid), html.escape(e.user),
                           f'<span style="font-family:monospace">…{context}{mark}{after}…</span>',
                           flags or "—"]  # fmt: skip
-                rows.append("<tr>" + "".join(f'<td style="{cell}">{v}</td>' for v in values) + "</tr>")
-        head = "".join(f'<th style="{cell}">{h}</th>' for h in ("page", "revision", "user", "link", "flags"))
+                rows.append(
+                    "<tr>" + "".join(f'<td style="{cell}">{v}</td>' for v in values) + "</tr>"
+                )
+        head = "".join(
+            f'<th style="{cell}">{h}</th>' for h in ("page", "revision", "user", "link", "flags")
+        )
         summary = ", ".join(f"{k} {n}" for k, n in sorted(self.counts().items())) or "no flags"
         return (
             f'<div><div style="font:bold 14px sans-serif">{len(self.edits)} edits · {summary}</div>'
@@ -217,8 +225,10 @@ def audit_edits(
     ``tag``, with ``engine`` (the wiki's dataset), ``rules`` and a homonym ``margin``."""
     if not 0 <= margin <= 1:
         raise InvalidParameter("margin must be between 0 and 1", parameter="margin")
-    checked_rules = None if rules is None else (
-        rules if isinstance(rules, LinkRules) else LinkRules.load(rules)
+    checked_rules = (
+        None
+        if rules is None
+        else (rules if isinstance(rules, LinkRules) else LinkRules.load(rules))
     )
     native_rules(checked_rules)
     ids = list(revids) if revids is not None else _tagged(wiki, tag, limit)
@@ -258,8 +268,12 @@ def _audit(
     language_code: str | None,
 ) -> AuditedEdit | None:
     info = wiki.read(
-        {"action": "query", "prop": "revisions", "revids": str(revid),
-         "rvprop": "ids|timestamp|user"}  # fmt: skip
+        {
+            "action": "query",
+            "prop": "revisions",
+            "revids": str(revid),
+            "rvprop": "ids|timestamp|user",
+        }
     )
     pages = info.get("query", {}).get("pages", [])
     if not pages or not pages[0].get("revisions"):
@@ -270,7 +284,9 @@ def _audit(
         return None  # a page creation adds links to no earlier text
     before, after = wiki.page(revid=parentid), wiki.page(revid=revid)
     if before is None or after is None:
-        raise InvalidParameter(f"revision {revid} or its parent is not readable", parameter="revids")
+        raise InvalidParameter(
+            f"revision {revid} or its parent is not readable", parameter="revids"
+        )
     added = _added_links(before.wikitext, after.wikitext)
     if not added:
         return _edit(pages[0], revision, revid, parentid, after, ())
@@ -294,8 +310,8 @@ def _audit(
         key = (text.strip().lower(), final)
         if key not in suggested and key not in removed:
             flags.append(Flag("not_suggested"))
-        exclusion = removed[key] if key in removed else None
-        rule = (f"{exclusion.rule}: {exclusion.value}" if exclusion is not None else None)
+        exclusion = removed.get(key)
+        rule = f"{exclusion.rule}: {exclusion.value}" if exclusion is not None else None
         if rule is None and rules is not None:
             found = rules.link_exclusion(text, final)
             rule = None if found is None else f"{found.rule}: {found.value}"
@@ -341,6 +357,7 @@ def _edit(
 def _added_links(before: str, after: str) -> list[tuple[int, int, int, str, str | None, str]]:
     """The links of ``after`` beyond those ``before`` has with the same target and text: of
     each (target, text), the occurrences past the count before, the last ones."""
+
     def key(link: tuple[int, int, int, str, str | None, str]) -> tuple[str, str]:
         return (link[5], (link[4] if link[4] is not None else link[3]).strip())
 
@@ -367,7 +384,9 @@ def _resolve(wiki: Wiki, titles: set[str]) -> dict[str, tuple[str, str]]:
         query = body.get("query", {})
         normalized = {n["from"]: n["to"] for n in query.get("normalized", [])}
         redirects = {r["from"]: r["to"] for r in query.get("redirects", [])}
-        missing = {p["title"] for p in query.get("pages", []) if p.get("missing") or p.get("invalid")}
+        missing = {
+            p["title"] for p in query.get("pages", []) if p.get("missing") or p.get("invalid")
+        }
         for title in chunk:
             name = normalized.get(title, title)
             if name in redirects:

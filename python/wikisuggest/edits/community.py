@@ -77,7 +77,9 @@ class CommunityConfiguration:
     source: str = ""
 
     @classmethod
-    def from_json(cls, data: str | Mapping[str, Any], *, source: str = "") -> CommunityConfiguration:
+    def from_json(
+        cls, data: str | Mapping[str, Any], *, source: str = ""
+    ) -> CommunityConfiguration:
         """The settings of a configuration page's JSON (text or decoded)."""
         if isinstance(data, str):
             try:
@@ -226,9 +228,7 @@ class _Checker:
             raise self._fail(key, "must be a list of strings")
         return tuple(v for v in value if v.strip())
 
-    def number(
-        self, key: str, low: float, high: float | None, *, integer: bool = False
-    ) -> float:
+    def number(self, key: str, low: float, high: float | None, *, integer: bool = False) -> float:
         value = self.task.get(key, DEFAULTS.get(key))
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self._fail(key, "must be a number")

@@ -16,7 +16,6 @@ an article that loses every suggestion leaves the task pool.
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -33,9 +32,13 @@ from .rules import ExplainedResult, LinkRules, native_rules
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["LinkChange", "RulesPreview", "RuleSummary", "preview_rules"]
+__all__ = ["LinkChange", "RuleSummary", "RulesPreview", "preview_rules"]
 
 _MAIN_NAMESPACE = 0
+
+#: The columns of :meth:`RulesPreview.to_frame`.
+_COLUMNS = ["page_title", "pageid", "change", "rule", "value", "link_text", "link_target",
+            "score", "wikitext_offset", "context_before", "context_after"]  # fmt: skip
 
 #: Why a link appeared: a slot a removal freed (the next link production finds), or a rule of
 #: the old set that the new one no longer has.
@@ -152,9 +155,7 @@ class RulesPreview:
             }
             for c in self.changes
         ]
-        columns = ["page_title", "pageid", "change", "rule", "value", "link_text",
-                   "link_target", "score", "wikitext_offset", "context_before", "context_after"]  # fmt: skip
-        return pd.DataFrame(rows, columns=columns)
+        return pd.DataFrame(rows, columns=_COLUMNS)
 
     def summary_frame(self) -> pandas.DataFrame:
         """:meth:`by_rule` as a frame (needs pandas)."""
@@ -242,8 +243,15 @@ def preview_rules(
         if new_links and not old_links:
             gained.append(title)
         changes.extend(
-            _diff(title, page.get("pageid"), page["wikitext"], b.result, a.result,
-                  new_sections, new_spec)  # fmt: skip
+            _diff(
+                title,
+                page.get("pageid"),
+                page["wikitext"],
+                b.result,
+                a.result,
+                new_sections,
+                new_spec,
+            )
         )
     return RulesPreview(
         pages=counted,
@@ -369,7 +377,7 @@ def _html(report: RulesPreview, per_rule: int = 3) -> str:
     """The report for a notebook: totals, one row per rule entry with examples of its links
     in their context (every text from a page escaped)."""
     head = (
-        f"<div style=\"font:bold 14px sans-serif\">{report.pages} pages · "
+        f'<div style="font:bold 14px sans-serif">{report.pages} pages · '
         f"{report.links_before} → {report.links_after} links · {report.removed} removed · "
         f"{report.added} added · {len(report.lost_last)} lose their last suggestion · "
         f"{len(report.gained_first)} gain their first</div>"
@@ -384,7 +392,7 @@ def _html(report: RulesPreview, per_rule: int = 3) -> str:
                 f"{_e(c.link.link_text)}</mark>"
             )
             shown.append(
-                f"{_e(c.page_title)}: <span style=\"font-family:monospace\">…"
+                f'{_e(c.page_title)}: <span style="font-family:monospace">…'
                 f"{_e(c.link.context_before)}{mark}{_e(c.link.context_after)}…</span> → "
                 f"{_e(c.link.link_target)}"
             )

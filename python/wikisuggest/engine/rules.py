@@ -101,7 +101,9 @@ class ExplainedResult:
     page_excluded: Exclusion | None = None
 
 
-def explained(raw: tuple[Any, list[tuple[Any, str, str]], tuple[str, str] | None]) -> ExplainedResult:
+def explained(
+    raw: tuple[Any, list[tuple[Any, str, str]], tuple[str, str] | None],
+) -> ExplainedResult:
     """The native engine's explained result as records."""
     result, excluded, page = raw
     return ExplainedResult(
@@ -252,7 +254,9 @@ class LinkRules:
     def __repr__(self) -> str:
         spec = self.to_dict()
         parts = [
-            f"{name}={len(spec[name])}" if isinstance(spec[name], list) else f"{name}={spec[name]!r}"
+            f"{name}={len(spec[name])}"
+            if isinstance(spec[name], list)
+            else f"{name}={spec[name]!r}"
             for name in spec
             if name != "classes"
         ]

@@ -1,12 +1,12 @@
-"""Local engine datasets: conversion of the published files into the native format."""
+"""Conversion of the published dataset files into the engine's native format."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from . import _args
-from ._native import NativeEngine
+from .. import _args
+from .._native import NativeEngine
 
 __all__ = ["convert"]
 

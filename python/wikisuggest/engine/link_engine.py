@@ -17,30 +17,24 @@ import os
 from collections import deque
 from collections.abc import Generator, Iterable, Mapping, Sized
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-from . import _args
-from ._native import NativeEngine, NativeLinkRules, __version__
-from .batch import BatchInterrupted, BatchItem, BatchResults, _make_item, _Progress
-from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
-from .models import LinkRecommendationSet
+from .. import _args
+from .._native import NativeEngine, __version__
+from .._progress import Progress
+from ..batch import BatchInterrupted, BatchItem, BatchResults, make_item
+from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
+from ..records import LinkRecommendationSet
+from .pages import NativePage, PageSpec, native_page, single_page
+from .rules import ExplainedResult, explained, native_rules
+from .sample import default_dataset_path
 
-__all__ = [
-    "CandidateScore",
-    "EngineInfo",
-    "LinkEngine",
-    "Page",
-    "PassOptions",
-    "RecommendOptions",
-    "default_dataset_path",
-    "demo_articles",
-]
+__all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
 
 #: Pages queued in the engine per worker ahead of the items returned: enough that a worker
 #: never waits for the next page (or behind one long page), few enough that memory stays flat.
@@ -48,33 +42,6 @@ _PAGES_PER_WORKER = 8
 
 #: Marks a page read from the caller's iterable and not yet handed to the engine.
 _UNSENT = Cancelled("interrupted before this page started")
-
-_PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
-
-#: Characters MediaWiki never allows in a title; one of them (or a line break) in a title
-#: means the caller swapped wikitext and title.
-_NOT_IN_TITLES = frozenset("[]{}|<>\n")
-
-
-class Page(NamedTuple):
-    """A page of :meth:`LinkEngine.recommend_many`, in the order :meth:`LinkEngine.recommend`
-    takes its arguments: ``Page(wikitext, page_title)`` or with keywords. A dict with these
-    keys (``title`` for ``page_title`` too) or a plain tuple in this order works the same."""
-
-    wikitext: str
-    page_title: str
-    pageid: int | None = None
-    revid: int | None = None
-    language_code: str | None = None
-
-    def __repr__(self) -> str:
-        # Short: the wikitext of an article runs to tens of thousands of characters.
-        size = len(self.wikitext) if isinstance(self.wikitext, str) else "?"
-        return f"Page(page_title={self.page_title!r}, wikitext=<{size} characters>)"
-
-
-#: A page of a batch: a :class:`Page`, a tuple in its order, or a dict with its fields.
-PageSpec = Page | tuple[Any, ...] | Mapping[str, Any]
 
 
 class PassOptions(TypedDict, total=False):
@@ -143,21 +110,6 @@ class CandidateScore:
     features: Mapping[str, float]
     #: float32 probability widened to float, as in ``LinkRecommendation.score``.
     probability: float
-
-
-def default_dataset_path() -> Path:
-    """The enwiki sample dataset shipped inside the package."""
-    return Path(str(resources.files("wikisuggest") / "data" / "enwiki.linkdata"))
-
-
-def demo_articles() -> dict[str, str]:
-    """The real enwiki articles shipped for the demo: title → wikitext."""
-    folder = resources.files("wikisuggest") / "data" / "articles"
-    return {
-        entry.name.removesuffix(".wikitext").replace("_", " "): entry.read_text("utf-8")
-        for entry in folder.iterdir()
-        if entry.name.endswith(".wikitext")
-    }
 
 
 def _budget(value: Any) -> float | None:
@@ -313,37 +265,67 @@ class LinkEngine:
         raised with the items of every page read but not returned yet (unstarted ones
         ``Cancelled``).
         """
+        yield from self._stream(pages, workers, options, explain=False)
+
+    def explain(
+        self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
+    ) -> ExplainedResult:
+        """:meth:`recommend`, with what its ``rules`` removed: each link the pass found and a
+        rule took out (with the rule and the entry that named it), and the rule that removed
+        the whole page, if one did."""
+        page, checked = _one_page(wikitext, page_title, options)
+        return explained(self._open().recommend(page, checked, False, True))
+
+    def explain_iter(
+        self,
+        pages: Iterable[PageSpec],
+        *,
+        workers: int | None = None,
+        **options: Unpack[PassOptions],
+    ) -> Generator[BatchItem[ExplainedResult], None, None]:
+        """:meth:`recommend_iter` with :meth:`explain`'s results."""
+        yield from self._stream(pages, workers, options, explain=True)
+
+    def link_targets(self) -> list[str]:
+        """Every page the dataset's anchors can link to (their candidate targets), sorted:
+        the titles a class table needs (see :func:`wikisuggest.fill_classes`)."""
+        return self._open().link_targets()
+
+    def _stream(
+        self, pages: Iterable[PageSpec], workers: int | None, options: Mapping[str, Any], *,
+        explain: bool,
+    ) -> Generator[BatchItem[Any], None, None]:  # fmt: skip
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
         checked = _pass_options(options)
         # A closed engine refuses the batch, even one of only invalid pages.
-        stream = self._open().stream(workers, checked)
+        stream = self._open().stream(workers, checked, explain)
         ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
         # Pages read and not settled yet, in input order, each with the error that kept it
         # from the engine, None once the engine has it, or _UNSENT in between.
         read: deque[tuple[int, Any, WikisuggestError | None]] = deque()
         # Items settled and not returned yet.
-        ready: deque[BatchItem[LinkRecommendationSet]] = deque()
+        ready: deque[BatchItem[Any]] = deque()
         in_engine = 0
         try:
             while True:
                 while in_engine < ahead and (entry := next(source, None)) is not None:
                     read.append((entry[0], entry[1], _UNSENT))
                     try:
-                        native_page = _page(entry[1])
+                        page = native_page(entry[1])
                     except WikisuggestError as err:
                         read[-1] = (entry[0], entry[1], err)
                         continue
-                    stream.push(native_page)
+                    stream.push(page)
                     read[-1] = (entry[0], entry[1], None)
                     in_engine += 1
                 if not read:
                     return
                 outcomes, interruption = stream.take()
                 in_engine -= len(outcomes)
-                ready.extend(_pair(read, outcomes))
+                ready.extend(_pair(read, outcomes, explain))
                 if interruption is not None:
                     raise BatchInterrupted(BatchResults(ready)) from interruption
                 while ready:
@@ -356,7 +338,7 @@ class LinkEngine:
             outcomes = []
             while stream.pending():
                 outcomes.extend(stream.take()[0])
-            ready.extend(_pair(read, outcomes))
+            ready.extend(_pair(read, outcomes, explain))
             raise BatchInterrupted(BatchResults(ready)) from interrupt
         finally:
             stream.close()
@@ -379,7 +361,7 @@ class LinkEngine:
         does not grow with the number of pages."""
         _args.not_text("pages", pages)
         total = len(pages) if isinstance(pages, Sized) else None
-        bar = _Progress(progress, total, "recommend")
+        bar = Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
         items = self.recommend_iter(pages, workers=workers, **options)
         try:
@@ -404,7 +386,7 @@ class LinkEngine:
         src_dir: str | os.PathLike[str], wiki_id: str, out_dir: str | os.PathLike[str]
     ) -> Path:
         """See :func:`wikisuggest.datasets.convert`."""
-        from .datasets import convert
+        from ..datasets import convert
 
         return convert(src_dir, wiki_id, out_dir)
 
@@ -412,33 +394,6 @@ class LinkEngine:
 @functools.cache
 def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
-
-
-def _single(
-    wikitext: Any,
-    page_title: Any,
-    pageid: Any = None,
-    revid: Any = None,
-    language_code: Any = None,
-) -> tuple[str, str, int | None, int | None, str | None]:
-    """A page as the native tuple ``(wikitext, title, pageid, revid, language)``."""
-    if not isinstance(wikitext, str):
-        raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
-    title = _args.text("page_title", page_title)
-    if len(title) > 255 or not _NOT_IN_TITLES.isdisjoint(title):
-        raise InvalidParameter(
-            "page_title cannot be a MediaWiki title (too long, or it holds a line break or "
-            "one of []{}|<>): were wikitext and title swapped? The order is "
-            "(wikitext, page_title), as recommend takes them",
-            parameter="page_title",
-        )
-    return (
-        _args.encodable("wikitext", wikitext),
-        title,
-        _args.optional_integer("pageid", pageid),
-        _args.optional_integer("revid", revid),
-        _args.optional_text("language_code", language_code),
-    )
 
 
 def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -453,43 +408,29 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
             "sections_to_exclude", options["sections_to_exclude"]
         ),
         "time_budget": _budget(options["time_budget"]),
-        "rules": _native_rules(options["rules"]),
+        "rules": native_rules(options["rules"]),
     }
-
-
-def _native_rules(rules: Any) -> NativeLinkRules | None:
-    """``rules=`` as the engine takes it: :class:`~wikisuggest.LinkRules`, a rule file's path,
-    or ``None``."""
-    if rules is None:
-        return None
-    native = getattr(rules, "native", None)
-    if isinstance(native, NativeLinkRules):
-        return native
-    if isinstance(rules, (str, os.PathLike)):
-        return NativeLinkRules.load(os.fspath(rules))
-    raise InvalidParameter(
-        f"rules must be LinkRules or the path of a rule file, got {type(rules).__name__}",
-        parameter="rules",
-    )
 
 
 def _one_page(
     wikitext: Any, page_title: Any, given: Mapping[str, Any]
-) -> tuple[tuple[str, str, int | None, int | None, str | None], dict[str, Any]]:
+) -> tuple[NativePage, dict[str, Any]]:
     """The native page and options of :meth:`LinkEngine.recommend`."""
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
     options = _pass_options({k: v for k, v in given.items() if k not in ids})
-    return _single(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
+    return single_page(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
 
 
 def _pair(
     read: deque[tuple[int, Any, WikisuggestError | None]],
     outcomes: list[tuple[bool, Any] | None],
-) -> list[BatchItem[LinkRecommendationSet]]:
+    explain: bool = False,
+) -> list[BatchItem[Any]]:
     """Items for the pages at the head of ``read`` that are settled: those refused before the
-    engine, and those whose engine ``outcomes`` (in input order) arrived."""
+    engine, and those whose engine ``outcomes`` (in input order) arrived (explained results
+    with ``explain``)."""
     done = deque(outcomes)
-    items: list[BatchItem[LinkRecommendationSet]] = []
+    items: list[BatchItem[Any]] = []
     while read and (read[0][2] is not None or done):
         index, spec, refused = read.popleft()
         if refused is _UNSENT:
@@ -503,31 +444,7 @@ def _pair(
             cancelled = Cancelled("interrupted before this page started")
             items.append(BatchItem(index, spec, error=cancelled))
         elif outcome[0]:
-            items.append(_make_item(index, spec, outcome[1]))
+            items.append(make_item(index, spec, explained(outcome[1]) if explain else outcome[1]))
         else:
-            items.append(_make_item(index, spec, error=outcome[1]))
+            items.append(make_item(index, spec, error=outcome[1]))
     return items
-
-
-def _page(spec: Any) -> tuple[str, str, int | None, int | None, str | None]:
-    """A page of a batch: a :class:`Page` (or a tuple in its order) or a dict."""
-    if isinstance(spec, Mapping):
-        unknown = set(spec) - _PAGE_FIELDS
-        if unknown:
-            raise InvalidParameter(
-                f"unknown page fields: {', '.join(sorted(map(str, unknown)))}", parameter="pages"
-            )
-        return _single(
-            spec.get("wikitext"),
-            spec.get("page_title", spec.get("title")),
-            spec.get("pageid"),
-            spec.get("revid"),
-            spec.get("language_code"),
-        )
-    if isinstance(spec, (tuple, list)) and 2 <= len(spec) <= 5:
-        return _single(*spec)
-    raise InvalidParameter(
-        "a page must be a Page(wikitext, page_title, ...), a tuple in that order or a dict, "
-        f"got {type(spec).__name__}",
-        parameter="pages",
-    )

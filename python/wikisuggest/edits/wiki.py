@@ -3,7 +3,7 @@
 >>> wiki = wikisuggest.Wiki("https://en.wikipedia.org/w/api.php", USER_AGENT)  # doctest: +SKIP
 >>> page = wiki.page("Aardvark")  # doctest: +SKIP
 >>> result = engine.recommend(page.wikitext, page.title, revid=page.revid)  # doctest: +SKIP
->>> wiki.save(result.apply(page.wikitext), summary="Add links")  # doctest: +SKIP
+>>> wiki.save(wikisuggest.apply_links(page.wikitext, result), summary="Add links")  # doctest: +SKIP
 
 An edit is based on the revision the recommendations were made for (``AppliedLinks.revid``):
 if anyone saved the page since, the wiki refuses it and :class:`~wikisuggest.EditConflict` is
@@ -15,26 +15,27 @@ sent as a bearer token, for wikis with the OAuth extension).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from . import _args
-from ._native import NativeWiki
+from .. import _args
+from .._native import NativeWiki
+from ..auth.manager import TokenManager, native_credentials
+from ..errors import DecodeError, InvalidParameter
 from .apply import AppliedLinks
-from .errors import InvalidParameter
-from .oauth import TokenManager, native_credentials
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["EditResult", "Page", "Wiki"]
+__all__ = ["EditResult", "Revision", "Wiki"]
 
 DEFAULT_SUMMARY = "Add links"
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class Revision:
     """One revision of a page: what link recommendations are computed from."""
 
     title: str
@@ -129,8 +130,8 @@ class _Edit:
         return EditResult(title=self.title, saved=False, diff=self.diff, dry_run=True)
 
 
-def _page(found: tuple[str, int, int, str] | None) -> Page | None:
-    return None if found is None else Page(*found)
+def _page(found: tuple[str, int, int, str] | None) -> Revision | None:
+    return None if found is None else Revision(*found)
 
 
 class Wiki:
@@ -171,15 +172,25 @@ class Wiki:
     def __repr__(self) -> str:
         return f"Wiki({self.api_url!r})"
 
-    def page(self, title: str | None = None, *, revid: int | None = None) -> Page | None:
+    def page(self, title: str | None = None, *, revid: int | None = None) -> Revision | None:
         """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
         return _page(self._native.page(*_page_args(title, revid)).send())
 
     async def page_async(
         self, title: str | None = None, *, revid: int | None = None
-    ) -> Page | None:
+    ) -> Revision | None:
         """:meth:`page` for asyncio."""
         return _page(await self._native.page(*_page_args(title, revid)).send_async())
+
+    def read(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """One read of the wiki's Action API (``action`` ``query``, ``parse`` or
+        ``wbgetentities``; ``format`` is set here): its decoded JSON body. Writes go through
+        :meth:`save` only."""
+        return _json(self._native.read(_read_args(params)).send())
+
+    async def read_async(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """:meth:`read` for asyncio."""
+        return _json(await self._native.read(_read_args(params)).send_async())
 
     def login(self, username: str, password: str) -> None:
         """Log in with a bot password (``User@appid`` and the generated password); later
@@ -210,6 +221,19 @@ class Wiki:
         if edit.dry_run:
             return edit.proposed()
         return edit.result(await self._native.edit(*edit.native_args()).send_async())
+
+
+def _read_args(params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    if not isinstance(params, Mapping):
+        raise InvalidParameter("params must be a mapping", parameter="params")
+    return [(_args.text("params", k), _args.text(str(k), v)) for k, v in params.items()]
+
+
+def _json(text: str) -> dict[str, Any]:
+    body = json.loads(text)
+    if not isinstance(body, dict):
+        raise DecodeError("the wiki answered with JSON that is not an object")
+    return body
 
 
 def _page_args(title: Any, revid: Any) -> tuple[str | None, int | None]:
