@@ -268,8 +268,8 @@ class LinkRules:
 def native_rules(rules: Any) -> NativeLinkRules | None:
     """The ``rules=`` argument as the engine takes it: a :class:`LinkRules`, a rule file's
     path, or ``None``."""
-    if rules is None:
-        return None
+    if rules is None or isinstance(rules, NativeLinkRules):
+        return rules
     if isinstance(rules, LinkRules):
         return rules.native
     if isinstance(rules, (str, os.PathLike)):
