@@ -88,7 +88,7 @@ class CommunityConfiguration:
                 raise ConfigurationError(f"{source or 'configuration'}: not JSON: {err}") from err
         if not isinstance(data, Mapping):
             raise ConfigurationError(f"{source or 'configuration'}: expected a JSON object")
-        task = next((data[k] for k in _TASK_KEYS if k in data), {})
+        task: Any = next((data[k] for k in _TASK_KEYS if k in data), {})
         where = f"{source or 'configuration'}: link_recommendation"
         if not isinstance(task, Mapping):
             raise ConfigurationError(f"{where} must be an object")

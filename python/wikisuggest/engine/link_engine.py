@@ -31,7 +31,7 @@ from ..batch import BatchInterrupted, BatchItem, BatchResults, make_item
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
 from ..records import LinkRecommendationSet
 from .pages import NativePage, PageSpec, native_page, single_page
-from .rules import ExplainedResult, explained, native_rules
+from .rules import ExplainedResult, LinkRules, explained, native_rules
 from .sample import default_dataset_path
 
 __all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
@@ -55,7 +55,7 @@ class PassOptions(TypedDict, total=False):
     sections_to_exclude: Iterable[str] | None
     time_budget: float | None
     #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
-    rules: Any
+    rules: LinkRules | str | os.PathLike[str] | None
 
 
 class RecommendOptions(PassOptions, total=False):

@@ -27,7 +27,7 @@ from .._native import NativeDumpPages, page_sections
 from ..errors import InvalidParameter
 from ..records import LinkRecommendation
 from .link_engine import LinkEngine
-from .rules import ExplainedResult, LinkRules, native_rules
+from .rules import ExplainedResult, LinkRules
 
 if TYPE_CHECKING:
     import pandas
@@ -214,15 +214,20 @@ def preview_rules(
     """
     if sample is not None and sample < 1:
         raise InvalidParameter("sample must be at least 1", parameter="sample")
-    new, old = native_rules(rules), native_rules(rules_before)
-    options = {
-        "threshold": threshold,
-        "max_recommendations": max_recommendations,
-        "language_code": language_code,
-    }
+    new, old = _checked(rules), _checked(rules_before)
     page_list = list(_pages(pages, sample))
-    before = engine.explain_iter(page_list, rules=old, workers=workers, **options)
-    after = engine.explain_iter(page_list, rules=new, workers=workers, **options)
+    runs = [
+        engine.explain_iter(
+            page_list,
+            rules=ruled,
+            workers=workers,
+            threshold=threshold,
+            max_recommendations=max_recommendations,
+            language_code=language_code,
+        )
+        for ruled in (old, new)
+    ]
+    before, after = runs
     new_sections = set() if rules is None else _section_titles(rules)
     new_spec = {} if rules is None else _spec(rules)
     changes: list[LinkChange] = []
@@ -262,6 +267,12 @@ def preview_rules(
         gained_first=tuple(gained),
         errors=errors,
     )
+
+
+def _checked(rules: LinkRules | str | os.PathLike[str] | None) -> LinkRules | None:
+    if rules is None or isinstance(rules, LinkRules):
+        return rules
+    return LinkRules.load(rules)
 
 
 def _key(link: LinkRecommendation) -> tuple[str, str, int | None]:
