@@ -102,3 +102,17 @@ def test_sample_and_the_command_line(dump: Path, tmp_path: Path) -> None:
     assert summary["lost_last"] == ["Page four"]
     with pytest.raises(wikisuggest.InvalidParameter):
         preview_rules(dump, engine, new, sample=0)
+
+
+def test_a_released_link_displaces_the_last_one(dump: Path) -> None:
+    engine = LinkEngine.default()
+    old = LinkRules(exclude_targets=["Dust"])
+    # Page two, 3 links: Mammal, Fruit, Meat under the old rules; production's Mammal, Dust,
+    # Fruit without them: Dust is back and Meat no longer fits.
+    report = preview_rules(dump, engine, None, rules_before=old, max_recommendations=3)
+    assert report.by_rule() == [
+        RuleSummary("removed", "displaced", "3", 1, 1),
+        RuleSummary("added", "released", "target: Dust", 1, 1),
+    ]
+    (removed,) = [c for c in report.changes if c.change == "removed"]
+    assert (removed.page_title, removed.link.link_target) == ("Page two", "Meat")

@@ -55,8 +55,9 @@ class LinkChange:
     change: str
     #: For a removal: the rule that removed it (``target``, ``class``, ``anchor``,
     #: ``duplicate``, ``section``, ``template``, ``category``, ``too_few_links``,
-    #: ``not_shown``, ``min_score``, ``max_links``). For an addition: ``refill`` (it took a
-    #: freed slot) or ``released`` (an old rule removed it; ``value`` names that rule).
+    #: ``not_shown``, ``min_score``, ``max_links``; ``displaced``: the result is full and a link
+    #: the old rules removed took its slot). For an addition: ``refill`` (it took a freed slot)
+    #: or ``released`` (an old rule removed it; ``value`` names that rule).
     rule: str
     value: str
     link: LinkRecommendation
@@ -247,6 +248,7 @@ def preview_rules(
             lost.append(title)
         if new_links and not old_links:
             gained.append(title)
+        full = 0 < max_recommendations <= len(new_links)
         changes.extend(
             _diff(
                 title,
@@ -255,7 +257,7 @@ def preview_rules(
                 b.result,
                 a.result,
                 new_sections,
-                new_spec,
+                {**new_spec, "displaced": max_recommendations if full else None},
             )
         )
     return RulesPreview(
@@ -339,6 +341,9 @@ def _other_reason(
     max_links = spec.get("max_links")
     if max_links is not None and index >= max_links:
         return "max_links", str(max_links)
+    if spec.get("displaced") is not None:
+        # The result is full: a link the new rules let through took this one's slot.
+        return "displaced", str(spec["displaced"])
     return "other", ""
 
 
