@@ -251,3 +251,43 @@ def test_the_server_applies_each_wikis_rules(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text("exclude_targets = 3\n", "utf-8")
     with pytest.raises(wikisuggest.WikisuggestError, match=r"bad\.toml"):
         wikisuggest.Server(datasets=PARITY / "datasets", rules={"enwiki": tmp_path / "bad.toml"})
+
+
+def test_the_rules_commands(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "wikisuggest", "rules", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    path = LinkRules(exclude_targets=["Mammal"], no_duplicate_links=True).save(tmp_path / "r.json")
+    assert json.loads(run("check", str(path))) == {
+        "exclude_targets": ["Mammal"],
+        "no_duplicate_links": True,
+    }
+    config = tmp_path / "GrowthExperimentsSuggestedEdits.json"
+    config.write_text(
+        json.dumps(
+            {"link_recommendation": {"excludedSections": ["Notes"], "minimumLinkScore": 0.7}}
+        ),
+        "utf-8",
+    )
+    out = tmp_path / "community.toml"
+    run("community", "--file", str(config), "--out", str(out))
+    spec = LinkRules.load(out).to_dict()
+    assert spec["exclude_sections"] == ["Notes"] and spec["min_score"] == 0.7
+    assert (spec["max_links"], spec["max_links_shown"], spec["min_links"]) == (10, 3, 2)
+    bad = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "rules", "check", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "unknown field" in bad.stderr
