@@ -7,7 +7,6 @@
 mod common;
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -16,33 +15,7 @@ use wikisuggest_engine::{
     Rules, default_workers,
 };
 
-struct Article {
-    name: String,
-    title: String,
-    wikitext: String,
-}
-
-fn articles() -> Vec<Article> {
-    let root = common::repo_root().join("tests/data/parity/articles");
-    let manifest = std::fs::read_to_string(root.join("manifest.tsv")).unwrap();
-    manifest
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            Article {
-                name: Path::new(f[0])
-                    .file_stem()
-                    .unwrap()
-                    .to_str()
-                    .unwrap()
-                    .to_owned(),
-                title: f[1].to_owned(),
-                wikitext: std::fs::read_to_string(root.join(f[0])).unwrap(),
-            }
-        })
-        .collect()
-}
+use common::{Article, parity_articles as articles};
 
 /// Production's links for an article: threshold 0, no limit (every link the pass finds).
 fn exhaustive(name: &str) -> Vec<Value> {
@@ -84,7 +57,7 @@ fn run(
 ) -> Vec<LinkRecommendationSet> {
     let pages = articles.iter().map(|a| Page {
         wikitext: a.wikitext.clone(),
-        page_title: a.title.clone(),
+        page_title: a.page_title.clone(),
         ..Page::default()
     });
     engine
