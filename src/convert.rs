@@ -236,6 +236,15 @@ fn new_meta<'py>(py: Python<'py>, b: &Builders, m: &Meta) -> PyResult<Bound<'py,
     )
 }
 
+/// `LinkRecommendation` records of `links`, outside any set.
+pub(crate) fn links<'py>(
+    py: Python<'py>,
+    links: &[LinkRecommendation],
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let b = builders(py)?;
+    links.iter().map(|l| link(py, b, l)).collect()
+}
+
 pub fn link_set<'py>(py: Python<'py>, s: &LinkRecommendationSet) -> PyResult<Bound<'py, PyAny>> {
     let b = builders(py)?;
     let links = s

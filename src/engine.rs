@@ -15,6 +15,7 @@ use wikisuggest_engine::{
 };
 
 use crate::errors::{core_error, engine_error, wikisuggest_error};
+use crate::rules::NativeLinkRules;
 use crate::runtime::wait_interruptibly;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -31,6 +32,7 @@ struct OptionArgs {
     max_recommendations: i64,
     sections_to_exclude: Vec<String>,
     time_budget: Option<f64>,
+    rules: Option<Py<NativeLinkRules>>,
 }
 
 impl OptionArgs {
@@ -57,28 +59,30 @@ impl OptionArgs {
             max_recommendations: self.max_recommendations,
             sections_to_exclude: self.sections_to_exclude,
             time_budget,
+            rules: self.rules.map(|r| r.get().inner.clone()),
         })
+    }
+}
+
+/// An engine link as the client's model.
+fn core_link(l: wikisuggest_engine::LinkRecommendation) -> core::LinkRecommendation {
+    core::LinkRecommendation {
+        link_text: l.link_text,
+        link_target: l.link_target,
+        score: Some(f64::from(l.score)),
+        wikitext_offset: i64::try_from(l.wikitext_offset).ok(),
+        context_before: Some(l.context_before),
+        context_after: Some(l.context_after),
+        link_index: i64::try_from(l.link_index).ok(),
+        match_index: i64::try_from(l.match_index).ok(),
+        extra: Default::default(),
     }
 }
 
 /// The engine's result as the client's model, so both paths share one conversion.
 fn to_core(set: LinkRecommendationSet) -> core::LinkRecommendationSet {
     let sums = set.meta.dataset_checksums;
-    let links = set
-        .links
-        .into_iter()
-        .map(|l| core::LinkRecommendation {
-            link_text: l.link_text,
-            link_target: l.link_target,
-            score: Some(f64::from(l.score)),
-            wikitext_offset: i64::try_from(l.wikitext_offset).ok(),
-            context_before: Some(l.context_before),
-            context_after: Some(l.context_after),
-            link_index: i64::try_from(l.link_index).ok(),
-            match_index: i64::try_from(l.match_index).ok(),
-            extra: Default::default(),
-        })
-        .collect::<Vec<_>>();
+    let links = set.links.into_iter().map(core_link).collect::<Vec<_>>();
     core::LinkRecommendationSet {
         links_count: i64::try_from(links.len()).ok(),
         links,
@@ -107,20 +111,50 @@ type PageTuple = (String, String, Option<i64>, Option<i64>, Option<String>);
 
 type EngineResult = wikisuggest_engine::Result<LinkRecommendationSet>;
 
-fn result_to_py<'py>(py: Python<'py>, result: EngineResult) -> PyResult<Bound<'py, PyAny>> {
+/// The result's record; with `explain`, `(record, excluded, page_excluded)` (see
+/// `crate::rules::exclusions`).
+fn set_to_py<'py>(
+    py: Python<'py>,
+    mut set: LinkRecommendationSet,
+    explain: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !explain {
+        return crate::convert::link_set(py, &to_core(set));
+    }
+    let excluded = std::mem::take(&mut set.excluded);
+    let page = set.page_excluded.take();
+    let links: Vec<_> = (excluded.iter())
+        .map(|e| core_link(e.link.clone()))
+        .collect();
+    let record = crate::convert::link_set(py, &to_core(set))?;
+    let removed = crate::rules::exclusions(py, &excluded, page.as_ref(), &links)?;
+    let mut parts = vec![record];
+    parts.extend(removed.iter());
+    Ok(PyTuple::new(py, parts)?.into_any())
+}
+
+fn result_to_py<'py>(
+    py: Python<'py>,
+    result: EngineResult,
+    explain: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     match result {
-        Ok(set) => crate::convert::link_set(py, &to_core(set)),
+        Ok(set) => set_to_py(py, set, explain),
         Err(error) => Err(engine_error(py, &error)),
     }
 }
 
 /// `(ok, value or exception)`, or `None` for a page that was not started.
-fn item_to_py<'py>(py: Python<'py>, item: Option<EngineResult>) -> PyResult<Bound<'py, PyAny>> {
+fn item_to_py<'py>(
+    py: Python<'py>,
+    item: Option<EngineResult>,
+    explain: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let Some(result) = item else {
         return Ok(py.None().into_bound(py));
     };
     let (ok, value) = match result {
-        Ok(set) => (true, crate::convert::link_set(py, &to_core(set))?),
+        Ok(set) => (true, set_to_py(py, set, explain)?),
         Err(error) => (
             false,
             engine_error(py, &error)
@@ -252,14 +286,16 @@ impl NativeEngine {
     }
 
     /// One page, `(wikitext, page_title, pageid, revid, language_code)`, with `options`;
-    /// `send_async` awaits it on the shared runtime's blocking pool instead.
-    #[pyo3(signature = (page, options, send_async=false))]
+    /// `send_async` awaits it on the shared runtime's blocking pool instead; `explain` adds
+    /// what the rules removed (see `set_to_py`).
+    #[pyo3(signature = (page, options, send_async=false, explain=false))]
     fn recommend<'py>(
         &self,
         py: Python<'py>,
         page: PageTuple,
         options: OptionArgs,
         send_async: bool,
+        explain: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opts = options.validate(py)?;
         let engine = self.engine.clone();
@@ -271,14 +307,14 @@ impl NativeEngine {
         let work = move || engine.recommend(&wikitext, &page_title, pageid, revid, &opts);
         if !send_async {
             let result = py.detach(work);
-            return result_to_py(py, result);
+            return result_to_py(py, result, explain);
         }
         let rt = crate::runtime::runtime()?;
         let work = rt.spawn_blocking(work);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let joined = work.await;
             Python::attach(|py| match joined {
-                Ok(result) => result_to_py(py, result).map(Bound::unbind),
+                Ok(result) => result_to_py(py, result, explain).map(Bound::unbind),
                 Err(e) => Err(wikisuggest_error(&format!(
                     "internal error: the engine task failed: {e}"
                 ))),
@@ -287,19 +323,39 @@ impl NativeEngine {
     }
 
     /// A stream of pages on `workers` threads (all cores when `None`), results in input
-    /// order; see `NativeBatchStream`.
-    #[pyo3(signature = (workers, options))]
+    /// order (with `explain`, as `recommend` gives them); see `NativeBatchStream`.
+    #[pyo3(signature = (workers, options, explain=false))]
     fn stream(
         &self,
         py: Python<'_>,
         workers: Option<usize>,
         options: OptionArgs,
+        explain: bool,
     ) -> PyResult<NativeBatchStream> {
         let opts = options.validate(py)?;
         let workers = workers.unwrap_or_else(default_workers).max(1);
         let stream = BatchStream::new(self.engine.clone(), opts, workers)
             .map_err(|e| engine_error(py, &e))?;
-        Ok(NativeBatchStream { stream })
+        Ok(NativeBatchStream { stream, explain })
+    }
+
+    /// Every distinct candidate target of the dataset's anchors (the pages it can link to),
+    /// sorted.
+    fn link_targets(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let engine = self.engine.clone();
+        py.detach(|| {
+            let mut seen = std::collections::BTreeSet::new();
+            engine.dataset().for_each_anchor(|_, candidates| {
+                for c in candidates {
+                    if !seen.contains(c.title) {
+                        seen.insert(c.title.to_owned());
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(seen.into_iter().collect())
+        })
+        .map_err(|e| engine_error(py, &e))
     }
 
     /// Converts a published (or legacy SQLite) dataset into a native file; returns its path.
@@ -341,6 +397,7 @@ impl NativeEngine {
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeBatchStream {
     stream: BatchStream,
+    explain: bool,
 }
 
 #[pymethods]
@@ -397,7 +454,7 @@ impl NativeBatchStream {
         };
         let items = outcomes
             .into_iter()
-            .map(|item| item_to_py(py, item))
+            .map(|item| item_to_py(py, item, self.explain))
             .collect::<PyResult<Vec<_>>>()?;
         let interruption = match interruption {
             Some(e) => e.into_value(py).into_bound(py).into_any(),

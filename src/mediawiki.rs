@@ -41,6 +41,11 @@ async fn log_in(api: Arc<ActionApi>, username: String, password: Secret) -> Resu
     api.login(&username, &password).await
 }
 
+/// The body of a read, as JSON text (decoded by the Python layer).
+async fn read(api: Arc<ActionApi>, params: Vec<(String, String)>) -> Result<String, Error> {
+    Ok(api.read(&params).await?.to_string())
+}
+
 async fn save(api: Arc<ActionApi>, edit: EditRequest) -> Result<EditOut, Error> {
     let done = api.edit(&edit).await?;
     Ok((
@@ -108,6 +113,11 @@ impl NativeWiki {
     #[pyo3(signature = (title=None, revid=None))]
     fn page(&self, title: Option<String>, revid: Option<u64>) -> NativeCall {
         NativeCall::value(fetch_page(self.inner.clone(), title, revid))
+    }
+
+    /// A read of the Action API (`action=query`, `parse` or `wbgetentities`): its JSON body.
+    fn read(&self, params: Vec<(String, String)>) -> NativeCall {
+        NativeCall::value(read(self.inner.clone(), params))
     }
 
     fn login(&self, username: String, password: String) -> NativeCall {

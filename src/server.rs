@@ -25,7 +25,8 @@ fn seconds(name: &str, value: f64) -> PyResult<Duration> {
 impl NativeServer {
     #[new]
     #[pyo3(signature = (
-        *, host, port, datasets=None, pages=None, wiki_apis=Vec::new(), translation=None,
+        *, host, port, datasets=None, pages=None, wiki_apis=Vec::new(), rules=Vec::new(),
+        translation=None,
         clients=None, seed=None,
         access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
         translation_shape="array", max_body_bytes=4194304, request_timeout=30.0, threads=2
@@ -38,6 +39,7 @@ impl NativeServer {
         datasets: Option<PathBuf>,
         pages: Option<PathBuf>,
         wiki_apis: Vec<(String, String)>,
+        rules: Vec<(String, PathBuf)>,
         translation: Option<PathBuf>,
         clients: Option<PathBuf>,
         seed: Option<u64>,
@@ -63,6 +65,7 @@ impl NativeServer {
             datasets,
             pages,
             wiki_apis,
+            rules,
             translation,
             clients,
             seed,

@@ -271,3 +271,34 @@ def test_bad_arguments_are_refused_before_the_job(spark: SparkSession, tmp_path:
         wspark.recommend_links(pages, ENWIKI, title_col=3)  # type: ignore[arg-type]
     with pytest.raises(wikisuggest.InvalidParameter, match="threshold"):
         wspark.recommend_links(pages, ENWIKI, threshold="high")  # type: ignore[arg-type]
+
+
+def test_rules_reach_the_workers(spark: SparkSession, tmp_path: Path) -> None:
+    """Never-link rules go to the workers with the job: per wiki, or for every wiki, as a rule
+    set or a rule file read on the driver."""
+    articles = _enwiki_articles()[:8]
+    engine = wikisuggest.LinkEngine.default()
+    plain = [engine.recommend(text, title) for _, _, title, text in articles]
+    gone = sorted({link.link_target for result in plain for link in result.links[::2]})
+    rules = wikisuggest.LinkRules(exclude_targets=gone)
+    path = rules.save(tmp_path / "enwiki.toml")
+    rows = [("enwiki", pid, 0, title, rev, text) for pid, rev, title, text in articles]
+    pages = spark.createDataFrame(rows, WIKITEXT_CURRENT).repartition(2)
+    expected = []
+    for pid, rev, title, text in articles:
+        result = engine.recommend(text, title, rules=rules)
+        expected += [
+            {
+                "wiki_db": "enwiki",
+                "page_id": pid,
+                "revision_id": rev,
+                "page_title": title,
+                **{c: getattr(link, c) for c in wspark.COLUMNS[4:-1]},
+                "error": None,
+            }
+            for link in result.links
+        ]
+    assert expected and not {r["link_target"] for r in expected} & set(gone)
+    for given in (rules, {"enwiki": path}):
+        got = _collect(wspark.recommend_links(pages, {"enwiki": ENWIKI}, rules=given))
+        assert _sorted(got) == _sorted(expected)

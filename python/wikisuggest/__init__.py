@@ -45,7 +45,19 @@ from .edits import (
     Wiki,
     apply_links,
 )
+from .edits.audit import AuditQueue, audit_edits
+from .edits.community import CommunityConfiguration
+from .edits.wikidata import fill_classes
 from .engine import CandidateScore, EngineInfo, LinkEngine
+from .engine.preview import RulesPreview, preview_rules
+from .engine.rules import (
+    ENWIKI_CLASSES,
+    PRODUCTION_CLASSES,
+    ExcludedLink,
+    Exclusion,
+    ExplainedResult,
+    LinkRules,
+)
 from .errors import (
     AccessDenied,
     Cancelled,
@@ -98,11 +110,14 @@ from .server import Server, serve
 __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
+    "ENWIKI_CLASSES",
+    "PRODUCTION_CLASSES",
     "AccessDenied",
     "AppliedLink",
     "AppliedLinks",
     "AsyncBatch",
     "AsyncClient",
+    "AuditQueue",
     "AuthorizationRequest",
     "BatchInterrupted",
     "BatchItem",
@@ -112,6 +127,7 @@ __all__ = [
     "Client",
     "ClientClosed",
     "CollectionMembership",
+    "CommunityConfiguration",
     "ConfigurationError",
     "DatasetChecksums",
     "DatasetError",
@@ -119,6 +135,9 @@ __all__ = [
     "EditConflict",
     "EditResult",
     "EngineInfo",
+    "ExcludedLink",
+    "Exclusion",
+    "ExplainedResult",
     "FileTokenStore",
     "HTTPError",
     "InvalidClient",
@@ -129,6 +148,7 @@ __all__ = [
     "LinkEngine",
     "LinkRecommendation",
     "LinkRecommendationSet",
+    "LinkRules",
     "LoopbackServer",
     "MediaWikiError",
     "Meta",
@@ -142,6 +162,7 @@ __all__ = [
     "ReauthorizationRequired",
     "ResponseTooLarge",
     "Revision",
+    "RulesPreview",
     "Server",
     "ServerError",
     "SkipReason",
@@ -166,10 +187,13 @@ __all__ = [
     "WikitextError",
     "__version__",
     "apply_links",
+    "audit_edits",
     "authorization_url",
     "authorize_with_loopback",
     "datasets",
+    "fill_classes",
     "parse_redirect",
+    "preview_rules",
     "serve",
 ]
 

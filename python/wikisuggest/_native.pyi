@@ -20,6 +20,7 @@ __all__ = [
     "NativeDumpPages",
     "NativeEngine",
     "NativeGroup",
+    "NativeLinkRules",
     "NativeServer",
     "NativeTokenManager",
     "NativeWiki",
@@ -29,9 +30,15 @@ __all__ = [
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
+    "page_links",
+    "page_sections",
     "parse_redirect",
     "quiesce",
 ]
+
+#: What the rules removed from a page: each link with its rule and the rule's entry, and the
+#: rule that removed the whole page, if one did.
+_Explained = tuple[LinkRecommendationSet, list[tuple[Any, str, str]], tuple[str, str] | None]
 
 __version__: str
 
@@ -158,6 +165,7 @@ class NativeEngine:
     @staticmethod
     def convert(src_dir: str, wiki_id: str, out_dir: str) -> str: ...
     def verify(self) -> None: ...
+    def link_targets(self) -> list[str]: ...
     @property
     def wiki_id(self) -> str: ...
     def info(self) -> dict[str, Any]: ...
@@ -170,6 +178,7 @@ class NativeEngine:
         page: tuple[str, str, int | None, int | None, str | None],
         options: dict[str, Any],
         send_async: Literal[False] = False,
+        explain: Literal[False] = False,
     ) -> LinkRecommendationSet: ...
     @overload
     def recommend(
@@ -177,8 +186,36 @@ class NativeEngine:
         page: tuple[str, str, int | None, int | None, str | None],
         options: dict[str, Any],
         send_async: Literal[True],
+        explain: Literal[False] = False,
     ) -> Awaitable[LinkRecommendationSet]: ...
-    def stream(self, workers: int | None, options: dict[str, Any]) -> NativeBatchStream: ...
+    @overload
+    def recommend(
+        self,
+        page: tuple[str, str, int | None, int | None, str | None],
+        options: dict[str, Any],
+        send_async: Literal[False],
+        explain: Literal[True],
+    ) -> _Explained: ...
+    def stream(
+        self, workers: int | None, options: dict[str, Any], explain: bool = False
+    ) -> NativeBatchStream: ...
+
+@final
+class NativeLinkRules:
+    @staticmethod
+    def from_spec(spec: dict[str, Any]) -> NativeLinkRules: ...
+    @staticmethod
+    def load(path: str | PathLike[str]) -> NativeLinkRules: ...
+    def spec(self) -> dict[str, Any]: ...
+    def to_json(self) -> str: ...
+    def to_toml(self) -> str: ...
+    def page_exclusion(
+        self, wikitext: str, templates: list[str] = ..., categories: list[str] = ...
+    ) -> tuple[str, str] | None: ...
+    def link_exclusion(self, link_text: str, target: str) -> tuple[str, str] | None: ...
+
+def page_links(wikitext: str) -> list[tuple[int, int, int, str, str | None, str]]: ...
+def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
 
 @final
 class NativeBatchStream:
@@ -251,6 +288,7 @@ class NativeWiki:
         self, title: str | None = None, revid: int | None = None
     ) -> NativeCall[tuple[str, int, int, str] | None]: ...
     def login(self, username: str, password: str) -> NativeCall[None]: ...
+    def read(self, params: list[tuple[str, str]]) -> NativeCall[str]: ...
     def edit(
         self,
         title: str,
@@ -272,6 +310,7 @@ class NativeServer:
         datasets: str | None = None,
         pages: str | None = None,
         wiki_apis: list[tuple[str, str]] = ...,
+        rules: list[tuple[str, str]] = ...,
         translation: str | None = None,
         clients: str | None = None,
         seed: int | None = None,

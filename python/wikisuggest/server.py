@@ -31,6 +31,7 @@ class ServerOptions(TypedDict, total=False):
     datasets: PathLike | None
     pages: PathLike | None
     wiki_apis: Mapping[str, str] | None
+    rules: Mapping[str, PathLike] | None
     translation: PathLike | None
     translation_shape: TranslationShape
     clients: PathLike | None
@@ -51,7 +52,9 @@ class Server:
     dump (``.xml``/``.xml.bz2``) or a folder of ``Title.wikitext`` files that GET link
     requests read; ``wiki_apis`` maps wiki ids to MediaWiki Action API URLs
     (``{"enwiki": "https://en.wikipedia.org/w/api.php"}``) from which GET link requests fetch
-    the page's current (or requested) revision instead, as production does; ``translation``
+    the page's current (or requested) revision instead, as production does; ``rules`` maps
+    wiki ids to rule files (see :class:`~wikisuggest.LinkRules`) applied to every link request
+    for that wiki; ``translation``
     a folder of ``<lang>.jsonl.gz`` catalogs, answered as the contract's bare array
     (``translation_shape="array"``) or as the service's envelope with every item field and
     the continuation (``"envelope"``); ``clients`` a TOML file of OAuth clients and personal
@@ -69,6 +72,7 @@ class Server:
         datasets: PathLike | None = None,
         pages: PathLike | None = None,
         wiki_apis: Mapping[str, str] | None = None,
+        rules: Mapping[str, PathLike] | None = None,
         translation: PathLike | None = None,
         clients: PathLike | None = None,
         seed: int | None = None,
@@ -86,6 +90,7 @@ class Server:
             datasets=_path(datasets),
             pages=_path(pages),
             wiki_apis=[(str(k), str(v)) for k, v in (wiki_apis or {}).items()],
+            rules=[(str(k), os.fspath(v)) for k, v in (rules or {}).items()],
             translation=_path(translation),
             clients=_path(clients),
             seed=seed,

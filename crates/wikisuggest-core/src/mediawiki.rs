@@ -84,6 +84,9 @@ pub struct EditOutcome {
     pub nochange: bool,
 }
 
+/// The actions [`ActionApi::read`] sends: reads that change nothing on the wiki.
+pub const READ_ACTIONS: [&str; 3] = ["query", "parse", "wbgetentities"];
+
 /// How a call goes over the wire: reads as GET, writes as a POSTed form (MediaWiki refuses
 /// tokens in the query string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +196,33 @@ impl ActionApi {
             })),
             _ => Err(self.decode_error("a revision without title, ids or content", &body)),
         }
+    }
+
+    /// One read of the Action API with `params` (`action` among [`READ_ACTIONS`]; `format`
+    /// is added): the decoded body of a success, the wiki's error as [`Error::Api`]. Reads are
+    /// retried as the policy allows; writes go through [`ActionApi::edit`] only.
+    pub async fn read(&self, params: &[(String, String)]) -> Result<Value> {
+        let action = params
+            .iter()
+            .find(|(k, _)| k == "action")
+            .map(|(_, v)| v.as_str());
+        if !action.is_some_and(|a| READ_ACTIONS.contains(&a)) {
+            return Err(Error::invalid(
+                "action",
+                format!("must be one of {}", READ_ACTIONS.join(", ")),
+            ));
+        }
+        if params.iter().any(|(k, _)| k == "format" || k == "token") {
+            return Err(Error::invalid(
+                "params",
+                "format and token are set by the client",
+            ));
+        }
+        let params = params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        self.call(Verb::Read, params).await
     }
 
     /// Log in with a bot password (`User@appid` and its generated password). The session

@@ -41,6 +41,7 @@ pub mod native;
 pub mod pickle;
 pub mod published;
 mod recommend;
+pub mod rules;
 pub mod sqldump;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -59,6 +60,7 @@ pub use recommend::{
     BatchStream, Engine, FORMAT_VERSION, LinkRecommendation, LinkRecommendationSet, Meta, Page,
     PyLowercase, RecommendOptions, default_workers, ngram_feature,
 };
+pub use rules::{ExcludedLink, Exclusion, RuleKind, RuleSpec, Rules};
 pub use tables::{DatasetChecksums, Tables};
 pub use wikisuggest_text::TextError;
 pub use wikisuggest_text::pipeline::Stop;

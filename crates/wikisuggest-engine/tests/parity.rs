@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,39 +14,7 @@ use wikisuggest_engine::{
     BatchStream, Engine, LinkRecommendationSet, Page, RecommendOptions, Stop, default_workers,
 };
 
-struct Article {
-    name: String,
-    page_title: String,
-    pageid: i64,
-    revid: i64,
-    wikitext: String,
-}
-
-fn articles() -> Vec<Article> {
-    let root = common::repo_root().join("tests/data/parity/articles");
-    let manifest = std::fs::read_to_string(root.join("manifest.tsv")).unwrap();
-    manifest
-        .lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            assert_eq!(f.len(), 6, "{line}");
-            assert_eq!((f[2], f[3]), ("enwiki", "en"));
-            Article {
-                name: Path::new(f[0])
-                    .file_stem()
-                    .unwrap()
-                    .to_str()
-                    .unwrap()
-                    .to_owned(),
-                page_title: f[1].to_owned(),
-                pageid: f[4].parse().unwrap(),
-                revid: f[5].parse().unwrap(),
-                wikitext: std::fs::read_to_string(root.join(f[0])).unwrap(),
-            }
-        })
-        .collect()
-}
+use common::{Article, parity_articles as articles};
 
 /// The two configurations of the parity set: name, threshold, max_recommendations.
 const CONFIGS: [(&str, f64, i64); 2] = [("api", 0.5, 15), ("exhaustive", 0.0, -1)];

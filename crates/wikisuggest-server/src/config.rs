@@ -57,6 +57,9 @@ pub struct ServerConfig {
     /// Wikis whose pages GET link requests fetch from a MediaWiki Action API, as production's
     /// service does: `(wiki id, api.php URL)`. A wiki listed here is not read from `pages`.
     pub wiki_apis: Vec<(String, String)>,
+    /// Never-link rules per wiki: `(wiki id, rule file)`; the engine applies a wiki's rules
+    /// to every link request for it.
+    pub rules: Vec<(String, PathBuf)>,
     /// Directory of per-language translation catalogs (`<lang>.jsonl.gz`).
     pub translation: Option<PathBuf>,
     /// TOML file of registered OAuth clients and personal API tokens.
@@ -96,6 +99,7 @@ impl Default for ServerConfig {
             datasets: None,
             pages: None,
             wiki_apis: Vec::new(),
+            rules: Vec::new(),
             translation: None,
             clients: None,
             seed: None,

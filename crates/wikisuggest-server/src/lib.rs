@@ -71,9 +71,9 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
                 Some(dir) => link::open_datasets(dir),
                 None => Ok(Default::default()),
             }
-            .map(|datasets| {
-                Arc::new(EngineBackend::new(datasets, &config.application_version))
-                    as Arc<dyn LinkBackend>
+            .and_then(|datasets| {
+                let backend = EngineBackend::new(datasets, &config.application_version);
+                Ok(Arc::new(backend.with_rules(&config.rules)?) as Arc<dyn LinkBackend>)
             }),
         };
         let joined = |e| Error::Runtime(format!("loading failed: {e:?}"));

@@ -9,7 +9,7 @@ use std::time::Duration;
 use wikisuggest_server::{Server, ServerConfig, TranslationShape};
 
 const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
-[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--translation DIR] [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
+[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--rules WIKI_ID=RULE_FILE]... [--translation DIR] [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
 [--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE]";
 
 /// One JSON object per line on stderr; messages never carry secrets.
@@ -54,6 +54,13 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                     .split_once('=')
                     .ok_or_else(|| format!("--wiki-api: expected WIKI_ID=URL, got {spec}"))?;
                 config.wiki_apis.push((wiki.to_owned(), url.to_owned()));
+            }
+            "--rules" => {
+                let spec = value()?;
+                let (wiki, path) = spec
+                    .split_once('=')
+                    .ok_or_else(|| format!("--rules: expected WIKI_ID=RULE_FILE, got {spec}"))?;
+                config.rules.push((wiki.to_owned(), PathBuf::from(path)));
             }
             "--translation" => config.translation = Some(PathBuf::from(value()?)),
             "--translation-shape" => {

@@ -27,6 +27,7 @@ def _command(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             max_recommendations=args.max,
             sections_to_exclude=args.exclude_section,
+            rules=args.rules,
             workers=args.workers,
             progress=_bar_wanted(args.no_progress),
             overwrite=args.overwrite,
@@ -58,6 +59,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command.add_argument("--threshold", type=float, default=0.5)
     command.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
     command.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    command.add_argument("--rules", default=None, help="never-link rule file (TOML or JSON)")
     command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")
     command.add_argument("--batch-pages", type=int, default=256, help="articles read at once")

@@ -18,6 +18,7 @@ def _serve(args: argparse.Namespace) -> int:
             datasets=args.datasets,
             pages=args.pages,
             wiki_apis=dict(spec.split("=", 1) for spec in args.wiki_api or ()),
+            rules=dict(spec.split("=", 1) for spec in args.rules or ()),
             translation=args.translation,
             translation_shape=args.translation_shape,
             clients=args.clients,
@@ -41,6 +42,12 @@ def _wiki_api(value: str) -> str:
     return value
 
 
+def _wiki_rules(value: str) -> str:
+    if "=" not in value or not value.split("=", 1)[0]:
+        raise argparse.ArgumentTypeError(f"expected WIKI_ID=RULE_FILE, got {value!r}")
+    return value
+
+
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser(
         "serve", help="run the reference server (link, translation and OAuth 2.0 routes)"
@@ -59,6 +66,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="WIKI_ID=API_URL",
         type=_wiki_api,
         help="fetch GET pages of WIKI_ID from this MediaWiki api.php (repeatable)",
+    )
+    serve.add_argument(
+        "--rules",
+        action="append",
+        metavar="WIKI_ID=RULE_FILE",
+        type=_wiki_rules,
+        help="never-link rules (TOML or JSON) applied to WIKI_ID's requests (repeatable)",
     )
     serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
     serve.add_argument(

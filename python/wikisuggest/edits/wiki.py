@@ -15,6 +15,7 @@ sent as a bearer token, for wikis with the OAuth extension).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from .. import _args
 from .._native import NativeWiki
 from ..auth.manager import TokenManager, native_credentials
-from ..errors import InvalidParameter
+from ..errors import DecodeError, InvalidParameter
 from .apply import AppliedLinks
 
 if TYPE_CHECKING:
@@ -181,6 +182,16 @@ class Wiki:
         """:meth:`page` for asyncio."""
         return _page(await self._native.page(*_page_args(title, revid)).send_async())
 
+    def read(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """One read of the wiki's Action API (``action`` ``query``, ``parse`` or
+        ``wbgetentities``; ``format`` is set here): its decoded JSON body. Writes go through
+        :meth:`save` only."""
+        return _json(self._native.read(_read_args(params)).send())
+
+    async def read_async(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """:meth:`read` for asyncio."""
+        return _json(await self._native.read(_read_args(params)).send_async())
+
     def login(self, username: str, password: str) -> None:
         """Log in with a bot password (``User@appid`` and the generated password); later
         edits assert that the session is still logged in."""
@@ -210,6 +221,19 @@ class Wiki:
         if edit.dry_run:
             return edit.proposed()
         return edit.result(await self._native.edit(*edit.native_args()).send_async())
+
+
+def _read_args(params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    if not isinstance(params, Mapping):
+        raise InvalidParameter("params must be a mapping", parameter="params")
+    return [(_args.text("params", k), _args.text(str(k), v)) for k, v in params.items()]
+
+
+def _json(text: str) -> dict[str, Any]:
+    body = json.loads(text)
+    if not isinstance(body, dict):
+        raise DecodeError("the wiki answered with JSON that is not an object")
+    return body
 
 
 def _page_args(title: Any, revid: Any) -> tuple[str | None, int | None]:

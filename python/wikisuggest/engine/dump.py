@@ -19,6 +19,7 @@ leaves only complete parts behind; running it again resumes after the last recor
 from __future__ import annotations
 
 import bz2
+import hashlib
 import json
 import os
 import time
@@ -34,6 +35,7 @@ from ..batch import BatchInterrupted
 from ..errors import InvalidParameter
 from ._linkrows import LinkRows
 from .link_engine import LinkEngine
+from .rules import LinkRules
 
 __all__ = ["DumpSummary", "format_summary", "recommend_dump", "write_dump"]
 
@@ -191,6 +193,7 @@ def recommend_dump(
     threshold: float = 0.5,
     max_recommendations: int = 15,
     sections_to_exclude: Iterable[str] | None = None,
+    rules: LinkRules | str | os.PathLike[str] | None = None,
     workers: int | None = None,
     progress: bool = False,
     overwrite: bool = False,
@@ -239,11 +242,19 @@ def recommend_dump(
         "dump_bytes": dump_path.stat().st_size,
         "options": options,
     }
+    checked = None
+    if rules is not None:
+        # Resuming under other rules would mix two runs in one dataset.
+        checked = rules if isinstance(rules, LinkRules) else LinkRules.load(rules)
+        identity["rules"] = hashlib.sha256(
+            json.dumps(checked.to_dict(), sort_keys=True).encode()
+        ).hexdigest()
     engine = LinkEngine.open(datasets, wiki_id)
     output = _Output(Path(out), identity, overwrite)
     done_before = int(output.state["pages"])
     if not output.state["complete"]:
-        _run(engine, dump_path, output, options, workers, progress, pages_per_part,
+        run_options = {**options, "rules": checked}
+        _run(engine, dump_path, output, run_options, workers, progress, pages_per_part,
              batch_pages, batch_bytes)  # fmt: skip
     state = output.state
     return DumpSummary(

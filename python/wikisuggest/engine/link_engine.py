@@ -31,6 +31,7 @@ from ..batch import BatchInterrupted, BatchItem, BatchResults, make_item
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
 from ..records import LinkRecommendationSet
 from .pages import NativePage, PageSpec, native_page, single_page
+from .rules import ExplainedResult, LinkRules, explained, native_rules
 from .sample import default_dataset_path
 
 __all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
@@ -53,6 +54,8 @@ class PassOptions(TypedDict, total=False):
     max_recommendations: int
     sections_to_exclude: Iterable[str] | None
     time_budget: float | None
+    #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
+    rules: LinkRules | str | os.PathLike[str] | None
 
 
 class RecommendOptions(PassOptions, total=False):
@@ -70,6 +73,7 @@ _PASS_DEFAULTS: dict[str, Any] = {
     "max_recommendations": 15,
     "sections_to_exclude": None,
     "time_budget": None,
+    "rules": None,
 }
 
 
@@ -261,19 +265,49 @@ class LinkEngine:
         raised with the items of every page read but not returned yet (unstarted ones
         ``Cancelled``).
         """
+        yield from self._stream(pages, workers, options, explain=False)
+
+    def explain(
+        self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
+    ) -> ExplainedResult:
+        """:meth:`recommend`, with what its ``rules`` removed: each link the pass found and a
+        rule took out (with the rule and the entry that named it), and the rule that removed
+        the whole page, if one did."""
+        page, checked = _one_page(wikitext, page_title, options)
+        return explained(self._open().recommend(page, checked, False, True))
+
+    def explain_iter(
+        self,
+        pages: Iterable[PageSpec],
+        *,
+        workers: int | None = None,
+        **options: Unpack[PassOptions],
+    ) -> Generator[BatchItem[ExplainedResult], None, None]:
+        """:meth:`recommend_iter` with :meth:`explain`'s results."""
+        yield from self._stream(pages, workers, options, explain=True)
+
+    def link_targets(self) -> list[str]:
+        """Every page the dataset's anchors can link to (their candidate targets), sorted:
+        the titles a class table needs (see :func:`wikisuggest.fill_classes`)."""
+        return self._open().link_targets()
+
+    def _stream(
+        self, pages: Iterable[PageSpec], workers: int | None, options: Mapping[str, Any], *,
+        explain: bool,
+    ) -> Generator[BatchItem[Any], None, None]:  # fmt: skip
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
         checked = _pass_options(options)
         # A closed engine refuses the batch, even one of only invalid pages.
-        stream = self._open().stream(workers, checked)
+        stream = self._open().stream(workers, checked, explain)
         ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         source = enumerate(pages)
         # Pages read and not settled yet, in input order, each with the error that kept it
         # from the engine, None once the engine has it, or _UNSENT in between.
         read: deque[tuple[int, Any, WikisuggestError | None]] = deque()
         # Items settled and not returned yet.
-        ready: deque[BatchItem[LinkRecommendationSet]] = deque()
+        ready: deque[BatchItem[Any]] = deque()
         in_engine = 0
         try:
             while True:
@@ -291,7 +325,7 @@ class LinkEngine:
                     return
                 outcomes, interruption = stream.take()
                 in_engine -= len(outcomes)
-                ready.extend(_pair(read, outcomes))
+                ready.extend(_pair(read, outcomes, explain))
                 if interruption is not None:
                     raise BatchInterrupted(BatchResults(ready)) from interruption
                 while ready:
@@ -304,7 +338,7 @@ class LinkEngine:
             outcomes = []
             while stream.pending():
                 outcomes.extend(stream.take()[0])
-            ready.extend(_pair(read, outcomes))
+            ready.extend(_pair(read, outcomes, explain))
             raise BatchInterrupted(BatchResults(ready)) from interrupt
         finally:
             stream.close()
@@ -374,6 +408,7 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
             "sections_to_exclude", options["sections_to_exclude"]
         ),
         "time_budget": _budget(options["time_budget"]),
+        "rules": native_rules(options["rules"]),
     }
 
 
@@ -389,11 +424,13 @@ def _one_page(
 def _pair(
     read: deque[tuple[int, Any, WikisuggestError | None]],
     outcomes: list[tuple[bool, Any] | None],
-) -> list[BatchItem[LinkRecommendationSet]]:
+    explain: bool = False,
+) -> list[BatchItem[Any]]:
     """Items for the pages at the head of ``read`` that are settled: those refused before the
-    engine, and those whose engine ``outcomes`` (in input order) arrived."""
+    engine, and those whose engine ``outcomes`` (in input order) arrived (explained results
+    with ``explain``)."""
     done = deque(outcomes)
-    items: list[BatchItem[LinkRecommendationSet]] = []
+    items: list[BatchItem[Any]] = []
     while read and (read[0][2] is not None or done):
         index, spec, refused = read.popleft()
         if refused is _UNSENT:
@@ -407,7 +444,7 @@ def _pair(
             cancelled = Cancelled("interrupted before this page started")
             items.append(BatchItem(index, spec, error=cancelled))
         elif outcome[0]:
-            items.append(make_item(index, spec, outcome[1]))
+            items.append(make_item(index, spec, explained(outcome[1]) if explain else outcome[1]))
         else:
             items.append(make_item(index, spec, error=outcome[1]))
     return items

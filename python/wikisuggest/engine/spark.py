@@ -28,6 +28,7 @@ from .. import _args
 from ..errors import DatasetError, InvalidParameter
 from ._linkrows import COLUMNS, SPARK_DDL, LinkRows
 from .link_engine import LinkEngine
+from .rules import LinkRules
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -51,6 +52,8 @@ class _Job:
     shipped: bool
     options: tuple[tuple[str, Any], ...]
     chunk_bytes: int
+    #: wiki_db (or ``_ANY_WIKI``) → its never-link rules (they pickle to a self-contained dict).
+    rules: tuple[tuple[str, LinkRules], ...] = ()
 
 
 #: Engines opened by this Python process, by (wiki, path): opened once per worker. A dataset
@@ -137,8 +140,10 @@ def _recommend_rows(job: _Job, columns: dict[str, list[Any]]) -> Iterator[LinkRo
                 }
                 for i in indices
             )
+            known = dict(job.rules)
+            ruled = {**options, "rules": known.get(wiki, known.get(_ANY_WIKI))}
             # One thread: Spark runs one task per core already.
-            items = engine.recommend_iter(pages, workers=1, **options)
+            items = engine.recommend_iter(pages, workers=1, **ruled)
             outcomes.update(zip(indices, items, strict=True))
         for i in rows_range:
             outcome = outcomes[i]
@@ -148,6 +153,18 @@ def _recommend_rows(job: _Job, columns: dict[str, list[Any]]) -> Iterator[LinkRo
                 rows.add_page(wikis[i], page_ids[i], revisions[i], titles[i], outcome)
         if len(rows):
             yield rows
+
+
+def _rules(rules: Any) -> tuple[tuple[str, LinkRules], ...]:
+    """The rules of each wiki (``_ANY_WIKI``: of every wiki), loaded on the driver."""
+    if rules is None:
+        return ()
+    per_wiki = rules.items() if isinstance(rules, Mapping) else [(_ANY_WIKI, rules)]
+    out = []
+    for wiki, given in per_wiki:
+        checked = given if isinstance(given, LinkRules) else LinkRules.load(given)
+        out.append((_args.text("rules", wiki) if wiki else wiki, checked))
+    return tuple(sorted(out, key=lambda pair: pair[0]))
 
 
 def _map_arrow(job: _Job, batches: Iterable[Any]) -> Iterator[Any]:
@@ -233,6 +250,7 @@ def recommend_links(
     threshold: float = 0.5,
     max_recommendations: int = 15,
     sections_to_exclude: Iterable[str] | None = None,
+    rules: LinkRules | str | os.PathLike[str] | Mapping[str, Any] | None = None,
     ship: bool = False,
     batch_rows: int = 64,
     chunk_bytes: int = 16 << 20,
@@ -257,6 +275,10 @@ def recommend_links(
     ``spark.sql.execution.arrow.maxRecordsPerBatch`` is lowered to it on this session when
     higher); ``chunk_bytes`` caps the wikitext processed at once inside a batch. ``method``:
     ``"arrow"`` (``mapInArrow``, Spark 3.3+), ``"pandas"`` (``mapInPandas``) or ``"auto"``.
+
+    ``rules`` (a :class:`~wikisuggest.LinkRules` or a rule file's path, or a mapping
+    ``wiki_db → rules`` for a job over several wikis) are read here and sent to the workers
+    with the job.
     """
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
@@ -295,6 +317,7 @@ def recommend_links(
         shipped=bool(ship),
         options=tuple(options.items()),
         chunk_bytes=chunk_bytes,
+        rules=_rules(rules),
     )
     current = spark.conf.get(_MAX_RECORDS, "10000")
     if current is None or int(current) > batch_rows:

@@ -24,6 +24,7 @@ pub use wikisuggest_text::pipeline::LinkRecommendation;
 use crate::dataset::{Dataset, DatasetInfo};
 use crate::error::{Error, Result};
 use crate::features::{MentionScores, Scorer};
+use crate::rules::{self, BoundCache, ExcludedLink, Exclusion, Rules};
 use crate::tables::DatasetChecksums;
 use adapter::DatasetModel;
 
@@ -45,6 +46,8 @@ pub struct RecommendOptions {
     /// Wall-clock budget per page; `None` never stops early. Production uses 29 s, which
     /// makes its output depend on machine speed.
     pub time_budget: Option<Duration>,
+    /// Never-link rules applied inside the pass; `None` gives production's output.
+    pub rules: Option<Arc<Rules>>,
 }
 
 impl Default for RecommendOptions {
@@ -55,6 +58,7 @@ impl Default for RecommendOptions {
             max_recommendations: 15,
             sections_to_exclude: Vec::new(),
             time_budget: None,
+            rules: None,
         }
     }
 }
@@ -85,6 +89,10 @@ pub struct LinkRecommendationSet {
     pub meta: Meta,
     /// Why processing ended (production only logs it).
     pub stop: Stop,
+    /// The links the rules removed, in the order the pass found them (empty without rules).
+    pub excluded: Vec<ExcludedLink>,
+    /// The rule that removed the whole page, if one did.
+    pub page_excluded: Option<Exclusion>,
 }
 
 impl LinkRecommendationSet {
@@ -100,6 +108,8 @@ pub struct Engine {
     dataset: Dataset,
     scorer: Scorer,
     application_version: String,
+    /// Rule sets bound to this dataset.
+    rules: BoundCache,
 }
 
 impl Engine {
@@ -109,6 +119,7 @@ impl Engine {
             dataset,
             scorer: Scorer::new(Arc::new(PyLowercase)),
             application_version: env!("CARGO_PKG_VERSION").to_owned(),
+            rules: BoundCache::default(),
         }
     }
 
@@ -205,7 +216,15 @@ impl Engine {
         };
         self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
-        let outcome = pipeline::recommend_cancellable(&model, &request, cancel);
+        let (outcome, applied) = match &options.rules {
+            None => (
+                pipeline::recommend_cancellable(&model, &request, cancel),
+                Default::default(),
+            ),
+            Some(set) => {
+                rules::recommend(set, &self.rules, &self.dataset, &model, &request, cancel)?
+            }
+        };
         if let Some(failure) = model.into_failure() {
             return Err(failure);
         }
@@ -223,6 +242,8 @@ impl Engine {
                 dataset_checksums: self.dataset.checksums().clone(),
             },
             stop: found.stop,
+            excluded: applied.excluded,
+            page_excluded: applied.page_excluded,
         })
     }
 

@@ -32,6 +32,43 @@ pub fn fixture_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// One of the parity articles (tests/data/parity/articles).
+pub struct Article {
+    /// The file's stem, as the expected outputs are named.
+    pub name: String,
+    pub page_title: String,
+    pub pageid: i64,
+    pub revid: i64,
+    pub wikitext: String,
+}
+
+/// The parity articles, in manifest order.
+pub fn parity_articles() -> Vec<Article> {
+    let root = repo_root().join("tests/data/parity/articles");
+    let manifest = std::fs::read_to_string(root.join("manifest.tsv")).unwrap();
+    manifest
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 6, "{line}");
+            assert_eq!((f[2], f[3]), ("enwiki", "en"));
+            Article {
+                name: Path::new(f[0])
+                    .file_stem()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_owned(),
+                page_title: f[1].to_owned(),
+                pageid: f[4].parse().unwrap(),
+                revid: f[5].parse().unwrap(),
+                wikitext: std::fs::read_to_string(root.join(f[0])).unwrap(),
+            }
+        })
+        .collect()
+}
+
 /// A fresh empty temporary directory for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

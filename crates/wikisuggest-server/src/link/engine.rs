@@ -8,12 +8,13 @@
 //! dataset as an error instead of answering as if the data were missing.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use wikisuggest_core::models::{DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta};
-use wikisuggest_engine::{Engine, RecommendOptions, TextError};
+use wikisuggest_engine::{Engine, RecommendOptions, Rules, TextError};
 
 use super::{BackendError, LinkBackend, LinkRequest};
 
@@ -22,6 +23,8 @@ const TIME_BUDGET: Duration = Duration::from_secs(29);
 
 pub struct EngineBackend {
     engines: BTreeMap<String, Arc<Engine>>,
+    /// Never-link rules of the wikis that have them.
+    rules: BTreeMap<String, Arc<Rules>>,
 }
 
 impl EngineBackend {
@@ -34,7 +37,30 @@ impl EngineBackend {
                 (wiki, Arc::new(engine))
             })
             .collect();
-        Self { engines }
+        Self {
+            engines,
+            rules: BTreeMap::new(),
+        }
+    }
+
+    /// Reads each wiki's rule file; a file for a wiki without a dataset is refused, as a
+    /// misspelt wiki id would otherwise leave its rules unapplied.
+    ///
+    /// # Errors
+    /// [`crate::Error::Input`] naming the file.
+    pub fn with_rules(mut self, files: &[(String, PathBuf)]) -> crate::Result<Self> {
+        for (wiki, path) in files {
+            if !self.engines.contains_key(wiki) {
+                return Err(crate::Error::input(
+                    path,
+                    format!("rules for {wiki}, which has no dataset"),
+                ));
+            }
+            let rules = Rules::load(path).map_err(|e| crate::Error::input(path, e))?;
+            log::info!("rules for {wiki} from {}", path.display());
+            self.rules.insert(wiki.clone(), Arc::new(rules));
+        }
+        Ok(self)
     }
 }
 
@@ -67,6 +93,7 @@ impl LinkBackend for EngineBackend {
             max_recommendations: request.max_recommendations,
             sections_to_exclude: request.sections_to_exclude.clone(),
             time_budget: Some(TIME_BUDGET),
+            rules: self.rules.get(wiki_id).cloned(),
         };
         // The engine refuses answers from a mapped dataset changed in place since start-up.
         let found = engine

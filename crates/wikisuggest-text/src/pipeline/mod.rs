@@ -8,6 +8,7 @@
 //! see the spec's quirk catalogue.  Scores are pure functions of
 //! `(page, mention, candidate)`, so implementations may batch or cache them.
 
+mod filter;
 mod matching;
 mod pyfloat;
 
@@ -24,6 +25,7 @@ type HashSet<K> = StdHashSet<K, foldhash::fast::RandomState>;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use filter::{LinkFilter, Placement};
 pub use pyfloat::format_f32;
 
 use crate::error::TextError;
@@ -769,6 +771,20 @@ pub fn recommend_cancellable(
     request: &Request<'_>,
     cancel: Option<&AtomicBool>,
 ) -> Result<Recommendations, TextError> {
+    recommend_filtered(model, request, cancel, None)
+}
+
+/// [`recommend_cancellable`], asking `filter` about each link the pass chooses before it is
+/// returned (see [`LinkFilter`]); with `None` it is exactly [`recommend_cancellable`].
+///
+/// # Errors
+/// As [`recommend`].
+pub fn recommend_filtered(
+    model: &dyn LinkModel,
+    request: &Request<'_>,
+    cancel: Option<&AtomicBool>,
+    mut filter: Option<&mut dyn LinkFilter>,
+) -> Result<Recommendations, TextError> {
     let budget = Budget {
         started: Instant::now(),
         limit: request.time_budget,
@@ -814,11 +830,11 @@ pub fn recommend_cancellable(
     let mut links: Vec<LinkRecommendation> = Vec::new();
     let mut buffers = NodeBuffers::default();
 
-    for section in sections(&doc) {
+    for (section_index, section) in sections(&doc).into_iter().enumerate() {
         if exclusion.excludes(&doc, &section) {
             continue;
         }
-        for index in section.nodes {
+        for index in section.nodes.clone() {
             let Some(Some(ordinal)) = page.ordinal_of.get(index).copied() else {
                 continue;
             };
@@ -880,6 +896,18 @@ pub fn recommend_cancellable(
                             score,
                             links.len(),
                         )?;
+                        if let Some(filter) = filter.as_deref_mut() {
+                            let at = Placement {
+                                doc: &doc,
+                                section: &section,
+                                section_index,
+                                node: page.node_chars(index),
+                            };
+                            if !filter.keep(&link, &at) {
+                                tested.insert(mention.to_owned());
+                                continue;
+                            }
+                        }
                         links.push(link);
                         if i64::try_from(links.len())
                             .is_ok_and(|n| n == request.max_recommendations)

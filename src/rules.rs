@@ -1,0 +1,160 @@
+//! `NativeLinkRules`: a checked rule set handed to the engine with each call's options, so
+//! that every path that runs the engine carries it; and the engine's exclusions as Python
+//! values.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pythonize::{depythonize, pythonize};
+use wikisuggest_engine::rules::section_links as engine_section_links;
+use wikisuggest_engine::{Error as EngineError, ExcludedLink, Exclusion, RuleSpec, Rules};
+
+use crate::errors::{engine_error, invalid_parameter};
+
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeLinkRules {
+    pub(crate) inner: Arc<Rules>,
+}
+
+#[pymethods]
+impl NativeLinkRules {
+    /// A rule set from its spec (the rule file's keys); a `classes` path is read as given.
+    #[staticmethod]
+    fn from_spec(py: Python<'_>, spec: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let spec: RuleSpec =
+            depythonize(spec).map_err(|e| invalid_parameter("rules", &format!("rules: {e}")))?;
+        let rules = py
+            .detach(|| Rules::from_spec(spec, None))
+            .map_err(|e| engine_error(py, &e))?;
+        Ok(Self {
+            inner: Arc::new(rules),
+        })
+    }
+
+    /// Reads a rule file (TOML or JSON).
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let rules = py.detach(|| Rules::load(&path)).map_err(|e| match &e {
+            // A rule file that is not there is the caller's file problem, not a dataset's.
+            EngineError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                PyFileNotFoundError::new_err(e.to_string())
+            }
+            EngineError::Io { .. } => PyOSError::new_err(e.to_string()),
+            _ => engine_error(py, &e),
+        })?;
+        Ok(Self {
+            inner: Arc::new(rules),
+        })
+    }
+
+    /// The rule set as a self-contained spec dict.
+    fn spec<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, self.inner.spec())?)
+    }
+
+    fn to_json(&self) -> String {
+        self.inner.spec().to_json()
+    }
+
+    fn to_toml(&self, py: Python<'_>) -> PyResult<String> {
+        self.inner
+            .spec()
+            .to_toml()
+            .map_err(|e| engine_error(py, &e))
+    }
+
+    /// `(rule, value)` when a page rule excludes the page, else `None`.
+    #[pyo3(signature = (wikitext, templates=Vec::new(), categories=Vec::new()))]
+    fn page_exclusion(
+        &self,
+        wikitext: &str,
+        templates: Vec<String>,
+        categories: Vec<String>,
+    ) -> Option<(&'static str, String)> {
+        self.inner
+            .page_exclusion(wikitext, &templates, &categories)
+            .map(|e| (e.rule.name(), e.value))
+    }
+
+    /// `(rule, value)` when a target, class or anchor rule names this link.
+    fn link_exclusion(&self, link_text: &str, target: &str) -> Option<(&'static str, String)> {
+        self.inner
+            .link_exclusion(link_text, target)
+            .map(|e| (e.rule.name(), e.value))
+    }
+
+    fn __repr__(&self) -> String {
+        let spec = self.inner.spec();
+        format!(
+            "NativeLinkRules(targets={}, anchors={}, classes={})",
+            spec.exclude_targets.len(),
+            spec.exclude_anchors.len() + spec.exclude_anchors_exact.len(),
+            spec.exclude_classes.len()
+        )
+    }
+}
+
+/// A wikilink: its section's position (0 is the lead), code point span, target as written,
+/// label and normalised target.
+type LinkOut = (usize, usize, usize, String, Option<String>, String);
+
+/// Every wikilink of `wikitext`, at any depth, in page order.
+#[pyfunction]
+pub fn page_links(py: Python<'_>, wikitext: String) -> Vec<LinkOut> {
+    py.detach(|| {
+        engine_section_links(&wikitext, &|_| None)
+            .into_iter()
+            .map(|l| (l.section, l.start, l.end, l.title, l.label, l.target))
+            .collect()
+    })
+}
+
+/// The sections of `wikitext` as the engine searches them: `(heading title or None, start)`.
+#[pyfunction]
+pub fn page_sections(py: Python<'_>, wikitext: String) -> Vec<(Option<String>, usize)> {
+    py.detach(|| wikisuggest_engine::rules::page_sections(&wikitext))
+}
+
+/// `(rule, value)` of an exclusion.
+fn exclusion<'py>(py: Python<'py>, e: &Exclusion) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(
+        py,
+        [
+            e.rule.name().into_pyobject(py)?.into_any(),
+            e.value.as_str().into_pyobject(py)?.into_any(),
+        ],
+    )
+}
+
+/// What the rules removed from a page: `(excluded, page_excluded)`, the links as
+/// `(LinkRecommendation, rule, value)` and the page as `(rule, value)` or `None`.
+pub(crate) fn exclusions<'py>(
+    py: Python<'py>,
+    excluded: &[ExcludedLink],
+    page: Option<&Exclusion>,
+    core_links: &[wikisuggest_core::models::LinkRecommendation],
+) -> PyResult<Bound<'py, PyTuple>> {
+    let records = crate::convert::links(py, core_links)?;
+    let items = records
+        .into_iter()
+        .zip(excluded)
+        .map(|(record, e)| {
+            PyTuple::new(
+                py,
+                [
+                    record,
+                    e.exclusion.rule.name().into_pyobject(py)?.into_any(),
+                    e.exclusion.value.as_str().into_pyobject(py)?.into_any(),
+                ],
+            )
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let page = match page {
+        Some(e) => exclusion(py, e)?.into_any(),
+        None => py.None().into_bound(py),
+    };
+    PyTuple::new(py, [PyList::new(py, items)?.into_any(), page])
+}
