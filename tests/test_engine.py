@@ -221,7 +221,7 @@ def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine)
             yield spec
 
     with pytest.raises(wikisuggest.BatchInterrupted) as caught:
-        engine.recommend_many(pages(), workers=1, threshold=0.0, max_recommendations=0)
+        engine.recommend_many(pages(), workers=1, threshold=0.0, max_recommendations=0).wait()
     results = caught.value.results
     assert 0 < len(results.results) < 100
     # Every page read comes back: finished, or cancelled before it started.

@@ -27,7 +27,7 @@ from .auth import (
     authorization_url,
     parse_redirect,
 )
-from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
+from .batch import AsyncBatch, Batch, BatchInterrupted, BatchItem, BatchResults
 from .client import (
     DEFAULT_AUTH_URL,
     DEFAULT_BASE_URL,
@@ -104,6 +104,7 @@ __all__ = [
     "AsyncBatch",
     "AsyncClient",
     "AuthorizationRequest",
+    "Batch",
     "BatchInterrupted",
     "BatchItem",
     "BatchResults",

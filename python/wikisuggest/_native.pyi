@@ -1,8 +1,9 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
+from collections import deque
 from collections.abc import Awaitable
 from os import PathLike
-from typing import Any, Generic, Literal, TypeVar, final, overload
+from typing import Any, Generic, TypeVar, final
 
 from .batch import BatchItem, Plan
 from .records import LinkRecommendationSet, TranslationRecommendation
@@ -10,15 +11,17 @@ from .records import LinkRecommendationSet, TranslationRecommendation
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
+#: A page of the engine: ``(wikitext, page_title, pageid, revid, language_code)``.
+_EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
     "NativeBatch",
-    "NativeBatchStream",
     "NativeCall",
     "NativeClient",
     "NativeDatasetBuild",
     "NativeDumpPages",
     "NativeEngine",
+    "NativeEngineBatch",
     "NativeGroup",
     "NativeServer",
     "NativeTokenManager",
@@ -133,23 +136,27 @@ class NativeCall(Generic[_T]):
     def send(self) -> _T: ...
     def send_async(self) -> Awaitable[_T]: ...
 
+# The protocol of every native batch (`wikisuggest.batch.NativeBatch`): `next` appends the
+# next finished items to its sink (False at the end), `interrupt` stops and returns every item
+# not returned yet that can be settled, `cancel` stops.
 @final
 class NativeBatch:
     @staticmethod
-    def links(client: NativeClient, items: list[dict[str, Any]], raw: bool) -> NativeBatch: ...
+    def links(
+        client: NativeClient, items: list[dict[str, Any]], raw: bool, origin: Plan[Any]
+    ) -> NativeBatch: ...
     @staticmethod
     def translations(
-        client: NativeClient, items: list[dict[str, Any]], raw: bool
+        client: NativeClient, items: list[dict[str, Any]], raw: bool, origin: Plan[Any]
     ) -> NativeBatch: ...
-    @property
-    def total(self) -> int: ...
-    def next(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
+    def next(self, sink: deque[BatchItem[Any]]) -> bool: ...
     def next_async(self) -> Awaitable[NativeGroup]: ...
+    def interrupt(self) -> list[BatchItem[Any]]: ...
     def cancel(self) -> None: ...
 
 @final
 class NativeGroup:
-    def items(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
+    def items(self) -> list[BatchItem[Any]]: ...
 
 @final
 class NativeEngine:
@@ -164,28 +171,22 @@ class NativeEngine:
     def score(
         self, page_title: str, mention: str, language_code: str | None
     ) -> list[dict[str, Any]] | None: ...
-    @overload
     def recommend(
-        self,
-        page: tuple[str, str, int | None, int | None, str | None],
-        options: dict[str, Any],
-        send_async: Literal[False] = False,
-    ) -> LinkRecommendationSet: ...
-    @overload
-    def recommend(
-        self,
-        page: tuple[str, str, int | None, int | None, str | None],
-        options: dict[str, Any],
-        send_async: Literal[True],
-    ) -> Awaitable[LinkRecommendationSet]: ...
-    def stream(self, workers: int | None, options: dict[str, Any]) -> NativeBatchStream: ...
+        self, page: _EnginePage, options: dict[str, Any]
+    ) -> NativeCall[LinkRecommendationSet]: ...
+    def batch(self, workers: int | None, options: dict[str, Any]) -> NativeEngineBatch: ...
 
+# The engine's batch: `push`/`refuse` feed it pages in input order, and it speaks the protocol
+# of `NativeBatch`, items in input order.
 @final
-class NativeBatchStream:
-    def push(self, page: tuple[str, str, int | None, int | None, str | None]) -> None: ...
+class NativeEngineBatch:
+    def push(self, index: int, input: object, page: _EnginePage) -> None: ...
+    def refuse(self, index: int, input: object, error: BaseException) -> None: ...
     def pending(self) -> int: ...
-    def take(self) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
-    def close(self) -> None: ...
+    def next(self, sink: deque[BatchItem[LinkRecommendationSet]]) -> bool: ...
+    def next_async(self) -> Awaitable[NativeGroup]: ...
+    def interrupt(self) -> list[BatchItem[LinkRecommendationSet]]: ...
+    def cancel(self) -> None: ...
 
 @final
 class NativeDatasetBuild:

@@ -3,6 +3,11 @@
 Each record has ``to_dict()`` (the contract's JSON shape, fields the server added included)
 and ``from_dict()`` (lenient: missing optional fields become ``None``; unknown fields are kept
 in ``extra``).
+
+These classes mirror the one Rust definition of the records (``crates/wikisuggest-records``),
+and the extension builds their instances itself: it fills each slot by name, bypassing
+``__init__`` (``src/convert.rs``, ``src/records_json.rs``). A field added here must be added
+there too; ``tests/test_native_records.py`` fails until it is.
 """
 
 from __future__ import annotations

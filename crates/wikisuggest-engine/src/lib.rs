@@ -45,6 +45,7 @@ pub mod sqldump;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tables;
+mod wire;
 pub mod xgboost;
 
 pub use cosine::SdotKernel;

@@ -260,14 +260,22 @@ class ClientBase:
 
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool
-    ) -> tuple[Plan[Any], Any]:
+    ) -> Plan[Any]:
         native = self._open()
-        plan: Plan[Any] = Plan(pages, link_item(defaults), "pages")
-        return plan, lambda items: NativeBatch.links(native, items, raw)
+        return Plan(
+            pages,
+            link_item(defaults),
+            "pages",
+            lambda plan: NativeBatch.links(native, plan.items, raw, plan),
+        )
 
     def _translation_plan(
         self, requests: Iterable[TranslationRequest], defaults: dict[str, Any], raw: bool
-    ) -> tuple[Plan[Any], Any]:
+    ) -> Plan[Any]:
         native = self._open()
-        plan: Plan[Any] = Plan(requests, translation_item(defaults), "requests")
-        return plan, lambda items: NativeBatch.translations(native, items, raw)
+        return Plan(
+            requests,
+            translation_item(defaults),
+            "requests",
+            lambda plan: NativeBatch.translations(native, plan.items, raw, plan),
+        )
