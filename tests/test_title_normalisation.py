@@ -80,13 +80,13 @@ def test_engine_normalises_as_production(engine: wikisuggest.LinkEngine, title: 
     assert engine.recommend(WIKITEXT, title).page_title == production_normalise_title(title)
 
 
-# The reference server normalises a title with Rust's trim() and to_uppercase(): where those
-# differ from CPython's str.strip/str.upper, it answers with another title than the engine.
+# The reference server normalises a title with Rust's trim(): CPython's str.strip also drops
+# the information separators U+001C to U+001F, so for these the server answers with another
+# title than the engine (until the server uses the text crate's normalise_title).
 _SERVER_DIFFERS = {
     "\x1fCat",
     "Cat\x1f",
     "\x1c\x1d\x1eCat",
-    "ǆemal",
 }
 
 
