@@ -151,24 +151,24 @@ def _describe_input(spec: Any) -> dict[str, Any]:
     return {"input": spec}
 
 
-class NativeGroup(Protocol):
+class NativeGroup(Protocol[T]):
     """Items the native batch finished together, handed to the asyncio side as they are."""
 
-    def items(self) -> list[BatchItem[Any]]: ...
+    def items(self) -> list[BatchItem[T]]: ...
 
 
-class NativeBatch(Protocol):
+class NativeBatch(Protocol[T]):
     """What the drivers below need of a running native batch: the client's ``NativeBatch``
     and the engine's ``NativeEngineBatch`` (``wikisuggest._native``) both hand over ready
     items."""
 
-    def next(self, sink: deque[BatchItem[Any]]) -> bool:
+    def next(self, sink: deque[BatchItem[T]]) -> bool:
         """Append the next finished items to ``sink`` (appended natively, so that a signal
         handler running as the call returns loses none); ``False`` at the end."""
 
-    def next_async(self) -> Awaitable[NativeGroup]: ...
+    def next_async(self) -> Awaitable[NativeGroup[T]]: ...
 
-    def interrupt(self) -> list[BatchItem[Any]]: ...
+    def interrupt(self) -> list[BatchItem[T]]: ...
 
     def cancel(self) -> None: ...
 
@@ -182,7 +182,7 @@ class Source(Protocol[T]):
     #: Items that failed before the native batch saw them, handed over first.
     failed: list[BatchItem[T]]
 
-    def start(self) -> NativeBatch: ...
+    def start(self) -> NativeBatch[T]: ...
 
     def feed(self, native: Any) -> None:
         """Hand the native batch (the one :meth:`start` returned) more inputs, if it takes
@@ -216,7 +216,7 @@ class Plan(Generic[T]):
         inputs: Iterable[Any],
         to_native: Callable[[Any], dict[str, Any]],
         name: str,
-        start: Callable[[Plan[T]], NativeBatch],
+        start: Callable[[Plan[T]], NativeBatch[T]],
     ) -> None:
         _args.not_text(name, inputs)
         self.inputs = list(inputs)
@@ -232,7 +232,7 @@ class Plan(Generic[T]):
             except InvalidParameter as err:
                 self.failed.append(BatchItem(index, spec, error=err))
 
-    def start(self) -> NativeBatch:
+    def start(self) -> NativeBatch[T]:
         return self._start(self)
 
     def feed(self, native: Any) -> None:
