@@ -5,6 +5,7 @@ from collections.abc import Awaitable
 from os import PathLike
 from typing import Any, Generic, TypeVar, final
 
+from ._args import EngineOptions, LinkArgs, ManagerArgs, MembershipArgs, TranslationArgs
 from .batch import BatchItem, Plan
 from .records import LinkRecommendationSet, TranslationRecommendation
 
@@ -55,7 +56,7 @@ def file_store_save(path: str | PathLike[str], token: dict[str, Any]) -> None: .
 class NativeTokenManager:
     @staticmethod
     def client_credentials(
-        client_id: str, client_secret: str, options: dict[str, Any]
+        client_id: str, client_secret: str, options: ManagerArgs
     ) -> NativeTokenManager: ...
     @staticmethod
     def refresh(
@@ -63,7 +64,7 @@ class NativeTokenManager:
         client_id: str,
         client_secret: str | None,
         token: dict[str, Any] | None,
-        options: dict[str, Any],
+        options: ManagerArgs,
     ) -> NativeTokenManager: ...
     @staticmethod
     def personal(token: str) -> NativeTokenManager: ...
@@ -109,14 +110,14 @@ class NativeClient:
     def max_concurrency(self) -> int: ...
     # With raw, the response's JSON; without, the records.
     def link_recommendations(
-        self, args: dict[str, Any], raw: bool
+        self, args: LinkArgs, raw: bool
     ) -> NativeCall[LinkRecommendationSet | dict[str, Any]]: ...
     def translation_recommendations(
-        self, args: dict[str, Any], raw: bool
+        self, args: TranslationArgs, raw: bool
     ) -> NativeCall[list[TranslationRecommendation] | list[dict[str, Any]] | dict[str, Any]]: ...
     def page_collections(self) -> NativeCall[list[dict[str, Any]]]: ...
     def page_collection_groups(self) -> NativeCall[dict[str, Any]]: ...
-    def page_collection_membership(self, args: dict[str, Any]) -> NativeCall[dict[str, Any]]: ...
+    def page_collection_membership(self, args: MembershipArgs) -> NativeCall[dict[str, Any]]: ...
     def client_credentials(self, client_id: str, client_secret: str) -> NativeCall[_TokenDict]: ...
     def authorization_code(
         self,
@@ -143,11 +144,11 @@ class NativeCall(Generic[_T]):
 class NativeBatch(Generic[_T]):
     @staticmethod
     def links(
-        client: NativeClient, items: list[dict[str, Any]], raw: bool, origin: Plan[Any]
+        client: NativeClient, items: list[LinkArgs], raw: bool, origin: Plan[Any]
     ) -> NativeBatch[LinkRecommendationSet | dict[str, Any]]: ...
     @staticmethod
     def translations(
-        client: NativeClient, items: list[dict[str, Any]], raw: bool, origin: Plan[Any]
+        client: NativeClient, items: list[TranslationArgs], raw: bool, origin: Plan[Any]
     ) -> NativeBatch[list[TranslationRecommendation] | list[dict[str, Any]] | dict[str, Any]]: ...
     def next(self, sink: deque[BatchItem[_T]]) -> bool: ...
     def next_async(self) -> Awaitable[NativeGroup[_T]]: ...
@@ -172,9 +173,9 @@ class NativeEngine:
         self, page_title: str, mention: str, language_code: str | None
     ) -> list[dict[str, Any]] | None: ...
     def recommend(
-        self, page: _EnginePage, options: dict[str, Any]
+        self, page: _EnginePage, options: EngineOptions
     ) -> NativeCall[LinkRecommendationSet]: ...
-    def batch(self, workers: int | None, options: dict[str, Any]) -> NativeEngineBatch: ...
+    def batch(self, workers: int | None, options: EngineOptions) -> NativeEngineBatch: ...
 
 # The engine's batch: `push`/`refuse` feed it pages in input order, and it speaks the protocol
 # of `NativeBatch`, items in input order.

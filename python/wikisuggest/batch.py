@@ -214,7 +214,7 @@ class Plan(Generic[T]):
     def __init__(
         self,
         inputs: Iterable[Any],
-        to_native: Callable[[Any], dict[str, Any]],
+        to_native: Callable[[Any], Any],
         name: str,
         start: Callable[[Plan[T]], NativeBatch[T]],
     ) -> None:
@@ -222,7 +222,8 @@ class Plan(Generic[T]):
         self.inputs = list(inputs)
         self.total: int | None = len(self.inputs)
         self.native_index: list[int] = []
-        self.items: list[dict[str, Any]] = []
+        #: The native options of each request sent (``LinkArgs``, ``TranslationArgs``).
+        self.items: list[Any] = []
         self.failed: list[BatchItem[T]] = []
         self._start = start
         for index, spec in enumerate(self.inputs):

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .. import _args
+from .._args import MembershipArgs
 from ..auth.tokens import Token
 from ..batch import AsyncBatch
 from ..errors import InvalidParameter
@@ -255,7 +256,7 @@ class AsyncClient(ClientBase):
     ) -> CollectionMembership:
         """Whether ``collection`` holds each of ``qids`` (Wikidata ids such as ``"Q42"``) or
         each of ``titles`` (articles of the ``language`` wiki); give one of the two."""
-        args = {
+        args: MembershipArgs = {
             "collection": _args.text("collection", collection),
             "qids": None if qids is None else _args.text_list("qids", qids),
             "titles": None if titles is None else _args.text_list("titles", titles),

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .. import _args
+from .._args import LinkArgs, TranslationArgs
 from .._native import NativeBatch, NativeClient
 from ..auth.authorize import AuthorizationRequest, authorization_url
 from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
@@ -245,14 +246,14 @@ class ClientBase:
     @staticmethod
     def _link_args(
         project: str, domain: str, page_title: str, options: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> LinkArgs:
         """The options dict of one link request from keyword arguments."""
         return _args.link_options(
             project, domain, page_title, **_args.with_defaults(_LINK_DEFAULTS, options)
         )
 
     @staticmethod
-    def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> TranslationArgs:
         """The options dict of one translation request from keyword arguments."""
         return _args.translation_options(
             source, target, **_args.with_defaults(_TRANSLATION_DEFAULTS, options)

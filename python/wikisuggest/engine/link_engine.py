@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 from .. import _args
+from .._args import EngineOptions
 from .._native import NativeEngine, NativeEngineBatch, __version__
 from ..batch import AsyncBatch, Batch, BatchItem, BatchResults
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
@@ -311,7 +312,7 @@ def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
 
 
-def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
+def _pass_options(given: Mapping[str, Any]) -> EngineOptions:
     """The options shared by the pages of a call, over their defaults (ranges are checked
     natively, with the client's rules)."""
     options = _args.with_defaults(_PASS_DEFAULTS, given)
@@ -328,7 +329,7 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _one_page(
     wikitext: Any, page_title: Any, given: Mapping[str, Any]
-) -> tuple[NativePage, dict[str, Any]]:
+) -> tuple[NativePage, EngineOptions]:
     """The native page and options of :meth:`LinkEngine.recommend`."""
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
     options = _pass_options({k: v for k, v in given.items() if k not in ids})
@@ -344,7 +345,7 @@ class _PageFeed:
         engine: LinkEngine,
         pages: Iterable[PageSpec],
         workers: int | None,
-        options: dict[str, Any],
+        options: EngineOptions,
     ) -> None:
         self.total = len(pages) if isinstance(pages, Sized) else None
         self.failed: list[BatchItem[LinkRecommendationSet]] = []
