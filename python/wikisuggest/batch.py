@@ -7,7 +7,6 @@ result or the typed error it met. A failure never discards other items' results.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import gc
@@ -434,7 +433,13 @@ class AsyncBatch(Generic[T]):
                 for item in items:
                     bar.update(item)
                 yield items
-        except asyncio.CancelledError:
+        except BaseException as stopped:
+            # asyncio is imported here: a blocking program that never uses it does not pay
+            # for its import (about 3 MB).
+            import asyncio
+
+            if not isinstance(stopped, asyncio.CancelledError):
+                raise
             # The pages running on the engine finish first, waited for off the event loop.
             rest = await asyncio.shield(asyncio.to_thread(native.interrupt))
             if finished is None:
