@@ -23,8 +23,8 @@ use wikisuggest_core::batch::{FinishedRequest, RequestStream};
 
 use crate::call::Deliver;
 use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
-use crate::errors::{core_error, wikisuggest_error};
-use crate::runtime::{InFlight, runtime, wait_interruptibly};
+use crate::errors::core_error;
+use crate::runtime::{InFlight, runtime, wait_for_task};
 
 /// Most items handed to Python per call.
 const GROUP_LIMIT: usize = 256;
@@ -200,21 +200,9 @@ impl NativeBatch {
         let stream = self.stream.clone();
         // Gathered on the I/O threads (not in `block_on` on this one), so that the items
         // finishing together are handed over in one group: this thread wakes once for them.
-        let mut task = rt.spawn(async move { stream.lock().await.next_group(GROUP_LIMIT).await });
-        let waited = wait_interruptibly(py, |interval| {
-            rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
-                .ok()
-        });
-        match waited {
-            Ok(Ok(group)) => extend(sink, self.origin.items(py, group)?),
-            Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
-                "internal error: the batch task failed: {join_error}"
-            ))),
-            Err(signal) => {
-                task.abort();
-                Err(signal)
-            }
-        }
+        let task = rt.spawn(async move { stream.lock().await.next_group(GROUP_LIMIT).await });
+        let group = wait_for_task(py, rt, task)?;
+        extend(sink, self.origin.items(py, group)?)
     }
 
     /// Awaitable form of `next`: it gives a `NativeGroup`.

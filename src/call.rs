@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 
 use crate::errors::{IntoPyErr, wikisuggest_error};
-use crate::runtime::{InFlight, runtime, wait_interruptibly};
+use crate::runtime::{InFlight, runtime, wait_for_task};
 
 /// A finished call's value (or error), converted once the interpreter is held.
 pub type Deliver = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
@@ -98,24 +98,11 @@ impl NativeCall {
         let work = self.take()?;
         let rt = runtime()?;
         crate::logging::refresh(py);
-        let mut task = rt.spawn(async move {
+        let task = rt.spawn(async move {
             let _guard = InFlight::enter();
             work.await
         });
-        let waited = wait_interruptibly(py, |interval| {
-            rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
-                .ok()
-        });
-        match waited {
-            Ok(Ok(deliver)) => deliver(py),
-            Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
-                "internal error: the task failed: {join_error}"
-            ))),
-            Err(signal) => {
-                task.abort();
-                Err(signal)
-            }
-        }
+        wait_for_task(py, rt, task)?(py)
     }
 
     /// Send as an awaitable for the running asyncio loop; cancelling it drops the work.

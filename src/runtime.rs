@@ -101,6 +101,30 @@ where
     }
 }
 
+/// Waits (with [`wait_interruptibly`]) for `task` on the shared runtime `rt`. On a signal the
+/// task is aborted, which drops its future (an HTTP request is closed), and the signal's error
+/// returned.
+pub fn wait_for_task<T: Send + 'static>(
+    py: Python<'_>,
+    rt: &Runtime,
+    mut task: tokio::task::JoinHandle<T>,
+) -> PyResult<T> {
+    let waited = wait_interruptibly(py, |interval| {
+        rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
+            .ok()
+    });
+    match waited {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
+            "internal error: a native task failed: {join_error}"
+        ))),
+        Err(signal) => {
+            task.abort();
+            Err(signal)
+        }
+    }
+}
+
 /// Work running on a thread of its own, waited for with [`wait_interruptibly`].
 pub struct Worker<T> {
     // `detach` needs a `Sync` closure; a `Receiver` is only `Send`.

@@ -340,9 +340,7 @@ def test_an_engine_coroutine_in_flight_at_exit_does_not_crash() -> None:
         "asyncio.run(main())\n"
     )
     runs = [
-        subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-        )
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         for _ in range(10)
     ]
     # Before the exit waited for them, about one run in fifteen printed a panic of a thread
