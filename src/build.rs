@@ -1,11 +1,13 @@
 //! Binding of the dataset builder (`wikisuggest-build`): the Rust steps of
-//! `wikisuggest.build`, each run with the interpreter released. Training itself happens
-//! in Python (XGBoost), between [`NativeDatasetBuild::training_rows`] and
+//! `wikisuggest.build`. Each long step runs on a [`Worker`] thread that the caller waits for
+//! interruptibly, so Ctrl-C works during every one of them. Training itself happens in
+//! Python (XGBoost), between [`NativeDatasetBuild::training_rows`] and
 //! [`NativeDatasetBuild::write`].
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -15,15 +17,32 @@ use wikisuggest_build::{
 };
 use wikisuggest_engine::Engine;
 
-use crate::errors::wikisuggest_error;
+use crate::errors::{build_error, wikisuggest_error};
 use crate::runtime::Worker;
 
-fn build_error(error: BuildError) -> PyErr {
-    match error {
-        BuildError::Io { .. } => PyOSError::new_err(error.to_string()),
-        BuildError::InvalidArgument(_) => PyValueError::new_err(error.to_string()),
-        other => wikisuggest_error(&other.to_string()),
-    }
+/// Runs one build step on the scan, on a thread of its own, and waits for it
+/// interruptibly. After Ctrl-C the step goes on holding the scan; a later step finds it
+/// busy and says so rather than waiting without end.
+fn step<T: Send + 'static>(
+    py: Python<'_>,
+    scan: &Arc<Mutex<Scan>>,
+    name: &str,
+    work: impl FnOnce(&mut Scan) -> Result<T, BuildError> + Send + 'static,
+) -> PyResult<T> {
+    let scan = scan.clone();
+    Worker::spawn(name, move || match scan.try_lock() {
+        Ok(mut scan) => work(&mut scan).map_err(Some),
+        Err(_) => Err(None),
+    })?
+    .wait(py)?
+    .map_err(|error| match error {
+        Some(error) => build_error(error),
+        None => busy(),
+    })
+}
+
+fn busy() -> PyErr {
+    wikisuggest_error("the scan is busy: an interrupted build step is still running, or one failed")
 }
 
 /// The feature rows as little-endian float32 `bytes`, without holding two copies of the
@@ -75,7 +94,7 @@ fn split(holdout_fraction: f64, max_train_articles: usize, max_test_articles: us
 /// A scanned dump: its tables, ready for embeddings, training rows and writing.
 #[pyclass(module = "wikisuggest._native", frozen)]
 pub struct NativeDatasetBuild {
-    scan: std::sync::Mutex<Scan>,
+    scan: Arc<Mutex<Scan>>,
 }
 
 #[pymethods]
@@ -107,7 +126,7 @@ impl NativeDatasetBuild {
             .wait(py)?
             .map_err(build_error)?;
         Ok(Self {
-            scan: std::sync::Mutex::new(scan),
+            scan: Arc::new(Mutex::new(scan)),
         })
     }
 
@@ -141,18 +160,16 @@ impl NativeDatasetBuild {
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         let words = WordVectors::new(words, dim, values).map_err(build_error)?;
-        let mut scan = self.lock()?;
-        let scan: &mut Scan = &mut scan;
-        py.detach(|| set_vectors(scan, &Embedding::WordVectors(words)))
-            .map_err(build_error)
+        step(py, &self.scan, "wikisuggest-vectors", move |scan| {
+            set_vectors(scan, &Embedding::WordVectors(words))
+        })
     }
 
     /// Title vectors from the link graph.
     fn set_link_graph_vectors(&self, py: Python<'_>, dim: usize, seed: u64) -> PyResult<()> {
-        let mut scan = self.lock()?;
-        let scan: &mut Scan = &mut scan;
-        py.detach(|| set_vectors(scan, &Embedding::LinkGraph { dim, seed }))
-            .map_err(build_error)
+        step(py, &self.scan, "wikisuggest-vectors", move |scan| {
+            set_vectors(scan, &Embedding::LinkGraph { dim, seed })
+        })
     }
 
     /// Labelled feature rows of the training articles: `(features, labels, articles,
@@ -164,10 +181,10 @@ impl NativeDatasetBuild {
         max_train_articles: usize,
         max_test_articles: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, u64)> {
-        let scan = self.lock()?;
-        let scan: &Scan = &scan;
         let s = split(holdout_fraction, max_train_articles, max_test_articles);
-        let rows = py.detach(|| training_rows(scan, &s)).map_err(build_error)?;
+        let rows = step(py, &self.scan, "wikisuggest-training-rows", move |scan| {
+            training_rows(scan, &s)
+        })?;
         let features = features_bytes(py, rows.features)?;
         Ok((
             features,
@@ -185,11 +202,10 @@ impl NativeDatasetBuild {
         out_dir: PathBuf,
         model_json: &[u8],
     ) -> PyResult<(Bound<'py, PyDict>, PathBuf)> {
-        let scan = self.lock()?;
-        let scan: &Scan = &scan;
-        let out = py
-            .detach(|| write_outputs(scan, &out_dir, model_json))
-            .map_err(build_error)?;
+        let model_json = model_json.to_vec();
+        let out = step(py, &self.scan, "wikisuggest-write", move |scan| {
+            write_outputs(scan, &out_dir, &model_json)
+        })?;
         let d = PyDict::new(py);
         for (k, v) in out.checksums.to_map() {
             d.set_item(k, v)?;
@@ -199,10 +215,8 @@ impl NativeDatasetBuild {
 }
 
 impl NativeDatasetBuild {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Scan>> {
-        self.scan
-            .lock()
-            .map_err(|_| wikisuggest_error("a previous build step failed"))
+    fn lock(&self) -> PyResult<MutexGuard<'_, Scan>> {
+        self.scan.try_lock().map_err(|_| busy())
     }
 }
 
@@ -225,12 +239,13 @@ pub fn backtest_dataset(
     max_test_articles: usize,
 ) -> PyResult<BacktestResult> {
     let s = split(holdout_fraction, usize::MAX, max_test_articles);
-    let result = py
-        .detach(|| {
-            let engine = Engine::open(&data_dir, wiki_id)?;
-            backtest(&dump, &engine, language_code, &s, &thresholds)
-        })
-        .map_err(build_error)?;
+    let (wiki_id, language_code) = (wiki_id.to_owned(), language_code.to_owned());
+    let result = Worker::spawn("wikisuggest-backtest", move || {
+        let engine = Engine::open(&data_dir, &wiki_id)?;
+        backtest(&dump, &engine, &language_code, &s, &thresholds)
+    })?
+    .wait(py)?
+    .map_err(build_error)?;
     let points = result
         .points
         .iter()

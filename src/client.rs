@@ -1,21 +1,17 @@
 //! `NativeClient`: the object behind `wikisuggest.Client` and `wikisuggest.AsyncClient`.
 //!
 //! Each operation is one method that takes one options value (a dict the Python layer builds
-//! once) and returns a [`NativeCall`]: the request is prepared there, once, and only sending
-//! it differs between the blocking (`send`) and the asyncio (`send_async`) client.
+//! once) and returns a [`NativeCall`] (src/call.rs): the request is prepared there, once, and
+//! only sending it differs between the blocking (`send`) and the asyncio (`send_async`) client.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use serde::de::DeserializeOwned;
-use wikisuggest_core::client::{Fetched, PreparedRequest, ResponseKind, StaticToken, decode};
+use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken, decode};
 use wikisuggest_core::models::{PageCollection, PageCollectionGroups, PageCollectionMembership};
-use wikisuggest_core::oauth::{Grant, TokenManager, request_token};
+use wikisuggest_core::oauth::{Grant, request_token};
 use wikisuggest_core::params::{
     LinkParams, MembershipParams, MembershipQuery, RankMethod, RevisionBody, SearchAlgorithm,
     TranslationParams,
@@ -23,10 +19,9 @@ use wikisuggest_core::params::{
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
 
-use crate::convert::FetchedOut;
-use crate::errors::{core_error, wikisuggest_error};
-use crate::oauth::{NativeTokenManager, TokenOut};
-use crate::runtime::{run_async, run_blocking};
+use crate::call::NativeCall;
+use crate::errors::core_error;
+use crate::oauth::NativeTokenManager;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeClient {
@@ -193,136 +188,48 @@ impl MembershipArgs {
     }
 }
 
-/// What a call produces, converted to Python once it is back.
-enum Outcome {
-    Fetched(FetchedOut),
-    Token(TokenOut),
-    /// A renewal that may not happen (a personal token cannot be renewed): `None`.
-    MaybeToken(Option<TokenOut>),
-    /// Any other operation's value (plain tuples the Python layer turns into records).
-    Value(ValueOut),
-}
-
-/// A value converted to Python only once the call is back on a Python thread.
-type ValueOut = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
-
-impl<'py> IntoPyObject<'py> for Outcome {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = PyErr;
-
-    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        match self {
-            Self::Fetched(fetched) => fetched.into_pyobject(py),
-            Self::Token(token) => token.into_pyobject(py),
-            Self::MaybeToken(token) => token.into_pyobject(py),
-            Self::Value(convert) => convert(py),
-        }
-    }
-}
-
-type Work = Pin<Box<dyn Future<Output = Result<Outcome, Error>> + Send>>;
-
-/// A prepared request, sent once: blocking (`send`) or awaited (`send_async`).
-#[pyclass(frozen, module = "wikisuggest._native")]
-pub struct NativeCall {
-    work: Mutex<Option<Work>>,
-}
-
-impl NativeCall {
-    fn new(work: impl Future<Output = Result<Outcome, Error>> + Send + 'static) -> Self {
-        Self {
-            work: Mutex::new(Some(Box::pin(work))),
-        }
-    }
-
+/// The requests of the client's operations, each a [`NativeCall`].
+impl NativeClient {
     /// The request of `args` (a validation failure surfaces on send).
-    fn fetch<A: Operation>(client: &Arc<Client>, args: A, raw: bool) -> Self {
-        let request = args.prepare(client);
-        let client = client.clone();
-        Self::new(async move {
-            Ok(Outcome::Fetched(FetchedOut(
-                client.fetch_undecoded(&request?, A::KIND, raw).await?,
-            )))
-        })
+    fn fetch<A: Operation>(&self, args: A, raw: bool) -> NativeCall {
+        let request = args.prepare(&self.inner);
+        let client = self.inner.clone();
+        NativeCall::new(
+            async move { client.fetch_undecoded(&request?, A::KIND, raw).await },
+            |py, response| crate::convert::undecoded(py, &response)?.map_err(|e| core_error(py, e)),
+        )
     }
 
     /// A request whose body must decode as `T`; it comes back as that JSON, and the Python
-    /// layer builds its record from it.
+    /// layer builds its record from it. The body is parsed once: `T` is checked against
+    /// the parsed value.
     fn fetch_json<T: DeserializeOwned>(
-        client: &Arc<Client>,
+        &self,
         request: Result<PreparedRequest, Error>,
-    ) -> Self {
-        let client = client.clone();
-        Self::new(async move {
-            let response = client.execute(&request?).await?;
-            decode::<T>(&response)?;
-            let value = Fetched::Raw(decode(&response)?);
-            let convert: ValueOut = Box::new(move |py| crate::convert::fetched(py, &value));
-            Ok(Outcome::Value(convert))
-        })
+    ) -> NativeCall {
+        let client = self.inner.clone();
+        NativeCall::new(
+            async move {
+                let response = client.execute(&request?).await?;
+                let value: serde_json::Value = decode(&response)?;
+                if T::deserialize(&value).is_err() {
+                    // Only a body of the wrong shape is parsed again, for the error that
+                    // quotes it.
+                    decode::<T>(&response)?;
+                }
+                Ok::<_, Error>(value)
+            },
+            |py, value| Ok(pythonize::pythonize(py, &value)?),
+        )
     }
 
     /// One token-endpoint request; the token comes back as its dict shape.
-    fn grant(client: &Arc<Client>, grant: Grant) -> Self {
-        let client = client.clone();
-        Self::new(async move {
-            let token = request_token(&client, &grant).await?;
-            Ok(Outcome::Token(TokenOut(token.to_stored())))
-        })
-    }
-
-    /// A token manager's current token, renewed first when due.
-    pub(crate) fn token(manager: Arc<TokenManager>) -> Self {
-        Self::new(async move {
-            let token = manager.token().await?;
-            Ok(Outcome::Token(TokenOut(token.to_stored())))
-        })
-    }
-
-    /// The token to replay a request with after a server rejected `rejected` (HTTP 401):
-    /// renewed once for every caller that saw it rejected; `None` when it cannot be renewed.
-    pub(crate) fn renewed_after_rejection(manager: Arc<TokenManager>, rejected: Secret) -> Self {
-        Self::new(async move {
-            let renewed = manager.renew_after_rejection(&rejected).await?;
-            Ok(Outcome::MaybeToken(
-                renewed.map(|token| TokenOut(token.to_stored())),
-            ))
-        })
-    }
-
-    /// Any operation whose value converts to Python as it is (the wiki's Action API calls):
-    /// sent blocking or awaited like every other call.
-    pub(crate) fn value<T>(work: impl Future<Output = Result<T, Error>> + Send + 'static) -> Self
-    where
-        T: for<'py> IntoPyObject<'py> + Send + 'static,
-    {
-        Self::new(async move {
-            let value = work.await?;
-            let convert: ValueOut = Box::new(move |py| value.into_bound_py_any(py));
-            Ok(Outcome::Value(convert))
-        })
-    }
-
-    fn take(&self) -> PyResult<Work> {
-        self.work
-            .lock()
-            .ok()
-            .and_then(|mut work| work.take())
-            .ok_or_else(|| wikisuggest_error("this request was already sent"))
-    }
-}
-
-#[pymethods]
-impl NativeCall {
-    /// Send and wait, without the GIL and interruptibly (Ctrl-C aborts the request).
-    fn send(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(run_blocking(py, self.take()?)?.into_pyobject(py)?.unbind())
-    }
-
-    /// Send as an awaitable for the running asyncio loop; cancelling it aborts the request.
-    fn send_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        run_async(py, self.take()?)
+    fn grant(&self, grant: Grant) -> NativeCall {
+        let client = self.inner.clone();
+        NativeCall::new(
+            async move { request_token(&client, &grant).await },
+            |py, token| crate::oauth::token_out(py, &token),
+        )
     }
 }
 
@@ -429,26 +336,26 @@ impl NativeClient {
 
     /// Link recommendations: GET for a stored revision, POST when `args` holds `wikitext`.
     fn link_recommendations(&self, args: LinkArgs, raw: bool) -> NativeCall {
-        NativeCall::fetch(&self.inner, args, raw)
+        self.fetch(args, raw)
     }
 
     fn translation_recommendations(&self, args: TranslationArgs, raw: bool) -> NativeCall {
-        NativeCall::fetch(&self.inner, args, raw)
+        self.fetch(args, raw)
     }
 
     fn page_collections(&self) -> NativeCall {
         let request = self.inner.prepare_page_collections();
-        NativeCall::fetch_json::<Vec<PageCollection>>(&self.inner, request)
+        self.fetch_json::<Vec<PageCollection>>(request)
     }
 
     fn page_collection_groups(&self) -> NativeCall {
         let request = self.inner.prepare_page_collection_groups();
-        NativeCall::fetch_json::<PageCollectionGroups>(&self.inner, request)
+        self.fetch_json::<PageCollectionGroups>(request)
     }
 
     fn page_collection_membership(&self, args: MembershipArgs) -> NativeCall {
         let request = args.prepare(&self.inner);
-        NativeCall::fetch_json::<PageCollectionMembership>(&self.inner, request)
+        self.fetch_json::<PageCollectionMembership>(request)
     }
 
     fn client_credentials(&self, client_id: String, client_secret: String) -> NativeCall {
@@ -456,7 +363,7 @@ impl NativeClient {
             client_id,
             client_secret: Secret::new(client_secret),
         };
-        NativeCall::grant(&self.inner, grant)
+        self.grant(grant)
     }
 
     #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
@@ -475,7 +382,7 @@ impl NativeClient {
             code_verifier: code_verifier.map(Secret::new),
             redirect_uri,
         };
-        NativeCall::grant(&self.inner, grant)
+        self.grant(grant)
     }
 
     #[pyo3(signature = (refresh_token, client_id, client_secret=None))]
@@ -490,6 +397,6 @@ impl NativeClient {
             client_id,
             client_secret: client_secret.map(Secret::new),
         };
-        NativeCall::grant(&self.inner, grant)
+        self.grant(grant)
     }
 }

@@ -1,6 +1,6 @@
 //! Results to Python objects.
 //!
-//! Records become the frozen dataclasses of `wikisuggest.models`, built here directly: a
+//! Records become the frozen dataclasses of `wikisuggest.records`, built here directly: a
 //! dataclass `__init__` runs Python code per field, which for a 15-link response cost more than
 //! the whole HTTP exchange. We allocate each instance as `object.__new__` does and fill its slots
 //! with the generic attribute setter behind `object.__setattr__` (the route a frozen
@@ -348,26 +348,12 @@ pub fn undecoded<'py>(
 ) -> PyResult<Result<Bound<'py, PyAny>, Error>> {
     if u.kind == ResponseKind::LinkRecommendationSet
         && !u.raw
-        && let Some(set) = crate::link_body::link_set(py, &u.response.body)
+        && let Some(set) = crate::records_json::link_set(py, &u.response.body)
     {
         return set.map(Ok);
     }
     match u.decode() {
         Ok(value) => fetched(py, &value).map(Ok),
         Err(error) => Ok(Err(error)),
-    }
-}
-
-/// A response, decoded and converted when pyo3 hands it to Python (after an async call
-/// completed, or after a sync call re-attached).
-pub struct FetchedOut(pub Undecoded);
-
-impl<'py> IntoPyObject<'py> for FetchedOut {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = PyErr;
-
-    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        undecoded(py, &self.0)?.map_err(|error| crate::errors::core_error(py, error))
     }
 }

@@ -1,22 +1,22 @@
 //! `NativeEngine`: the local link engine. Arguments are extracted while attached, the engine
-//! runs detached from the interpreter, and results become the same `wikisuggest.models`
-//! records the HTTP client returns.
+//! runs detached from the interpreter, and results become the same `wikisuggest.records`
+//! records the HTTP client returns (through the engine's one mapping to the wire records).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
-use wikisuggest_core::models as core;
+use pyo3::types::{PyDict, PyList};
 use wikisuggest_engine::{
     BatchStream, Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores,
     NativeOpenOptions, Page, RecommendOptions, default_workers,
 };
 
-use crate::errors::{core_error, engine_error, wikisuggest_error};
+use crate::call::NativeCall;
+use crate::engine_batch::NativeEngineBatch;
+use crate::errors::{core_error, engine_error};
 use crate::rules::NativeLinkRules;
-use crate::runtime::wait_interruptibly;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeEngine {
@@ -64,106 +64,41 @@ impl OptionArgs {
     }
 }
 
-/// An engine link as the client's model.
-fn core_link(l: wikisuggest_engine::LinkRecommendation) -> core::LinkRecommendation {
-    core::LinkRecommendation {
-        link_text: l.link_text,
-        link_target: l.link_target,
-        score: Some(f64::from(l.score)),
-        wikitext_offset: i64::try_from(l.wikitext_offset).ok(),
-        context_before: Some(l.context_before),
-        context_after: Some(l.context_after),
-        link_index: i64::try_from(l.link_index).ok(),
-        match_index: i64::try_from(l.match_index).ok(),
-        extra: Default::default(),
+/// A page of the engine as the Python layer passes it (`engine/pages.py`'s `NativePage`):
+/// `(wikitext, page_title, pageid, revid, language_code)`, the order `recommend` takes them.
+/// Not the dump reader's `(page_id, revision_id, title, wikitext)` rows (`crate::dump`).
+#[derive(FromPyObject)]
+pub struct EnginePage(String, String, Option<i64>, Option<i64>, Option<String>);
+
+impl From<EnginePage> for Page {
+    fn from(EnginePage(wikitext, page_title, pageid, revid, language_code): EnginePage) -> Self {
+        Self {
+            wikitext,
+            page_title,
+            pageid,
+            revid,
+            language_code,
+        }
     }
 }
 
-/// The engine's result as the client's model, so both paths share one conversion.
-fn to_core(set: LinkRecommendationSet) -> core::LinkRecommendationSet {
-    let sums = set.meta.dataset_checksums;
-    let links = set.links.into_iter().map(core_link).collect::<Vec<_>>();
-    core::LinkRecommendationSet {
-        links_count: i64::try_from(links.len()).ok(),
-        links,
-        meta: Some(core::Meta {
-            application_version: Some(set.meta.application_version),
-            dataset_checksums: Some(core::DatasetChecksums {
-                anchors: sums.anchors,
-                model: sums.model,
-                pageids: sums.pageids,
-                redirects: sums.redirects,
-                w2vfiltered: sums.w2vfiltered,
-                extra: Default::default(),
-            }),
-            format_version: Some(set.meta.format_version),
-            extra: Default::default(),
-        }),
-        page_title: Some(set.page_title),
-        pageid: set.pageid,
-        revid: set.revid,
-        extra: Default::default(),
-    }
-}
-
-/// A page of a batch as Python passes it: wikitext, page_title, pageid, revid, language_code.
-type PageTuple = (String, String, Option<i64>, Option<i64>, Option<String>);
-
-type EngineResult = wikisuggest_engine::Result<LinkRecommendationSet>;
-
-/// The result's record; with `explain`, `(record, excluded, page_excluded)` (see
-/// `crate::rules::exclusions`).
-fn set_to_py<'py>(
-    py: Python<'py>,
+/// The result's record; with `explain`, the `ExplainedResult` of it (see
+/// `crate::rules::explained`).
+pub(crate) fn set_to_py(
+    py: Python<'_>,
     mut set: LinkRecommendationSet,
     explain: bool,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<Bound<'_, PyAny>> {
     if !explain {
-        return crate::convert::link_set(py, &to_core(set));
+        return crate::convert::link_set(py, &set.into());
     }
     let excluded = std::mem::take(&mut set.excluded);
     let page = set.page_excluded.take();
     let links: Vec<_> = (excluded.iter())
-        .map(|e| core_link(e.link.clone()))
+        .map(|e| wikisuggest_engine::link_record(e.link.clone()))
         .collect();
-    let record = crate::convert::link_set(py, &to_core(set))?;
-    let removed = crate::rules::exclusions(py, &excluded, page.as_ref(), &links)?;
-    let mut parts = vec![record];
-    parts.extend(removed.iter());
-    Ok(PyTuple::new(py, parts)?.into_any())
-}
-
-fn result_to_py<'py>(
-    py: Python<'py>,
-    result: EngineResult,
-    explain: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    match result {
-        Ok(set) => set_to_py(py, set, explain),
-        Err(error) => Err(engine_error(py, &error)),
-    }
-}
-
-/// `(ok, value or exception)`, or `None` for a page that was not started.
-fn item_to_py<'py>(
-    py: Python<'py>,
-    item: Option<EngineResult>,
-    explain: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    let Some(result) = item else {
-        return Ok(py.None().into_bound(py));
-    };
-    let (ok, value) = match result {
-        Ok(set) => (true, set_to_py(py, set, explain)?),
-        Err(error) => (
-            false,
-            engine_error(py, &error)
-                .into_value(py)
-                .into_bound(py)
-                .into_any(),
-        ),
-    };
-    Ok(PyTuple::new(py, [ok.into_pyobject(py)?.to_owned().into_any(), value])?.into_any())
+    let record = crate::convert::link_set(py, &set.into())?;
+    crate::rules::explained(py, record, &excluded, page.as_ref(), &links)
 }
 
 fn source_name(source: &DatasetSource) -> (&'static str, Option<String>) {
@@ -285,58 +220,41 @@ impl NativeEngine {
         }
     }
 
-    /// One page, `(wikitext, page_title, pageid, revid, language_code)`, with `options`;
-    /// `send_async` awaits it on the shared runtime's blocking pool instead; `explain` adds
-    /// what the rules removed (see `set_to_py`).
-    #[pyo3(signature = (page, options, send_async=false, explain=false))]
-    fn recommend<'py>(
+    /// One page with `options`, as a call sent blocking or awaited (with `explain`, what the
+    /// rules removed too: see `set_to_py`); the page runs on the
+    /// shared runtime's blocking pool either way, so a blocking caller can be interrupted.
+    #[pyo3(signature = (page, options, explain=false))]
+    fn recommend(
         &self,
-        py: Python<'py>,
-        page: PageTuple,
+        py: Python<'_>,
+        page: EnginePage,
         options: OptionArgs,
-        send_async: bool,
         explain: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let opts = options.validate(py)?;
+    ) -> PyResult<NativeCall> {
+        let options = options.validate(py)?;
         let engine = self.engine.clone();
-        let (wikitext, page_title, pageid, revid, language_code) = page;
-        let opts = RecommendOptions {
-            language_code: language_code.or(opts.language_code),
-            ..opts
-        };
-        let work = move || engine.recommend(&wikitext, &page_title, pageid, revid, &opts);
-        if !send_async {
-            let result = py.detach(work);
-            return result_to_py(py, result, explain);
-        }
-        let rt = crate::runtime::runtime()?;
-        let work = rt.spawn_blocking(work);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let joined = work.await;
-            Python::attach(|py| match joined {
-                Ok(result) => result_to_py(py, result, explain).map(Bound::unbind),
-                Err(e) => Err(wikisuggest_error(&format!(
-                    "internal error: the engine task failed: {e}"
-                ))),
-            })
-        })
+        let page = Page::from(page);
+        Ok(NativeCall::blocking(
+            move || engine.recommend_page(&page, &options),
+            move |py, set| set_to_py(py, set, explain),
+        ))
     }
 
-    /// A stream of pages on `workers` threads (all cores when `None`), results in input
-    /// order (with `explain`, as `recommend` gives them); see `NativeBatchStream`.
+    /// A batch of pages on `workers` threads (all cores when `None`), items in input order;
+    /// see `NativeEngineBatch` (with `explain`, items as `recommend` gives them).
     #[pyo3(signature = (workers, options, explain=false))]
-    fn stream(
+    fn batch(
         &self,
         py: Python<'_>,
         workers: Option<usize>,
         options: OptionArgs,
         explain: bool,
-    ) -> PyResult<NativeBatchStream> {
+    ) -> PyResult<NativeEngineBatch> {
         let opts = options.validate(py)?;
         let workers = workers.unwrap_or_else(default_workers).max(1);
         let stream = BatchStream::new(self.engine.clone(), opts, workers)
             .map_err(|e| engine_error(py, &e))?;
-        Ok(NativeBatchStream { stream, explain })
+        Ok(NativeEngineBatch::new(stream, explain))
     }
 
     /// Every distinct candidate target of the dataset's anchors (the pages it can link to),
@@ -388,83 +306,5 @@ impl NativeEngine {
             "NativeEngine(wiki_id={:?}, anchors={}, pages={})",
             info.wiki_id, info.anchors, info.pages
         )
-    }
-}
-
-/// A batch in flight: Python pushes pages (a few per worker ahead of what it has taken) and
-/// takes their results in input order as they finish, so the engine's threads never wait for
-/// the slowest page of a chunk.
-#[pyclass(frozen, module = "wikisuggest._native")]
-pub struct NativeBatchStream {
-    stream: BatchStream,
-    explain: bool,
-}
-
-#[pymethods]
-impl NativeBatchStream {
-    /// Queues one page: `(wikitext, page_title, pageid, revid, language_code)`.
-    fn push(&self, page: PageTuple) {
-        let (wikitext, page_title, pageid, revid, language_code) = page;
-        self.stream.push(Page {
-            wikitext,
-            page_title,
-            pageid,
-            revid,
-            language_code,
-        });
-    }
-
-    /// Pages pushed whose outcome was not taken yet.
-    fn pending(&self) -> u64 {
-        self.stream.pending()
-    }
-
-    /// Waits (interruptibly, without the interpreter) for the oldest pending page and returns
-    /// `(outcomes, interruption)`: its outcome and every later one already finished, each
-    /// `(ok, result or exception)`, in input order; `[]` when nothing is pending. If a signal
-    /// handler raises (Ctrl-C), no further page starts, the pages running finish, and every
-    /// pending page comes back (`None` for those not started) with that exception as
-    /// `interruption`.
-    fn take<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let stream = &self.stream;
-        let mut outcomes = Vec::new();
-        let mut waited = Ok(());
-        if stream.pending() > 0 {
-            match wait_interruptibly(py, |interval| {
-                let got = stream.take(interval);
-                (!got.is_empty()).then_some(got)
-            }) {
-                Ok(got) => outcomes = got,
-                Err(signal) => waited = Err(signal),
-            }
-        }
-        // A signal that arrived after the last check would otherwise be raised as this call
-        // returns, discarding the outcomes it took from the stream.
-        let interruption = match waited.and_then(|()| py.check_signals()) {
-            Ok(()) => None,
-            Err(signal) => {
-                stream.stop();
-                py.detach(|| {
-                    while stream.pending() > 0 {
-                        outcomes.extend(stream.take(Duration::from_secs(3600)));
-                    }
-                });
-                Some(signal)
-            }
-        };
-        let items = outcomes
-            .into_iter()
-            .map(|item| item_to_py(py, item, self.explain))
-            .collect::<PyResult<Vec<_>>>()?;
-        let interruption = match interruption {
-            Some(e) => e.into_value(py).into_bound(py).into_any(),
-            None => py.None().into_bound(py),
-        };
-        PyTuple::new(py, [PyList::new(py, items)?.into_any(), interruption])
-    }
-
-    /// Starts no further page; pages running finish in the background.
-    fn close(&self) {
-        self.stream.stop();
     }
 }

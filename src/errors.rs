@@ -1,11 +1,13 @@
-//! The single mapping from core and engine errors to the Python exception tree declared in
-//! `python/wikisuggest/errors.py`. Nothing here inspects message text: the class is chosen
-//! from the error's variant and, for HTTP errors, from the kind the core decided.
+//! The single mapping from core, engine and builder errors to the Python exception tree
+//! declared in `python/wikisuggest/errors.py`. Nothing here inspects message text: the class
+//! is chosen from the error's variant and, for HTTP errors, from the kind the core decided.
 
 use pyo3::PyTypeInfo;
+use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 use pythonize::pythonize;
+use wikisuggest_build::BuildError;
 use wikisuggest_core::Error;
 use wikisuggest_core::http_error::{HttpError, HttpErrorKind, OAuthErrorBody};
 use wikisuggest_engine::{Error as EngineError, TextError};
@@ -47,6 +49,54 @@ mod classes {
 
 /// A class of the exception tree: a typo is a compile error, not a failed look-up at run time.
 type Class = for<'py> fn(Python<'py>) -> Bound<'py, PyType>;
+
+/// An error of a crate below the binding, as its Python exception: what a generic door
+/// (`NativeCall`, the batches) needs of the errors it carries.
+pub trait IntoPyErr {
+    fn into_pyerr(self, py: Python<'_>) -> PyErr;
+    /// A failure of the binding itself (a task that died), in this error type.
+    fn internal(message: &str) -> Self;
+}
+
+impl IntoPyErr for Error {
+    fn into_pyerr(self, py: Python<'_>) -> PyErr {
+        core_error(py, self)
+    }
+
+    fn internal(message: &str) -> Self {
+        Self::Internal(message.to_owned())
+    }
+}
+
+impl IntoPyErr for EngineError {
+    fn into_pyerr(self, py: Python<'_>) -> PyErr {
+        engine_error(py, &self)
+    }
+
+    fn internal(message: &str) -> Self {
+        Self::Internal(message.to_owned())
+    }
+}
+
+/// A dataset build or dump-reading error: a file that cannot be read or written is an
+/// `OSError`, a bad argument an `InvalidParameter` (a `ValueError`), anything else a
+/// `WikisuggestError`.
+pub fn build_error(error: BuildError) -> PyErr {
+    match error {
+        BuildError::Io { .. } => PyOSError::new_err(error.to_string()),
+        BuildError::InvalidArgument(_) => Python::attach(|py| {
+            let kwargs = PyDict::new(py);
+            instantiate(
+                py,
+                classes::InvalidParameter::type_object,
+                &error.to_string(),
+                &kwargs,
+            )
+            .unwrap_or_else(|conversion_failure| conversion_failure)
+        }),
+        other => wikisuggest_error(&other.to_string()),
+    }
+}
 
 pub fn wikisuggest_error(message: &str) -> PyErr {
     classes::WikisuggestError::new_err(message.to_owned())

@@ -1,22 +1,32 @@
 //! The `wikisuggest._native` extension module: a thin layer that converts arguments,
-//! releases the interpreter while Rust works, and converts results and errors back.
-//! All behaviour lives in the `wikisuggest-core` (HTTP client) and `wikisuggest-engine`
-//! (local link engine) crates.
+//! releases the interpreter while Rust works, and converts results and errors back. All
+//! behaviour lives in the pyo3-free crates below it: `wikisuggest-core` (HTTP client, token
+//! manager, Action API), `wikisuggest-records` (the service records), `wikisuggest-engine`
+//! (local link engine), `wikisuggest-build` (dataset builder, dump reader) and
+//! `wikisuggest-server` (reference server).
+//!
+//! Each kind of wait has one door: `call` (a single operation, sent blocking or awaited),
+//! `batch` (the protocol every batch speaks; `engine_batch` is the engine's), and
+//! `runtime`'s interruptible wait (`wait_interruptibly`, `Worker`) under both. Errors are
+//! mapped to Python's exception tree in `errors` only; records are built in `convert` (and
+//! `records_json`, straight from a response body).
 
 use pyo3::prelude::*;
 
 mod batch;
 mod build;
+mod call;
 mod client;
 mod convert;
 mod dump;
 mod engine;
+mod engine_batch;
 mod errors;
 mod limits;
-mod link_body;
 mod logging;
 mod mediawiki;
 mod oauth;
+mod records_json;
 mod rules;
 mod runtime;
 mod server;
@@ -27,12 +37,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;
-    m.add_class::<client::NativeCall>()?;
+    m.add_class::<call::NativeCall>()?;
     m.add_class::<oauth::NativeTokenManager>()?;
     m.add_class::<batch::NativeBatch>()?;
     m.add_class::<batch::NativeGroup>()?;
     m.add_class::<engine::NativeEngine>()?;
-    m.add_class::<engine::NativeBatchStream>()?;
+    m.add_class::<engine_batch::NativeEngineBatch>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<mediawiki::NativeWiki>()?;
     m.add_class::<rules::NativeLinkRules>()?;

@@ -11,7 +11,7 @@ use wikisuggest_core::mediawiki::{ActionApi, ActionApiConfig, EditRequest, PageR
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Error, Secret};
 
-use crate::client::NativeCall;
+use crate::call::NativeCall;
 use crate::errors::core_error;
 use crate::oauth::NativeTokenManager;
 

@@ -16,7 +16,7 @@ use wikisuggest_core::oauth::{
 };
 use wikisuggest_core::{Error, Result as CoreResult, Secret};
 
-use crate::client::NativeCall;
+use crate::call::NativeCall;
 use crate::errors::core_error;
 
 /// A store made of two Python callables, `load() -> dict | None` and `save(dict)`.
@@ -137,16 +137,8 @@ fn leeway_from(seconds: f64) -> CoreResult<Duration> {
 }
 
 /// A token handed to Python, as the store's dict shape (the Python layer makes it a `Token`).
-pub struct TokenOut(pub StoredToken);
-
-impl<'py> IntoPyObject<'py> for TokenOut {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = PyErr;
-
-    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        Ok(pythonize(py, &self.0)?)
-    }
+pub fn token_out<'py>(py: Python<'py>, token: &Token) -> PyResult<Bound<'py, PyAny>> {
+    Ok(pythonize(py, &token.to_stored())?)
 }
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -229,14 +221,25 @@ impl NativeTokenManager {
 
     /// The current token as a dict, renewed first when due: sent blocking or awaited.
     fn token(&self) -> NativeCall {
-        NativeCall::token(self.inner.clone())
+        let manager = self.inner.clone();
+        NativeCall::new(async move { manager.token().await }, |py, token| {
+            token_out(py, &token)
+        })
     }
 
     /// A server rejected the access token `rejected` (HTTP 401): the token to replay the
     /// request with once (renewed, or one another thread renewed meanwhile), or None when it
     /// cannot be renewed; sent blocking or awaited.
     fn renew_rejected(&self, rejected: String) -> NativeCall {
-        NativeCall::renewed_after_rejection(self.inner.clone(), Secret::new(rejected))
+        let manager = self.inner.clone();
+        let rejected = Secret::new(rejected);
+        NativeCall::new(
+            async move { manager.renew_after_rejection(&rejected).await },
+            |py, renewed| match renewed {
+                Some(token) => token_out(py, &token),
+                None => Ok(py.None().into_bound(py)),
+            },
+        )
     }
 
     fn __repr__(&self) -> String {

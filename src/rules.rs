@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use pythonize::{depythonize, pythonize};
 use wikisuggest_engine::rules::section_links as engine_section_links;
 use wikisuggest_engine::{Error as EngineError, ExcludedLink, Exclusion, RuleSpec, Rules};
@@ -118,43 +118,33 @@ pub fn page_sections(py: Python<'_>, wikitext: String) -> Vec<(Option<String>, u
     py.detach(|| wikisuggest_engine::rules::page_sections(&wikitext))
 }
 
-/// `(rule, value)` of an exclusion.
-fn exclusion<'py>(py: Python<'py>, e: &Exclusion) -> PyResult<Bound<'py, PyTuple>> {
-    PyTuple::new(
-        py,
-        [
-            e.rule.name().into_pyobject(py)?.into_any(),
-            e.value.as_str().into_pyobject(py)?.into_any(),
-        ],
-    )
-}
-
-/// What the rules removed from a page: `(excluded, page_excluded)`, the links as
-/// `(LinkRecommendation, rule, value)` and the page as `(rule, value)` or `None`.
-pub(crate) fn exclusions<'py>(
+/// A page's record with what the rules removed from it, as `wikisuggest.records`'
+/// `ExplainedResult`: each excluded link (`core_links`, the same links as records) with its
+/// rule, and the rule that removed the whole page.
+pub(crate) fn explained<'py>(
     py: Python<'py>,
+    record: Bound<'py, PyAny>,
     excluded: &[ExcludedLink],
     page: Option<&Exclusion>,
     core_links: &[wikisuggest_core::models::LinkRecommendation],
-) -> PyResult<Bound<'py, PyTuple>> {
-    let records = crate::convert::links(py, core_links)?;
-    let items = records
+) -> PyResult<Bound<'py, PyAny>> {
+    let records = py.import("wikisuggest.records")?;
+    let excluded_link = records.getattr("ExcludedLink")?;
+    let links = crate::convert::links(py, core_links)?;
+    let items = links
         .into_iter()
         .zip(excluded)
-        .map(|(record, e)| {
-            PyTuple::new(
-                py,
-                [
-                    record,
-                    e.exclusion.rule.name().into_pyobject(py)?.into_any(),
-                    e.exclusion.value.as_str().into_pyobject(py)?.into_any(),
-                ],
-            )
+        .map(|(link, e)| {
+            excluded_link.call1((link, e.exclusion.rule.name(), e.exclusion.value.as_str()))
         })
         .collect::<PyResult<Vec<_>>>()?;
     let page = match page {
-        Some(e) => exclusion(py, e)?.into_any(),
+        Some(e) => records
+            .getattr("Exclusion")?
+            .call1((e.rule.name(), e.value.as_str()))?,
         None => py.None().into_bound(py),
     };
-    PyTuple::new(py, [PyList::new(py, items)?.into_any(), page])
+    records
+        .getattr("ExplainedResult")?
+        .call1((record, PyTuple::new(py, items)?, page))
 }

@@ -1,6 +1,8 @@
-//! The one tokio runtime of the process, and the bridge from sync Python calls to it.
+//! The one tokio runtime of the process, the in-flight count that the exit-time `quiesce`
+//! waits on, and the one interruptible wait of every blocking call ([`wait_interruptibly`],
+//! and [`Worker`] for work on a thread of its own). Single operations go through
+//! `crate::call::NativeCall`, batches through `crate::batch`.
 
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
@@ -9,7 +11,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
 
-use crate::errors::{core_error, wikisuggest_error};
+use crate::errors::wikisuggest_error;
 
 /// How often a blocked sync call wakes up to let Python handle signals (Ctrl-C).
 const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
@@ -99,6 +101,30 @@ where
     }
 }
 
+/// Waits (with [`wait_interruptibly`]) for `task` on the shared runtime `rt`. On a signal the
+/// task is aborted, which drops its future (an HTTP request is closed), and the signal's error
+/// returned.
+pub fn wait_for_task<T: Send + 'static>(
+    py: Python<'_>,
+    rt: &Runtime,
+    mut task: tokio::task::JoinHandle<T>,
+) -> PyResult<T> {
+    let waited = wait_interruptibly(py, |interval| {
+        rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
+            .ok()
+    });
+    match waited {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
+            "internal error: a native task failed: {join_error}"
+        ))),
+        Err(signal) => {
+            task.abort();
+            Err(signal)
+        }
+    }
+}
+
 /// Work running on a thread of its own, waited for with [`wait_interruptibly`].
 pub struct Worker<T> {
     // `detach` needs a `Sync` closure; a `Receiver` is only `Send`.
@@ -141,51 +167,4 @@ impl<T: Send + 'static> Worker<T> {
     pub fn wait(&self, py: Python<'_>) -> PyResult<T> {
         wait_interruptibly(py, |interval| self.poll(interval))?
     }
-}
-
-/// Run `fut` on the shared runtime while the calling thread waits interruptibly (see
-/// [`wait_interruptibly`]). On a signal the task is aborted — dropping the request — and the
-/// signal's error returned.
-pub fn run_blocking<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
-where
-    T: Send + 'static,
-    F: Future<Output = wikisuggest_core::Result<T>> + Send + 'static,
-{
-    let rt = runtime()?;
-    crate::logging::refresh(py);
-    let mut handle = rt.spawn(async move {
-        let _guard = InFlight::enter();
-        fut.await
-    });
-    let waited = wait_interruptibly(py, |interval| {
-        rt.block_on(async { tokio::time::timeout(interval, &mut handle).await })
-            .ok()
-    });
-    match waited {
-        Ok(Ok(Ok(value))) => Ok(value),
-        Ok(Ok(Err(error))) => Err(core_error(py, error)),
-        Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
-            "internal error: the request task failed: {join_error}"
-        ))),
-        Err(signal) => {
-            handle.abort();
-            Err(signal)
-        }
-    }
-}
-
-/// Wrap `fut` as an awaitable for the running asyncio loop. Cancelling the asyncio task drops
-/// the Rust future, which closes its request.
-pub fn run_async<'py, T, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
-where
-    T: for<'a> IntoPyObject<'a> + Send + 'static,
-    F: Future<Output = wikisuggest_core::Result<T>> + Send + 'static,
-{
-    runtime()?;
-    crate::logging::refresh(py);
-    pyo3_async_runtimes::tokio::future_into_py(py, async move {
-        let _guard = InFlight::enter();
-        fut.await
-            .map_err(|error| Python::attach(|py| core_error(py, error)))
-    })
 }

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import pytest
 from contract_server import ContractServer
+from oauth_server import OAuthTestServer
 
 import wikisuggest
 
@@ -26,6 +27,35 @@ def contract_server(contract_server_session: ContractServer) -> Iterator[Contrac
     contract_server_session.reset()
     yield contract_server_session
     contract_server_session.reset()
+
+
+@pytest.fixture
+def oauth_server() -> Iterator[OAuthTestServer]:
+    """A fresh OAuth 2.0 token endpoint (and link service) on a loopback port."""
+    server = OAuthTestServer().start()
+    yield server
+    server.stop()
+
+
+def oauth_client(server: OAuthTestServer, auth: Any = None) -> wikisuggest.Client:
+    """A blocking client of ``server``'s service and token endpoint."""
+    return wikisuggest.Client(
+        USER_AGENT, base_url=server.url, auth_url=server.url, auth=auth, backoff=0.01
+    )
+
+
+def oauth_async_client(server: OAuthTestServer, auth: Any = None) -> wikisuggest.AsyncClient:
+    """The asyncio twin of :func:`oauth_client`."""
+    return wikisuggest.AsyncClient(
+        USER_AGENT, base_url=server.url, auth_url=server.url, auth=auth, backoff=0.01
+    )
+
+
+def client_for(server: ContractServer, **options: Any) -> wikisuggest.Client:
+    """A blocking client of the contract server that does not retry (unless told to)."""
+    settings: dict[str, Any] = {"max_retries": 0, "backoff": 0.01}
+    settings.update(options)
+    return wikisuggest.Client(USER_AGENT, base_url=server.url, **settings)
 
 
 class _AsyncAsBlocking:

@@ -10,22 +10,18 @@ import time
 from typing import Any
 
 import pytest
-from conftest import USER_AGENT
+from conftest import USER_AGENT, client_for
 from contract_server import VALID_TOKEN, ContractServer, Scripted
 
 import wikisuggest
 
 
-def client_for(server: ContractServer, **kwargs: object) -> wikisuggest.Client:
-    options: dict[str, object] = {"max_retries": 0, "backoff": 0.01}
-    options.update(kwargs)
-    return wikisuggest.Client(USER_AGENT, base_url=server.url, **options)  # type: ignore[arg-type]
-
-
 def test_results_in_input_order(contract_server: ContractServer) -> None:
     titles = [f"Page {i}" for i in range(50)]
     results = client_for(contract_server).link_recommendations_many(titles, domain="en")
-    assert isinstance(results, wikisuggest.BatchResults)
+    assert isinstance(results, wikisuggest.Batch)
+    assert isinstance(results.wait(), wikisuggest.BatchResults)
+    assert results.wait() is results.wait()
     assert [item.index for item in results] == list(range(50))
     assert [item.unwrap().page_title for item in results] == titles
     assert all(item.ok for item in results)
@@ -108,16 +104,14 @@ def test_wikimedia_default_is_three() -> None:
 def test_rate_limit_is_respected(contract_server: ContractServer) -> None:
     client = client_for(contract_server, rate_limit=20)
     started = time.monotonic()
-    client.link_recommendations_many([f"P{i}" for i in range(11)], domain="en")
+    client.link_recommendations_many([f"P{i}" for i in range(11)], domain="en").wait()
     assert time.monotonic() - started >= 0.5  # 11 starts at 20/s span 0.5 s
 
 
 def test_as_completed_yields_fast_items_first(contract_server: ContractServer) -> None:
     client = client_for(contract_server)
-    items = client.link_recommendations_many(
-        ["Sleep 0.8", "Fast 1", "Fast 2"], domain="en", as_completed=True
-    )
-    order = [item.index for item in items]
+    batch = client.link_recommendations_many(["Sleep 0.8", "Fast 1", "Fast 2"], domain="en")
+    order = [item.index for item in batch.as_completed()]
     assert sorted(order) == [0, 1, 2]
     assert order[-1] == 0
 
@@ -135,7 +129,7 @@ def test_ctrl_c_keeps_finished_results(contract_server: ContractServer) -> None:
     timer.start()
     started = time.monotonic()
     with pytest.raises(wikisuggest.BatchInterrupted) as info:
-        client.link_recommendations_many([f"P{i}" for i in range(6)], domain="en")
+        client.link_recommendations_many([f"P{i}" for i in range(6)], domain="en").wait()
     timer.join()
     assert time.monotonic() - started < 2.0
     assert isinstance(info.value, KeyboardInterrupt)
@@ -214,6 +208,6 @@ def test_progress_bar(contract_server: ContractServer, capsys: pytest.CaptureFix
     pytest.importorskip("tqdm")
     client_for(contract_server).link_recommendations_many(
         ["A", "B", "C"], domain="en", progress=True
-    )
+    ).wait()
     err = capsys.readouterr().err
     assert "3/3" in err

@@ -6,17 +6,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
-import pytest
 from oauth_server import BOT_SECRET, USER_AGENT, OAuthTestServer
-
-
-@pytest.fixture
-def oauth_server() -> Iterator[OAuthTestServer]:
-    server = OAuthTestServer().start()
-    yield server
-    server.stop()
 
 
 def run(

@@ -8,7 +8,6 @@ import hashlib
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 
 import pytest
 from oauth_server import (
@@ -39,13 +38,6 @@ from wikisuggest import (
     UnsupportedGrantType,
     UnsupportedMediaType,
 )
-
-
-@pytest.fixture
-def oauth_server() -> Iterator[OAuthTestServer]:
-    server = OAuthTestServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import oauth_async_client, oauth_client
 from oauth_server import (
     BOT_SECRET,
     USER_AGENT,
@@ -36,23 +36,6 @@ from wikisuggest import (
 )
 
 
-@pytest.fixture
-def oauth_server() -> Iterator[OAuthTestServer]:
-    server = OAuthTestServer().start()
-    yield server
-    server.stop()
-
-
-def make_client(server: OAuthTestServer, auth: Any = None) -> Client:
-    return Client(USER_AGENT, base_url=server.url, auth_url=server.url, auth=auth, backoff=0.01)
-
-
-def make_async_client(server: OAuthTestServer, auth: Any = None) -> AsyncClient:
-    return AsyncClient(
-        USER_AGENT, base_url=server.url, auth_url=server.url, auth=auth, backoff=0.01
-    )
-
-
 def post_links(client: Client) -> Any:
     return client.link_recommendations_for_revision(
         "wikipedia", "en", "Cat", wikitext="A cat.", revid=1, pageid=2
@@ -72,7 +55,7 @@ def bot_manager(server: OAuthTestServer, **kwargs: Any) -> TokenManager:
 
 
 def user_token(server: OAuthTestServer) -> Token:
-    client = make_client(server)
+    client = oauth_client(server)
     request = client.authorization_url("webapp")
     code = request.parse_redirect(visit_authorize(request.url))
     return client.authorization_code(
@@ -159,8 +142,8 @@ async def test_concurrent_requests_through_clients_share_one_token(
     oauth_server: OAuthTestServer,
 ) -> None:
     manager = bot_manager(oauth_server)
-    sync_client = make_client(oauth_server, manager)
-    async_client = make_async_client(oauth_server, manager)
+    sync_client = oauth_client(oauth_server, manager)
+    async_client = oauth_async_client(oauth_server, manager)
     oauth_server.token_delay = 0.2
     sync_calls = [asyncio.to_thread(post_links, sync_client) for _ in range(20)]
     async_calls = [post_links_async(async_client) for _ in range(100)]
@@ -174,7 +157,7 @@ async def test_concurrent_requests_through_clients_share_one_token(
 
 
 def test_rejected_token_is_renewed_and_replayed_once(oauth_server: OAuthTestServer) -> None:
-    client = make_client(oauth_server, bot_manager(oauth_server))
+    client = oauth_client(oauth_server, bot_manager(oauth_server))
     assert post_links(client).pageid == 2
     oauth_server.expire_access_tokens()  # the client still thinks its token is fresh
     assert post_links(client).revid == 1
@@ -187,7 +170,7 @@ def test_rejected_token_is_renewed_and_replayed_once(oauth_server: OAuthTestServ
 async def test_rejected_token_is_renewed_and_replayed_once_async(
     oauth_server: OAuthTestServer,
 ) -> None:
-    client = make_async_client(oauth_server, bot_manager(oauth_server))
+    client = oauth_async_client(oauth_server, bot_manager(oauth_server))
     await post_links_async(client)
     oauth_server.expire_access_tokens()
     await post_links_async(client)
@@ -196,7 +179,7 @@ async def test_rejected_token_is_renewed_and_replayed_once_async(
 
 
 def test_replay_never_loops(oauth_server: OAuthTestServer) -> None:
-    client = make_client(oauth_server, bot_manager(oauth_server))
+    client = oauth_client(oauth_server, bot_manager(oauth_server))
     oauth_server.reject_all_bearers = True
     with pytest.raises(Unauthorized) as info:
         post_links(client)
@@ -208,7 +191,7 @@ def test_replay_never_loops(oauth_server: OAuthTestServer) -> None:
 
 
 async def test_replay_never_loops_async(oauth_server: OAuthTestServer) -> None:
-    client = make_async_client(oauth_server, bot_manager(oauth_server))
+    client = oauth_async_client(oauth_server, bot_manager(oauth_server))
     oauth_server.reject_all_bearers = True
     with pytest.raises(Unauthorized):
         await post_links_async(client)
@@ -223,7 +206,7 @@ def test_personal_tokens_are_never_renewed(oauth_server: OAuthTestServer, as_man
     if as_manager:
         auth = TokenManager.personal("personal-token-value")
         assert auth.token().expires_at is None
-    client = make_client(oauth_server, auth)
+    client = oauth_client(oauth_server, auth)
     assert post_links(client).page_title == "Cat"
     oauth_server.expire_access_tokens()
     with pytest.raises(Unauthorized):
@@ -234,7 +217,7 @@ def test_personal_tokens_are_never_renewed(oauth_server: OAuthTestServer, as_man
 
 def test_missing_token_is_not_treated_as_stale(oauth_server: OAuthTestServer) -> None:
     with pytest.raises(Unauthorized) as info:
-        post_links(make_client(oauth_server))
+        post_links(oauth_client(oauth_server))
     assert info.value.reason == "Jwt is missing"
     assert "auth=" in str(info.value)
     assert oauth_server.resource_requests == 1
@@ -243,7 +226,7 @@ def test_missing_token_is_not_treated_as_stale(oauth_server: OAuthTestServer) ->
 def test_bad_credentials_surface_as_oauth_errors(oauth_server: OAuthTestServer) -> None:
     manager = TokenManager.client_credentials("bot", "wrong-secret")
     with pytest.raises(InvalidClient):
-        post_links(make_client(oauth_server, manager))
+        post_links(oauth_client(oauth_server, manager))
     assert oauth_server.resource_requests == 0
 
 
@@ -258,7 +241,7 @@ def test_rotation_is_persisted_before_the_request_continues(
     manager = TokenManager.from_refresh_token(token, "webapp", WEBAPP_SECRET, store=store)
     saved = store.load()
     assert saved is not None and saved["refresh_token"] == token.refresh_token
-    client = make_client(oauth_server, manager)
+    client = oauth_client(oauth_server, manager)
     post_links(client)  # uses the token it was given: no token request
     assert oauth_server.token_requests == 1  # the authorization-code exchange
     oauth_server.expire_access_tokens()
@@ -376,7 +359,7 @@ async def test_dead_refresh_token_requires_reauthorization(
             await manager.token_async()
         assert "Cannot decrypt the refresh token" in str(info.value)
         assert "rt-revoked-long-ago" not in str(info.value)
-    client = make_async_client(oauth_server, manager)
+    client = oauth_async_client(oauth_server, manager)
     with pytest.raises(ReauthorizationRequired):
         await post_links_async(client)
     assert oauth_server.resource_requests == 0
@@ -387,7 +370,7 @@ def test_resumes_from_the_store(oauth_server: OAuthTestServer, tmp_path: Path) -
     token = user_token(oauth_server)
     store.save(token.to_dict())
     manager = TokenManager.from_refresh_token(None, "webapp", WEBAPP_SECRET, store=store)
-    post_links(make_client(oauth_server, manager))
+    post_links(oauth_client(oauth_server, manager))
     assert oauth_server.bearers_seen == [token.access_token]
     assert oauth_server.token_requests == 1
 
@@ -426,7 +409,7 @@ async def test_callback_store_sees_every_rotation(
     memory = MemoryStore()
     store: Any = memory if shape == "object" else (memory.load, memory.save)
     manager = TokenManager.from_refresh_token(token, "webapp", WEBAPP_SECRET, store=store)
-    client = make_async_client(oauth_server, manager)
+    client = oauth_async_client(oauth_server, manager)
     for _ in range(3):
         oauth_server.expire_access_tokens()
         await post_links_async(client)
@@ -500,7 +483,7 @@ def test_standalone_manager_needs_a_user_agent(
 
 def test_attached_manager_uses_the_clients_auth_url(oauth_server: OAuthTestServer) -> None:
     manager = TokenManager.client_credentials("bot", BOT_SECRET)
-    make_client(oauth_server, manager)
+    oauth_client(oauth_server, manager)
     assert manager.token().access_token in oauth_server.access_tokens
 
 
@@ -513,7 +496,7 @@ def test_manager_arguments(oauth_server: OAuthTestServer) -> None:
         TokenManager.from_refresh_token(None, "webapp")
     with pytest.raises(ValueError):
         TokenManager.from_refresh_token(
-            make_client(oauth_server).client_credentials("bot", BOT_SECRET), "bot"
+            oauth_client(oauth_server).client_credentials("bot", BOT_SECRET), "bot"
         )
     with pytest.raises(TypeError):
         TokenManager(object())  # type: ignore[arg-type]

@@ -8,11 +8,12 @@ import os
 import stat
 import traceback
 import urllib.error
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import oauth_client
 from oauth_server import (
     BOT_SECRET,
     USER_AGENT,
@@ -25,7 +26,6 @@ from oauth_server import (
 
 import wikisuggest
 from wikisuggest import (
-    Client,
     FileTokenStore,
     LoopbackServer,
     Token,
@@ -39,17 +39,6 @@ from wikisuggest import (
 PERSONAL = "-".join(["personal", "token", "value"])
 WRONG_SECRET = "-".join(["wrong", "secret", "value"])
 DEAD_REFRESH = "-".join(["rt", "dead", "value"])
-
-
-@pytest.fixture
-def oauth_server() -> Iterator[OAuthTestServer]:
-    server = OAuthTestServer().start()
-    yield server
-    server.stop()
-
-
-def make_client(server: OAuthTestServer, auth: Any = None) -> Client:
-    return Client(USER_AGENT, base_url=server.url, auth_url=server.url, auth=auth, backoff=0.01)
 
 
 def browser_for(server: OAuthTestServer) -> Callable[[str], None]:
@@ -78,7 +67,7 @@ def test_no_secret_in_reprs_messages_tracebacks_or_logs(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    client = make_client(oauth_server)
+    client = oauth_client(oauth_server)
     token = authorize_with_loopback(
         client, "webapp", WEBAPP_SECRET, open_browser=browser_for(oauth_server)
     )
@@ -88,7 +77,7 @@ def test_no_secret_in_reprs_messages_tracebacks_or_logs(
     user = TokenManager.from_refresh_token(token, "webapp", WEBAPP_SECRET, store=store)
     bot = TokenManager.client_credentials("bot", BOT_SECRET)
     personal = TokenManager.personal(PERSONAL)
-    bot_client = make_client(oauth_server, bot)
+    bot_client = oauth_client(oauth_server, bot)
     bot_token = bot.token()
     secrets = [
         BOT_SECRET,
@@ -121,7 +110,7 @@ def test_no_secret_in_reprs_messages_tracebacks_or_logs(
             lambda: bot_client.link_recommendations_for_revision(
                 "wikipedia", "en", "Cat", wikitext="x", revid=1, pageid=2
             ),
-            lambda: make_client(oauth_server, PERSONAL).link_recommendations_for_revision(
+            lambda: oauth_client(oauth_server, PERSONAL).link_recommendations_for_revision(
                 "wikipedia", "en", "Cat", wikitext="x", revid=1, pageid=2
             ),
             lambda: request.parse_redirect("http://127.0.0.1/callback?code=c&state=wrong"),
@@ -199,7 +188,7 @@ def test_token_file_is_private_and_replaced_atomically(tmp_path: Path) -> None:
 def test_authorize_with_loopback(
     oauth_server: OAuthTestServer, client_id: str, secret: str | None
 ) -> None:
-    client = make_client(oauth_server)
+    client = oauth_client(oauth_server)
     opened: list[str] = []
     browser = browser_for(oauth_server)
 
@@ -221,7 +210,7 @@ def test_authorize_with_loopback(
     # Keep it alive with a manager.
     manager = TokenManager.from_refresh_token(token, client_id, secret)
     assert (
-        make_client(oauth_server, manager)
+        oauth_client(oauth_server, manager)
         .link_recommendations_for_revision(
             "wikipedia", "en", "Cat", wikitext="x", revid=1, pageid=2
         )
@@ -234,7 +223,7 @@ def test_loopback_cancel(oauth_server: OAuthTestServer) -> None:
     oauth_server.authorize_decision = "cancel"
     with pytest.raises(UnauthorizedClient):
         authorize_with_loopback(
-            make_client(oauth_server),
+            oauth_client(oauth_server),
             "public",
             open_browser=browser_for(oauth_server),
             timeout=10,

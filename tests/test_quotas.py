@@ -73,7 +73,7 @@ def test_budget_shared_by_threads_and_batches_of_one_client(server: wikisuggest.
     try:
         for call in (
             lambda: client.translation_recommendations("en", "fr", count=1),
-            lambda: client.translation_recommendations_many([("en", "fr")], count=1),
+            lambda: client.translation_recommendations_many([("en", "fr")], count=1).wait(),
         ):
             signal.setitimer(signal.ITIMER_REAL, 1.0)
             with pytest.raises(StillWaiting):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import USER_AGENT
+from conftest import USER_AGENT, client_for
 from contract_server import ContractServer
 
 import wikisuggest
@@ -38,10 +38,6 @@ def engine() -> LinkEngine:
 @pytest.fixture(scope="module")
 def aardvark() -> str:
     return demo_articles()["Aardvark"]
-
-
-def client_for(server: ContractServer) -> wikisuggest.Client:
-    return wikisuggest.Client(USER_AGENT, base_url=server.url, max_retries=0)
 
 
 def async_client_for(server: ContractServer) -> wikisuggest.AsyncClient:
@@ -420,8 +416,15 @@ def test_typed_results_under_mypy(tmp_path: Path) -> None:
         "    d: dict[str, Any] = await c.link_recommendations('wikipedia', 'en', 'Cat', raw=True)\n"
         "    many = await c.link_recommendations_many(['Cat'], domain='en')\n"
         "    titles: list[str | None] = [x.page_title for x in many.results]\n"
-        "    for item in s.link_recommendations_many(['Cat'], domain='en', as_completed=True):\n"
+        "    for item in s.link_recommendations_many(['Cat'], domain='en').as_completed():\n"
         "        t: wikisuggest.LinkRecommendationSet = item.unwrap()\n"
+        "    async for done in c.link_recommendations_many(['Cat'], domain='en', raw=True):\n"
+        "        raw: dict[str, Any] | None = done.result\n"
+        "    ordered: wikisuggest.BatchResults[wikisuggest.LinkRecommendationSet] = (\n"
+        "        s.link_recommendations_many(['Cat'], domain='en').wait()\n"
+        "    )\n"
+        "    pages = await wikisuggest.LinkEngine.default().recommend_many_async([('x', 'Cat')])\n"
+        "    found: list[wikisuggest.LinkRecommendationSet] = pages.results\n"
         "    recs = s.translation_recommendations('en', 'fr')\n"
         "    first: str = recs[0].title\n"
         "    e = await wikisuggest.LinkEngine.default().recommend_async('x', 'Cat')\n"

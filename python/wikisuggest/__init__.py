@@ -27,7 +27,7 @@ from .auth import (
     authorization_url,
     parse_redirect,
 )
-from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
+from .batch import AsyncBatch, Batch, BatchInterrupted, BatchItem, BatchResults
 from .client import (
     DEFAULT_AUTH_URL,
     DEFAULT_BASE_URL,
@@ -119,6 +119,7 @@ __all__ = [
     "AsyncClient",
     "AuditQueue",
     "AuthorizationRequest",
+    "Batch",
     "BatchInterrupted",
     "BatchItem",
     "BatchResults",

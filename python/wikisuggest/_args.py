@@ -8,10 +8,89 @@ from deep inside the extension.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .errors import InvalidParameter
+
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired
+
+
+# The dicts that cross into the extension, field for field as the binding extracts them (its
+# `#[pyo3(from_item_all)]` structs): a key missing or misspelt is a type error here.
+
+
+class LinkArgs(TypedDict):
+    """One link request (``src/client.rs`` ``LinkArgs``): the GET form, or the POST form
+    with ``wikitext``, ``revid`` and ``pageid``."""
+
+    project: str
+    domain: str
+    page_title: str
+    language_code: str | None
+    threshold: float
+    sections_to_exclude: list[str]
+    max_recommendations: int
+    revision: NotRequired[int | None]
+    wikitext: NotRequired[str]
+    revid: NotRequired[int]
+    pageid: NotRequired[int]
+
+
+class TranslationArgs(TypedDict):
+    """One translation request (``src/client.rs`` ``TranslationArgs``)."""
+
+    source: str
+    target: str
+    count: int
+    seed: list[str]
+    topic: list[str]
+    include_pageviews: bool
+    search_algorithm: str
+    rank_method: str
+    country: list[str]
+    collections: bool
+    featured_collection: str | None
+    min_size: int | None
+    max_size: int | None
+    lead_section: bool
+    continue_offset: int | None
+    continue_seed: int | None
+
+
+class MembershipArgs(TypedDict):
+    """A page-collection-membership request (``src/client.rs`` ``MembershipArgs``)."""
+
+    collection: str
+    qids: list[str] | None
+    titles: list[str] | None
+    language: str | None
+
+
+class ManagerArgs(TypedDict):
+    """A renewing token manager's options (``src/oauth.rs`` ``ManagerArgs``)."""
+
+    auth_url: str | None
+    user_agent: str | None
+    leeway: float
+    store_path: str | None
+    store_load: Callable[[], Any] | None
+    store_save: Callable[[Any], Any] | None
+
+
+class EngineOptions(TypedDict):
+    """The options shared by the pages of an engine call (``src/engine.rs`` ``OptionArgs``):
+    :class:`~wikisuggest.engine.PassOptions` checked. A new pass option is a key here, in
+    ``PassOptions`` and its defaults, and a field of ``OptionArgs``."""
+
+    language_code: str | None
+    threshold: float
+    max_recommendations: int
+    sections_to_exclude: list[str]
+    time_budget: float | None
+    #: A ``NativeLinkRules`` (typed loosely: this module sits below the extension).
+    rules: Any
 
 
 def text(name: str, value: Any) -> str:
@@ -120,7 +199,7 @@ def link_options(
     threshold: Any,
     sections_to_exclude: Any,
     max_recommendations: Any,
-) -> dict[str, Any]:
+) -> LinkArgs:
     """The options dict of one link request, each value type-checked (ranges: native)."""
     return {
         "project": text("project", project),
@@ -150,7 +229,7 @@ def translation_options(
     lead_section: Any = False,
     continue_offset: Any = None,
     continue_seed: Any = None,
-) -> dict[str, Any]:
+) -> TranslationArgs:
     """The options dict of one translation request, each value type-checked (ranges and
     combinations are checked by the core before sending)."""
     return {

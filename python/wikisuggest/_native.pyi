@@ -1,24 +1,28 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
+from collections import deque
 from collections.abc import Awaitable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
+from ._args import EngineOptions, LinkArgs, ManagerArgs, MembershipArgs, TranslationArgs
 from .batch import BatchItem, Plan
-from .records import LinkRecommendationSet, TranslationRecommendation
+from .records import ExplainedResult, LinkRecommendationSet, TranslationRecommendation
 
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
+#: A page of the engine: ``(wikitext, page_title, pageid, revid, language_code)``.
+_EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
     "NativeBatch",
-    "NativeBatchStream",
     "NativeCall",
     "NativeClient",
     "NativeDatasetBuild",
     "NativeDumpPages",
     "NativeEngine",
+    "NativeEngineBatch",
     "NativeGroup",
     "NativeLinkRules",
     "NativeServer",
@@ -38,7 +42,6 @@ __all__ = [
 
 #: What the rules removed from a page: each link with its rule and the rule's entry, and the
 #: rule that removed the whole page, if one did.
-_Explained = tuple[LinkRecommendationSet, list[tuple[Any, str, str]], tuple[str, str] | None]
 
 __version__: str
 
@@ -59,7 +62,7 @@ def file_store_save(path: str | PathLike[str], token: dict[str, Any]) -> None: .
 class NativeTokenManager:
     @staticmethod
     def client_credentials(
-        client_id: str, client_secret: str, options: dict[str, Any]
+        client_id: str, client_secret: str, options: ManagerArgs
     ) -> NativeTokenManager: ...
     @staticmethod
     def refresh(
@@ -67,7 +70,7 @@ class NativeTokenManager:
         client_id: str,
         client_secret: str | None,
         token: dict[str, Any] | None,
-        options: dict[str, Any],
+        options: ManagerArgs,
     ) -> NativeTokenManager: ...
     @staticmethod
     def personal(token: str) -> NativeTokenManager: ...
@@ -113,14 +116,14 @@ class NativeClient:
     def max_concurrency(self) -> int: ...
     # With raw, the response's JSON; without, the records.
     def link_recommendations(
-        self, args: dict[str, Any], raw: bool
+        self, args: LinkArgs, raw: bool
     ) -> NativeCall[LinkRecommendationSet | dict[str, Any]]: ...
     def translation_recommendations(
-        self, args: dict[str, Any], raw: bool
+        self, args: TranslationArgs, raw: bool
     ) -> NativeCall[list[TranslationRecommendation] | list[dict[str, Any]] | dict[str, Any]]: ...
     def page_collections(self) -> NativeCall[list[dict[str, Any]]]: ...
     def page_collection_groups(self) -> NativeCall[dict[str, Any]]: ...
-    def page_collection_membership(self, args: dict[str, Any]) -> NativeCall[dict[str, Any]]: ...
+    def page_collection_membership(self, args: MembershipArgs) -> NativeCall[dict[str, Any]]: ...
     def client_credentials(self, client_id: str, client_secret: str) -> NativeCall[_TokenDict]: ...
     def authorization_code(
         self,
@@ -140,23 +143,27 @@ class NativeCall(Generic[_T]):
     def send(self) -> _T: ...
     def send_async(self) -> Awaitable[_T]: ...
 
+# The protocol of every native batch (`wikisuggest.batch.NativeBatch`): `next` appends the
+# next finished items to its sink (False at the end), `interrupt` stops and returns every item
+# not returned yet that can be settled, `cancel` stops.
 @final
-class NativeBatch:
+class NativeBatch(Generic[_T]):
     @staticmethod
-    def links(client: NativeClient, items: list[dict[str, Any]], raw: bool) -> NativeBatch: ...
+    def links(
+        client: NativeClient, items: list[LinkArgs], raw: bool, origin: Plan[Any]
+    ) -> NativeBatch[LinkRecommendationSet | dict[str, Any]]: ...
     @staticmethod
     def translations(
-        client: NativeClient, items: list[dict[str, Any]], raw: bool
-    ) -> NativeBatch: ...
-    @property
-    def total(self) -> int: ...
-    def next(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
-    def next_async(self) -> Awaitable[NativeGroup]: ...
+        client: NativeClient, items: list[TranslationArgs], raw: bool, origin: Plan[Any]
+    ) -> NativeBatch[list[TranslationRecommendation] | list[dict[str, Any]] | dict[str, Any]]: ...
+    def next(self, sink: deque[BatchItem[_T]]) -> bool: ...
+    def next_async(self) -> Awaitable[NativeGroup[_T]]: ...
+    def interrupt(self) -> list[BatchItem[_T]]: ...
     def cancel(self) -> None: ...
 
 @final
-class NativeGroup:
-    def items(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
+class NativeGroup(Generic[_T]):
+    def items(self) -> list[BatchItem[_T]]: ...
 
 @final
 class NativeEngine:
@@ -174,31 +181,20 @@ class NativeEngine:
     ) -> list[dict[str, Any]] | None: ...
     @overload
     def recommend(
-        self,
-        page: tuple[str, str, int | None, int | None, str | None],
-        options: dict[str, Any],
-        send_async: Literal[False] = False,
-        explain: Literal[False] = False,
-    ) -> LinkRecommendationSet: ...
+        self, page: _EnginePage, options: EngineOptions, explain: Literal[False] = False
+    ) -> NativeCall[LinkRecommendationSet]: ...
     @overload
     def recommend(
-        self,
-        page: tuple[str, str, int | None, int | None, str | None],
-        options: dict[str, Any],
-        send_async: Literal[True],
-        explain: Literal[False] = False,
-    ) -> Awaitable[LinkRecommendationSet]: ...
+        self, page: _EnginePage, options: EngineOptions, explain: Literal[True]
+    ) -> NativeCall[ExplainedResult]: ...
     @overload
-    def recommend(
-        self,
-        page: tuple[str, str, int | None, int | None, str | None],
-        options: dict[str, Any],
-        send_async: Literal[False],
-        explain: Literal[True],
-    ) -> _Explained: ...
-    def stream(
-        self, workers: int | None, options: dict[str, Any], explain: bool = False
-    ) -> NativeBatchStream: ...
+    def batch(
+        self, workers: int | None, options: EngineOptions, explain: Literal[False] = False
+    ) -> NativeEngineBatch[LinkRecommendationSet]: ...
+    @overload
+    def batch(
+        self, workers: int | None, options: EngineOptions, explain: bool
+    ) -> NativeEngineBatch[LinkRecommendationSet | ExplainedResult]: ...
 
 @final
 class NativeLinkRules:
@@ -217,12 +213,17 @@ class NativeLinkRules:
 def page_links(wikitext: str) -> list[tuple[int, int, int, str, str | None, str]]: ...
 def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
 
+# The engine's batch: `push`/`refuse` feed it pages in input order, and it speaks the protocol
+# of `NativeBatch`, items in input order.
 @final
-class NativeBatchStream:
-    def push(self, page: tuple[str, str, int | None, int | None, str | None]) -> None: ...
+class NativeEngineBatch(Generic[_T]):
+    def push(self, index: int, input: object, page: _EnginePage) -> None: ...
+    def refuse(self, index: int, input: object, error: BaseException) -> None: ...
     def pending(self) -> int: ...
-    def take(self) -> tuple[list[tuple[bool, Any] | None], BaseException | None]: ...
-    def close(self) -> None: ...
+    def next(self, sink: deque[BatchItem[_T]]) -> bool: ...
+    def next_async(self) -> Awaitable[NativeGroup[_T]]: ...
+    def interrupt(self) -> list[BatchItem[_T]]: ...
+    def cancel(self) -> None: ...
 
 @final
 class NativeDatasetBuild:

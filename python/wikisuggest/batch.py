@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import gc
 import operator
+from collections import deque
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -22,7 +23,7 @@ from collections.abc import (
     Mapping,
 )
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from . import _args, _dataframes
 from ._progress import Progress
@@ -31,7 +32,7 @@ from .errors import Cancelled, InvalidParameter, WikisuggestError
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["AsyncBatch", "BatchInterrupted", "BatchItem", "BatchResults"]
+__all__ = ["AsyncBatch", "Batch", "BatchInterrupted", "BatchItem", "BatchResults"]
 
 T = TypeVar("T")
 
@@ -63,30 +64,6 @@ class BatchItem(Generic[T]):
             links = getattr(self.result, "links", None)
             outcome = "ok" if links is None else f"ok, {len(links)} links"
         return f"BatchItem(index={self.index}, input={_short_input(self.input)}, {outcome})"
-
-
-def _slot_setter(name: str) -> Callable[[Any, Any], None]:
-    setter: Callable[[Any, Any], None] = getattr(BatchItem, name).__set__
-    return setter
-
-
-_set_index, _set_input, _set_result, _set_error = map(
-    _slot_setter, ("index", "input", "result", "error")
-)
-
-
-def make_item(
-    index: int, spec: Any, result: T | None = None, error: WikisuggestError | None = None
-) -> BatchItem[T]:
-    """``BatchItem(index, spec, result=..., error=...)``, built without the frozen dataclass's
-    ``__init__``: that goes through ``object.__setattr__`` once per field, which measured as a
-    sizeable share of a batch's CPU per item. The slots' own setters fill the same fields."""
-    item: BatchItem[T] = object.__new__(BatchItem)
-    _set_index(item, index)
-    _set_input(item, spec)
-    _set_result(item, result)
-    _set_error(item, error)
-    return item
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -173,20 +150,45 @@ def _describe_input(spec: Any) -> dict[str, Any]:
     return {"input": spec}
 
 
-class NativeGroup(Protocol):
+class NativeGroup(Protocol[T]):
     """Items the native batch finished together, handed to the asyncio side as they are."""
 
-    def items(self, origin: Plan[T]) -> list[BatchItem[T]]: ...
+    def items(self) -> list[BatchItem[T]]: ...
 
 
-class NativeBatch(Protocol):
-    """What the drivers below need of a running native batch (``wikisuggest._native``)."""
+class NativeBatch(Protocol[T]):
+    """What the drivers below need of a running native batch: the client's ``NativeBatch``
+    and the engine's ``NativeEngineBatch`` (``wikisuggest._native``) both hand over ready
+    items."""
 
-    def next(self, origin: Plan[T]) -> list[BatchItem[T]]: ...
+    def next(self, sink: deque[BatchItem[T]]) -> bool:
+        """Append the next finished items to ``sink`` (appended natively, so that a signal
+        handler running as the call returns loses none); ``False`` at the end."""
 
-    def next_async(self) -> Awaitable[NativeGroup]: ...
+    def next_async(self) -> Awaitable[NativeGroup[T]]: ...
+
+    def interrupt(self) -> list[BatchItem[T]]: ...
 
     def cancel(self) -> None: ...
+
+
+class Source(Protocol[T]):
+    """Where a batch's items come from: the client's :class:`Plan` (every input known at the
+    start) or the engine's page feed (pages read lazily, a few per worker ahead)."""
+
+    #: Number of inputs, for a progress bar (``None`` when unknown).
+    total: int | None
+    #: Items that failed before the native batch saw them, handed over first.
+    failed: list[BatchItem[T]]
+
+    def start(self) -> NativeBatch[T]: ...
+
+    def feed(self, native: Any) -> None:
+        """Hand the native batch (the one :meth:`start` returned) more inputs, if it takes
+        them as it goes."""
+
+    def ordered(self, finished: list[BatchItem[T]]) -> BatchResults[T]:
+        """Every input's item in input order, given the items that came back."""
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -204,18 +206,25 @@ _index_of = operator.attrgetter("index")
 
 
 class Plan(Generic[T]):
-    """Inputs split into those sent to the native batch and those already failed. The native
-    batch builds each finished item from ``inputs`` and ``native_index`` (the input of each
-    request it was given)."""
+    """A client batch's inputs, split into those sent to the native batch and those already
+    failed. The native batch builds each finished item from ``inputs`` and ``native_index``
+    (the input of each request it was given)."""
 
     def __init__(
-        self, inputs: Iterable[Any], to_native: Callable[[Any], dict[str, Any]], name: str
+        self,
+        inputs: Iterable[Any],
+        to_native: Callable[[Any], Any],
+        name: str,
+        start: Callable[[Plan[T]], NativeBatch[T]],
     ) -> None:
         _args.not_text(name, inputs)
         self.inputs = list(inputs)
+        self.total: int | None = len(self.inputs)
         self.native_index: list[int] = []
-        self.items: list[dict[str, Any]] = []
+        #: The native options of each request sent (``LinkArgs``, ``TranslationArgs``).
+        self.items: list[Any] = []
         self.failed: list[BatchItem[T]] = []
+        self._start = start
         for index, spec in enumerate(self.inputs):
             try:
                 self.items.append(to_native(spec))
@@ -223,12 +232,17 @@ class Plan(Generic[T]):
             except InvalidParameter as err:
                 self.failed.append(BatchItem(index, spec, error=err))
 
-    def ordered(self, finished: Iterable[BatchItem[T]]) -> BatchResults[T]:
-        done = list(finished)
-        if len(done) == len(self.inputs):  # every item finished: only their order is left
-            done.sort(key=_index_of)
-            return BatchResults(done)
-        by_index = {item.index: item for item in done}
+    def start(self) -> NativeBatch[T]:
+        return self._start(self)
+
+    def feed(self, native: Any) -> None:
+        """Every request was given at the start."""
+
+    def ordered(self, finished: list[BatchItem[T]]) -> BatchResults[T]:
+        if len(finished) == len(self.inputs):  # every item finished: only their order is left
+            finished.sort(key=_index_of)
+            return BatchResults(finished)
+        by_index = {item.index: item for item in finished}
         return BatchResults(
             by_index.get(i)
             or BatchItem(
@@ -238,20 +252,28 @@ class Plan(Generic[T]):
         )
 
 
-def run_sync_iter(
-    plan: Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
-) -> Generator[BatchItem[T], None, None]:
-    """Items as they complete. Closing the generator (or Ctrl-C) cancels unfinished work."""
-    bar = Progress(progress, len(plan.inputs), desc)
-    native = start(plan.items)
+def _items(source: Source[T], progress: bool, desc: str) -> Generator[BatchItem[T], None, None]:
+    """Items as they complete (the native batch's order). Closing the generator cancels
+    unfinished work. Ctrl-C — raised while waiting, or thrown in at a ``yield`` — raises
+    :class:`BatchInterrupted` with every item not handed over yet (what the native batch can
+    settle, for the engine every page read)."""
+    bar = Progress(progress, source.total, desc)
+    native = source.start()
+    ready: deque[BatchItem[T]] = deque(source.failed)
     try:
-        for item in plan.failed:
-            bar.update(item)
-            yield item
-        while group := native.next(plan):
-            for item in group:
+        while True:
+            while ready:
+                item = ready.popleft()
                 bar.update(item)
                 yield item
+            source.feed(native)
+            if not native.next(ready):
+                return
+    except KeyboardInterrupt as interrupt:
+        if isinstance(interrupt, BatchInterrupted):
+            raise
+        ready.extend(native.interrupt())
+        raise BatchInterrupted(BatchResults(ready)) from interrupt
     finally:
         native.cancel()
         bar.close()
@@ -274,61 +296,164 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def run_sync(
-    plan: Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
-) -> BatchResults[T]:
+def _collect(source: Source[T], progress: bool, desc: str) -> BatchResults[T]:
+    """Every item in input order; on Ctrl-C, :class:`BatchInterrupted` with every item."""
     finished: list[BatchItem[T]] = []
-    iterator = run_sync_iter(plan, start, progress, desc)
+    items = _items(source, progress, desc)
     with _collector_paused():
         try:
-            for item in iterator:
-                finished.append(item)
-        except KeyboardInterrupt:
-            iterator.close()
-            raise BatchInterrupted(plan.ordered(finished)) from None
-        return plan.ordered(finished)
+            try:
+                for item in items:
+                    finished.append(item)
+            except KeyboardInterrupt as interrupt:
+                if isinstance(interrupt, BatchInterrupted):
+                    raise
+                # Raised in this loop, between items: the generator settles what it holds.
+                items.throw(interrupt)
+                raise
+        except BatchInterrupted as interrupted:
+            finished.extend(interrupted.results)
+            raise BatchInterrupted(source.ordered(finished)) from interrupted.__cause__
+        return source.ordered(finished)
 
 
-class AsyncBatch(Generic[T]):
-    """A running batch on the asyncio side: ``await`` it for results in input order, or
-    ``async for`` over it for items as they complete. Cancelling cancels unfinished items."""
+class Batch(Generic[T]):
+    """A batch, run when it is first read (the blocking twin of :class:`AsyncBatch`).
 
-    def __init__(
-        self,
-        plan: Plan[T],
-        start: Callable[[list[dict[str, Any]]], NativeBatch],
-        progress: bool,
-        desc: str,
-    ) -> None:
-        self._plan = plan
-        self._start = start
+    Read it as its :class:`BatchResults` — ``len``, indexing, iteration, ``results``,
+    ``errors``, ``to_dataframe()``, or :meth:`wait` for the list itself — which waits for
+    every item; or iterate :meth:`as_completed` for the items as they finish, holding none.
+    Ctrl-C raises :class:`BatchInterrupted` with every item (unfinished ones
+    :class:`~wikisuggest.errors.Cancelled`).
+    """
+
+    __slots__ = ("_desc", "_done", "_progress", "_source", "_started")
+
+    def __init__(self, source: Source[T], progress: bool, desc: str) -> None:
+        self._source = source
         self._progress = progress
         self._desc = desc
         self._started = False
+        self._done: BatchResults[T] | None = None
 
-    async def _groups(self) -> AsyncGenerator[list[BatchItem[T]], None]:
+    def _take(self) -> Source[T]:
+        if self._started:
+            raise RuntimeError("a batch can be read only once (as_completed() keeps no items)")
+        self._started = True
+        return self._source
+
+    def as_completed(self) -> Generator[BatchItem[T], None, None]:
+        """The items as they finish (the engine's in input order), none kept: over a stream
+        of pages, memory does not grow with their number. Closing the generator cancels
+        what has not finished."""
+        if self._done is not None:
+            return (item for item in self._done)
+        return _items(self._take(), self._progress, self._desc)
+
+    def wait(self) -> BatchResults[T]:
+        """Every item, in input order (run on the first call, kept for the next ones)."""
+        if self._done is None:
+            self._done = _collect(self._take(), self._progress, self._desc)
+        return self._done
+
+    def __len__(self) -> int:
+        return len(self.wait())
+
+    @overload
+    def __getitem__(self, index: int) -> BatchItem[T]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[BatchItem[T]]: ...
+    def __getitem__(self, index: int | slice) -> BatchItem[T] | list[BatchItem[T]]:
+        return self.wait()[index]
+
+    def __iter__(self) -> Iterator[BatchItem[T]]:
+        return iter(self.wait())
+
+    @property
+    def results(self) -> list[T]:
+        """Results of the items that succeeded, in input order."""
+        return self.wait().results
+
+    @property
+    def errors(self) -> list[BatchItem[T]]:
+        """The items that failed."""
+        return self.wait().errors
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """See :meth:`BatchResults.to_dataframe`."""
+        return self.wait().to_dataframe()
+
+    def __repr__(self) -> str:
+        return repr(self.wait())
+
+    def _repr_html_(self) -> str:
+        return self.wait()._repr_html_()
+
+
+class AsyncBatch(Generic[T]):
+    """A batch on the asyncio side: ``await`` it for its :class:`BatchResults` (input
+    order), or ``async for`` over it (or :meth:`as_completed`) for the items as they finish.
+
+    Cancelling the task that reads it stops what has not finished; :attr:`settled` then
+    holds the items not handed over (awaited whole: every item, finished ones with their
+    results, the others :class:`~wikisuggest.errors.Cancelled`).
+    """
+
+    def __init__(self, source: Source[T], progress: bool, desc: str) -> None:
+        self._source = source
+        self._progress = progress
+        self._desc = desc
+        self._started = False
+        #: After a cancellation, the items not handed over (see the class); else ``None``.
+        self.settled: BatchResults[T] | None = None
+
+    async def _groups(
+        self, finished: list[BatchItem[T]] | None
+    ) -> AsyncGenerator[list[BatchItem[T]], None]:
         """Items as they complete, in the groups the native batch hands over (one step of
-        an async generator per group rather than per item)."""
+        an async generator per group rather than per item). On cancellation,
+        :attr:`settled` holds the items not handed over yet, with ``finished`` (the items
+        gathered so far, when the batch is awaited whole) and the others in input order."""
         if self._started:
             raise RuntimeError("a batch can be consumed only once")
         self._started = True
-        bar = Progress(self._progress, len(self._plan.inputs), self._desc)
-        native = self._start(self._plan.items)
+        source = self._source
+        bar = Progress(self._progress, source.total, self._desc)
+        native = source.start()
         try:
-            for item in self._plan.failed:
+            for item in source.failed:
                 bar.update(item)
-            if self._plan.failed:
-                yield self._plan.failed
-            while items := (await native.next_async()).items(self._plan):
+            if source.failed:
+                yield source.failed
+            while True:
+                source.feed(native)
+                items = (await native.next_async()).items()
+                if not items:
+                    return
                 for item in items:
                     bar.update(item)
                 yield items
+        except BaseException as stopped:
+            # asyncio is imported here: a blocking program that never uses it does not pay
+            # for its import (about 3 MB).
+            import asyncio
+
+            if not isinstance(stopped, asyncio.CancelledError):
+                raise
+            # The pages running on the engine finish first, waited for off the event loop.
+            rest = await asyncio.shield(asyncio.to_thread(native.interrupt))
+            if finished is None:
+                self.settled = BatchResults(rest)
+            else:
+                self.settled = source.ordered([*finished, *rest])
+            raise
         finally:
             native.cancel()
             bar.close()
 
-    async def _items(self) -> AsyncIterator[BatchItem[T]]:
-        groups = self._groups()
+    async def as_completed(self) -> AsyncIterator[BatchItem[T]]:
+        """The items as they finish (the engine's in input order)."""
+        groups = self._groups(None)
         try:
             async for group in groups:
                 for item in group:
@@ -338,44 +463,18 @@ class AsyncBatch(Generic[T]):
             await groups.aclose()
 
     def __aiter__(self) -> AsyncIterator[BatchItem[T]]:
-        return self._items()
+        return self.as_completed()
 
     async def _gather(self) -> BatchResults[T]:
         finished: list[BatchItem[T]] = []
-        groups = self._groups()
+        groups = self._groups(finished)
         with _collector_paused():
             try:
                 async for group in groups:
                     finished.extend(group)
             finally:
                 await groups.aclose()
-            return self._plan.ordered(finished)
+            return self._source.ordered(finished)
 
     def __await__(self) -> Generator[Any, None, BatchResults[T]]:
         return self._gather().__await__()
-
-
-def start_batch(
-    plan: Plan[T],
-    start: Callable[[list[dict[str, Any]]], NativeBatch],
-    progress: bool,
-    desc: str,
-    as_completed: bool,
-) -> BatchResults[T] | Iterator[BatchItem[T]]:
-    """A blocking batch: its items in input order, or an iterator of them as they finish."""
-    if as_completed:
-        return run_sync_iter(plan, start, progress, desc)
-    return run_sync(plan, start, progress, desc)
-
-
-def start_async_batch(
-    plan: Plan[T],
-    start: Callable[[list[dict[str, Any]]], NativeBatch],
-    progress: bool,
-    desc: str,
-    as_completed: bool,
-) -> AsyncBatch[T] | AsyncIterator[BatchItem[T]]:
-    """An asyncio batch: awaitable for items in input order, or (``as_completed``) an async
-    iterator of them as they finish (an :class:`AsyncBatch` can also be iterated)."""
-    batch = AsyncBatch(plan, start, progress, desc)
-    return aiter(batch) if as_completed else batch

@@ -3,6 +3,11 @@
 Each record has ``to_dict()`` (the contract's JSON shape, fields the server added included)
 and ``from_dict()`` (lenient: missing optional fields become ``None``; unknown fields are kept
 in ``extra``).
+
+These classes mirror the one Rust definition of the records (``crates/wikisuggest-records``),
+and the extension builds their instances itself: it fills each slot by name, bypassing
+``__init__`` (``src/convert.rs``, ``src/records_json.rs``). A field added here must be added
+there too; ``tests/test_native_records.py`` fails until it is.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CollectionMembership",
     "DatasetChecksums",
+    "ExcludedLink",
+    "Exclusion",
+    "ExplainedResult",
     "LinkRecommendation",
     "LinkRecommendationSet",
     "Meta",
@@ -395,3 +403,33 @@ class CollectionMembership:
 
     def __contains__(self, key: object) -> bool:
         return bool(self.found.get(key)) if isinstance(key, str) else False
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """A rule that applied: its name (``target``, ``class``, ``anchor``, ``duplicate``,
+    ``not_shown``, ``template``, ``category``, ``too_few_links``) and the entry of the rule set
+    that made it apply (the title, item or phrase as written; for a limit, the limit)."""
+
+    rule: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedLink:
+    """A link the engine found and a rule removed (``link.link_index``: the slot it would
+    have taken)."""
+
+    link: LinkRecommendation
+    rule: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainedResult:
+    """A page's result and what the rules removed from it."""
+
+    result: LinkRecommendationSet
+    excluded: tuple[ExcludedLink, ...]
+    #: The rule that removed the whole page (template, category, too few links), if any.
+    page_excluded: Exclusion | None = None

@@ -13,7 +13,7 @@ use crate::error::Result;
 
 /// One finished item.
 #[derive(Debug)]
-pub struct BatchItem {
+pub struct FinishedRequest {
     pub index: usize,
     /// The response, decoded by the reader (which builds its results from the body).
     pub result: Result<Undecoded>,
@@ -21,15 +21,15 @@ pub struct BatchItem {
 
 /// The results of a running batch, in completion order.
 #[derive(Debug)]
-pub struct BatchStream {
-    receiver: mpsc::UnboundedReceiver<BatchItem>,
-    /// Items received by a [`BatchStream::next_group`] that did not return them yet.
-    pending: Vec<BatchItem>,
+pub struct RequestStream {
+    receiver: mpsc::UnboundedReceiver<FinishedRequest>,
+    /// Items received by a [`RequestStream::next_group`] that did not return them yet.
+    pending: Vec<FinishedRequest>,
     driver: JoinHandle<()>,
     total: usize,
 }
 
-impl BatchStream {
+impl RequestStream {
     /// Start the batch on `runtime`. Items start in input order, never more at once than the
     /// client's concurrency limit (so a batch of a million pages holds a handful of tasks,
     /// not a million). Requests that failed to prepare (invalid parameters) are reported as
@@ -60,7 +60,7 @@ impl BatchStream {
                     };
                     drop(slot);
                     // The receiver is gone only when the batch was abandoned.
-                    let _ = sender.send(BatchItem { index, result });
+                    let _ = sender.send(FinishedRequest { index, result });
                 });
                 while running.try_join_next().is_some() {}
             }
@@ -80,14 +80,14 @@ impl BatchStream {
     }
 
     /// The next finished item, or `None` when every item has been returned. Cancel-safe.
-    pub async fn next(&mut self) -> Option<BatchItem> {
+    pub async fn next(&mut self) -> Option<FinishedRequest> {
         self.receiver.recv().await
     }
 
     /// The next finished item and every other one already waiting, up to `limit` items; an
     /// empty vector when every item has been returned. Cancel-safe. Handing items over in
     /// groups saves a thread wake-up per item when results arrive faster than they are read.
-    pub async fn next_group(&mut self, limit: usize) -> Vec<BatchItem> {
+    pub async fn next_group(&mut self, limit: usize) -> Vec<FinishedRequest> {
         if self.pending.is_empty() {
             match self.receiver.recv().await {
                 Some(first) => self.pending.push(first),
@@ -113,9 +113,19 @@ impl BatchStream {
         self.driver.abort();
         self.receiver.close();
     }
+
+    /// The items finished and not returned yet, without waiting (after [`abort`](Self::abort):
+    /// every item that finished before it).
+    pub fn finished(&mut self) -> Vec<FinishedRequest> {
+        let mut items = std::mem::take(&mut self.pending);
+        while let Ok(item) = self.receiver.try_recv() {
+            items.push(item);
+        }
+        items
+    }
 }
 
-impl Drop for BatchStream {
+impl Drop for RequestStream {
     fn drop(&mut self) {
         self.driver.abort();
     }
@@ -131,17 +141,35 @@ mod tests {
     use super::*;
     use crate::error::Error;
 
-    fn item(index: usize) -> BatchItem {
-        BatchItem {
+    fn item(index: usize) -> FinishedRequest {
+        FinishedRequest {
             index,
             result: Err(Error::invalid("page", "test item")),
         }
     }
 
     #[tokio::test]
+    async fn an_aborted_stream_still_returns_what_finished() {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let mut stream = RequestStream {
+            receiver,
+            pending: vec![item(0)],
+            driver: tokio::spawn(std::future::pending()),
+            total: 3,
+        };
+        sender.send(item(2)).unwrap();
+        stream.abort();
+        // Nothing is accepted once the stream is aborted.
+        assert!(sender.send(item(1)).is_err());
+        let indexes: Vec<usize> = stream.finished().iter().map(|i| i.index).collect();
+        assert_eq!(indexes, vec![0, 2]);
+        assert!(stream.finished().is_empty());
+    }
+
+    #[tokio::test]
     async fn a_group_dropped_while_gathering_loses_no_item() {
         let (sender, receiver) = mpsc::unbounded_channel();
-        let mut stream = BatchStream {
+        let mut stream = RequestStream {
             receiver,
             pending: Vec::new(),
             driver: tokio::spawn(async {}),

@@ -12,7 +12,8 @@ pub mod error;
 pub mod http_error;
 pub mod limits;
 pub mod mediawiki;
-pub mod models;
+/// The service records, defined once in `wikisuggest-records` for client, server and engine.
+pub use wikisuggest_records as models;
 pub mod oauth;
 pub mod params;
 pub mod redact;

@@ -46,6 +46,7 @@ pub mod sqldump;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tables;
+mod wire;
 pub mod xgboost;
 
 pub use cosine::SdotKernel;
@@ -64,6 +65,7 @@ pub use rules::{ExcludedLink, Exclusion, RuleKind, RuleSpec, Rules};
 pub use tables::{DatasetChecksums, Tables};
 pub use wikisuggest_text::TextError;
 pub use wikisuggest_text::pipeline::Stop;
+pub use wire::link_record;
 pub use xgboost::{LinkModel, NUM_FEATURES};
 
 #[cfg(test)]

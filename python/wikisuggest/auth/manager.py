@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _args
+from .._args import ManagerArgs
 from .._native import NativeTokenManager
 from ..errors import InvalidParameter
 from .tokens import FileTokenStore, Token, TokenStore
@@ -23,7 +24,7 @@ StoreArg = TokenStore | tuple[Callable[[], Any], Callable[[Any], Any]] | None
 
 def _manager_args(
     auth_url: str | None, leeway: float, store: StoreArg, user_agent: str | None
-) -> dict[str, Any]:
+) -> ManagerArgs:
     """The options of a renewing manager, checked once for both kinds."""
     path, load, save = _store_parts(store)
     return {

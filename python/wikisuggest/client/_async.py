@@ -12,8 +12,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .. import _args
+from .._args import MembershipArgs
 from ..auth.tokens import Token
-from ..batch import AsyncBatch, BatchItem, start_async_batch
+from ..batch import AsyncBatch
 from ..errors import InvalidParameter
 from ..records import (
     CollectionMembership,
@@ -255,7 +256,7 @@ class AsyncClient(ClientBase):
     ) -> CollectionMembership:
         """Whether ``collection`` holds each of ``qids`` (Wikidata ids such as ``"Q42"``) or
         each of ``titles`` (articles of the ``language`` wiki); give one of the two."""
-        args = {
+        args: MembershipArgs = {
             "collection": _args.text("collection", collection),
             "qids": None if qids is None else _args.text_list("qids", qids),
             "titles": None if titles is None else _args.text_list("titles", titles),
@@ -313,7 +314,6 @@ class AsyncClient(ClientBase):
         domain: str | None = ...,
         revision: int | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
     ) -> AsyncBatch[LinkRecommendationSet]: ...
@@ -325,37 +325,10 @@ class AsyncClient(ClientBase):
         project: str = ...,
         domain: str | None = ...,
         revision: int | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> AsyncIterator[BatchItem[LinkRecommendationSet]]: ...
-    @overload
-    def link_recommendations_many(
-        self,
-        pages: Iterable[LinkPage],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        revision: int | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
     ) -> AsyncBatch[dict[str, Any]]: ...
-    @overload
-    def link_recommendations_many(
-        self,
-        pages: Iterable[LinkPage],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        revision: int | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> AsyncIterator[BatchItem[dict[str, Any]]]: ...
     def link_recommendations_many(
         self,
         pages: Iterable[LinkPage],
@@ -364,17 +337,16 @@ class AsyncClient(ClientBase):
         domain: str | None = None,
         revision: int | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[LinkOptions],
-    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+    ) -> AsyncBatch[Any]:
         """Link recommendations for many pages (GET each).
 
         ``pages`` holds titles (with ``domain=``), ``(domain, title)`` pairs, or dicts of
         per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...); a
         single string is refused (it is not a list of titles). The result holds every
-        item in input order, each a result or that page's error; with ``as_completed=True``,
-        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
+        item in input order, each a result or that page's error; its ``as_completed()`` gives
+        the items as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
         keeps every finished result (:class:`BatchInterrupted` on Ctrl-C).
         """
         defaults = {
@@ -383,8 +355,8 @@ class AsyncClient(ClientBase):
             "revision": revision,
             **self._link_defaults(options),
         }
-        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
-        return start_async_batch(plan, start, progress, "link recommendations", as_completed)
+        plan = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return AsyncBatch(plan, progress, "link recommendations")
 
     @overload
     def link_recommendations_for_revision_many(
@@ -394,7 +366,6 @@ class AsyncClient(ClientBase):
         project: str = ...,
         domain: str | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
     ) -> AsyncBatch[LinkRecommendationSet]: ...
@@ -405,35 +376,10 @@ class AsyncClient(ClientBase):
         *,
         project: str = ...,
         domain: str | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> AsyncIterator[BatchItem[LinkRecommendationSet]]: ...
-    @overload
-    def link_recommendations_for_revision_many(
-        self,
-        pages: Iterable[Mapping[str, Any]],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
     ) -> AsyncBatch[dict[str, Any]]: ...
-    @overload
-    def link_recommendations_for_revision_many(
-        self,
-        pages: Iterable[Mapping[str, Any]],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> AsyncIterator[BatchItem[dict[str, Any]]]: ...
     def link_recommendations_for_revision_many(
         self,
         pages: Iterable[Mapping[str, Any]],
@@ -441,10 +387,9 @@ class AsyncClient(ClientBase):
         project: str = "wikipedia",
         domain: str | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[LinkOptions],
-    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+    ) -> AsyncBatch[Any]:
         """Link recommendations for many supplied revisions (POST each). Each page is a dict
         with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
         argument of :meth:`link_recommendations_for_revision`)."""
@@ -456,8 +401,8 @@ class AsyncClient(ClientBase):
             "revid": None,
             "pageid": None,
         }
-        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
-        return start_async_batch(plan, start, progress, "link recommendations", as_completed)
+        plan = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return AsyncBatch(plan, progress, "link recommendations")
 
     @overload
     def translation_recommendations_many(
@@ -467,7 +412,6 @@ class AsyncClient(ClientBase):
         source: str | None = ...,
         target: str | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
     ) -> AsyncBatch[list[TranslationRecommendation]]: ...
@@ -478,35 +422,10 @@ class AsyncClient(ClientBase):
         *,
         source: str | None = ...,
         target: str | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[TranslationOptions],
-    ) -> AsyncIterator[BatchItem[list[TranslationRecommendation]]]: ...
-    @overload
-    def translation_recommendations_many(
-        self,
-        requests: Iterable[TranslationRequest],
-        *,
-        source: str | None = ...,
-        target: str | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
     ) -> AsyncBatch[RawTranslation]: ...
-    @overload
-    def translation_recommendations_many(
-        self,
-        requests: Iterable[TranslationRequest],
-        *,
-        source: str | None = ...,
-        target: str | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[TranslationOptions],
-    ) -> AsyncIterator[BatchItem[RawTranslation]]: ...
     def translation_recommendations_many(
         self,
         requests: Iterable[TranslationRequest],
@@ -514,15 +433,14 @@ class AsyncClient(ClientBase):
         source: str | None = None,
         target: str | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[TranslationOptions],
-    ) -> AsyncBatch[Any] | AsyncIterator[BatchItem[Any]]:
+    ) -> AsyncBatch[Any]:
         """Translation recommendations for many requests: seed titles (with ``source=`` and
         ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
         defaults = {"source": source, "target": target, **self._translation_defaults(options)}
-        plan, start = self._translation_plan(requests, defaults, _args.flag("raw", raw))
-        return start_async_batch(plan, start, progress, "translation recommendations", as_completed)
+        plan = self._translation_plan(requests, defaults, _args.flag("raw", raw))
+        return AsyncBatch(plan, progress, "translation recommendations")
 
 
 def _item_key(item: TranslationRecommendation) -> str | None:

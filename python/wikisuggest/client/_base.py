@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .. import _args
+from .._args import LinkArgs, TranslationArgs
 from .._native import NativeBatch, NativeClient
 from ..auth.authorize import AuthorizationRequest, authorization_url
 from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
@@ -245,14 +246,14 @@ class ClientBase:
     @staticmethod
     def _link_args(
         project: str, domain: str, page_title: str, options: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> LinkArgs:
         """The options dict of one link request from keyword arguments."""
         return _args.link_options(
             project, domain, page_title, **_args.with_defaults(_LINK_DEFAULTS, options)
         )
 
     @staticmethod
-    def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> TranslationArgs:
         """The options dict of one translation request from keyword arguments."""
         return _args.translation_options(
             source, target, **_args.with_defaults(_TRANSLATION_DEFAULTS, options)
@@ -260,14 +261,22 @@ class ClientBase:
 
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool
-    ) -> tuple[Plan[Any], Any]:
+    ) -> Plan[Any]:
         native = self._open()
-        plan: Plan[Any] = Plan(pages, link_item(defaults), "pages")
-        return plan, lambda items: NativeBatch.links(native, items, raw)
+        return Plan(
+            pages,
+            link_item(defaults),
+            "pages",
+            lambda plan: NativeBatch.links(native, plan.items, raw, plan),
+        )
 
     def _translation_plan(
         self, requests: Iterable[TranslationRequest], defaults: dict[str, Any], raw: bool
-    ) -> tuple[Plan[Any], Any]:
+    ) -> Plan[Any]:
         native = self._open()
-        plan: Plan[Any] = Plan(requests, translation_item(defaults), "requests")
-        return plan, lambda items: NativeBatch.translations(native, items, raw)
+        return Plan(
+            requests,
+            translation_item(defaults),
+            "requests",
+            lambda plan: NativeBatch.translations(native, plan.items, raw, plan),
+        )

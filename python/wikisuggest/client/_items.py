@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import _args
+from .._args import LinkArgs, TranslationArgs
 from ..errors import InvalidParameter
 
 __all__ = ["link_item", "translation_item"]
@@ -42,12 +43,12 @@ def _spec_fields(
     return options
 
 
-def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
+def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], LinkArgs]:
     """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes the options
     of one request; with ``wikitext`` among ``defaults``, of the POST form."""
     posted = "wikitext" in defaults
 
-    def convert_any(spec: Any) -> dict[str, Any]:
+    def convert_any(spec: Any) -> LinkArgs:
         if isinstance(spec, Mapping) and "title" in spec and "page_title" not in spec:
             spec = {("page_title" if k == "title" else k): v for k, v in spec.items()}
         options = _spec_fields(
@@ -81,14 +82,14 @@ def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
 
     # The common case, a list of titles sharing every other argument: check those arguments
     # once and only slot each title in.
-    template: dict[str, Any] | None = None
+    template: LinkArgs | None = None
     if not posted and isinstance(defaults.get("domain"), str):
         try:
             template = convert_any({"page_title": "-"})
         except InvalidParameter:
             template = None
 
-    def convert(spec: Any) -> dict[str, Any]:
+    def convert(spec: Any) -> LinkArgs:
         if template is not None and type(spec) is str:
             return {**template, "page_title": _args.text("page_title", spec)}
         return convert_any(spec)
@@ -96,11 +97,11 @@ def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
     return convert
 
 
-def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
+def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], TranslationArgs]:
     """A request spec: a ``(source, target)`` pair, a seed title (with default languages), or
     a dict of ``translation_recommendations`` arguments."""
 
-    def convert(spec: Any) -> dict[str, Any]:
+    def convert(spec: Any) -> TranslationArgs:
         options = _spec_fields(
             spec,
             defaults,

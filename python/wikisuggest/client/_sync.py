@@ -11,8 +11,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .. import _args
+from .._args import MembershipArgs
 from ..auth.tokens import Token
-from ..batch import BatchItem, BatchResults, start_batch
+from ..batch import Batch
 from ..errors import InvalidParameter
 from ..records import (
     CollectionMembership,
@@ -254,7 +255,7 @@ class Client(ClientBase):
     ) -> CollectionMembership:
         """Whether ``collection`` holds each of ``qids`` (Wikidata ids such as ``"Q42"``) or
         each of ``titles`` (articles of the ``language`` wiki); give one of the two."""
-        args = {
+        args: MembershipArgs = {
             "collection": _args.text("collection", collection),
             "qids": None if qids is None else _args.text_list("qids", qids),
             "titles": None if titles is None else _args.text_list("titles", titles),
@@ -312,23 +313,9 @@ class Client(ClientBase):
         domain: str | None = ...,
         revision: int | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[LinkRecommendationSet]: ...
-    @overload
-    def link_recommendations_many(
-        self,
-        pages: Iterable[LinkPage],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        revision: int | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> Iterator[BatchItem[LinkRecommendationSet]]: ...
+    ) -> Batch[LinkRecommendationSet]: ...
     @overload
     def link_recommendations_many(
         self,
@@ -338,23 +325,9 @@ class Client(ClientBase):
         domain: str | None = ...,
         revision: int | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[dict[str, Any]]: ...
-    @overload
-    def link_recommendations_many(
-        self,
-        pages: Iterable[LinkPage],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        revision: int | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> Iterator[BatchItem[dict[str, Any]]]: ...
+    ) -> Batch[dict[str, Any]]: ...
     def link_recommendations_many(
         self,
         pages: Iterable[LinkPage],
@@ -363,17 +336,16 @@ class Client(ClientBase):
         domain: str | None = None,
         revision: int | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
+    ) -> Batch[Any]:
         """Link recommendations for many pages (GET each).
 
         ``pages`` holds titles (with ``domain=``), ``(domain, title)`` pairs, or dicts of
         per-page arguments (``page_title``/``title``, ``domain``, ``revision``, ...); a
         single string is refused (it is not a list of titles). The result holds every
-        item in input order, each a result or that page's error; with ``as_completed=True``,
-        items come as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
+        item in input order, each a result or that page's error; its ``as_completed()`` gives
+        the items as they finish. ``progress=True`` shows a tqdm bar. Interrupting the batch
         keeps every finished result (:class:`BatchInterrupted` on Ctrl-C).
         """
         defaults = {
@@ -382,8 +354,8 @@ class Client(ClientBase):
             "revision": revision,
             **self._link_defaults(options),
         }
-        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
-        return start_batch(plan, start, progress, "link recommendations", as_completed)
+        plan = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return Batch(plan, progress, "link recommendations")
 
     @overload
     def link_recommendations_for_revision_many(
@@ -393,22 +365,9 @@ class Client(ClientBase):
         project: str = ...,
         domain: str | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[LinkRecommendationSet]: ...
-    @overload
-    def link_recommendations_for_revision_many(
-        self,
-        pages: Iterable[Mapping[str, Any]],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> Iterator[BatchItem[LinkRecommendationSet]]: ...
+    ) -> Batch[LinkRecommendationSet]: ...
     @overload
     def link_recommendations_for_revision_many(
         self,
@@ -417,22 +376,9 @@ class Client(ClientBase):
         project: str = ...,
         domain: str | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[dict[str, Any]]: ...
-    @overload
-    def link_recommendations_for_revision_many(
-        self,
-        pages: Iterable[Mapping[str, Any]],
-        *,
-        project: str = ...,
-        domain: str | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[LinkOptions],
-    ) -> Iterator[BatchItem[dict[str, Any]]]: ...
+    ) -> Batch[dict[str, Any]]: ...
     def link_recommendations_for_revision_many(
         self,
         pages: Iterable[Mapping[str, Any]],
@@ -440,10 +386,9 @@ class Client(ClientBase):
         project: str = "wikipedia",
         domain: str | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[LinkOptions],
-    ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
+    ) -> Batch[Any]:
         """Link recommendations for many supplied revisions (POST each). Each page is a dict
         with ``page_title``, ``wikitext``, ``revid`` and ``pageid`` (and optionally any other
         argument of :meth:`link_recommendations_for_revision`)."""
@@ -455,8 +400,8 @@ class Client(ClientBase):
             "revid": None,
             "pageid": None,
         }
-        plan, start = self._link_plan(pages, defaults, _args.flag("raw", raw))
-        return start_batch(plan, start, progress, "link recommendations", as_completed)
+        plan = self._link_plan(pages, defaults, _args.flag("raw", raw))
+        return Batch(plan, progress, "link recommendations")
 
     @overload
     def translation_recommendations_many(
@@ -466,22 +411,9 @@ class Client(ClientBase):
         source: str | None = ...,
         target: str | None = ...,
         raw: Literal[False] = ...,
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> BatchResults[list[TranslationRecommendation]]: ...
-    @overload
-    def translation_recommendations_many(
-        self,
-        requests: Iterable[TranslationRequest],
-        *,
-        source: str | None = ...,
-        target: str | None = ...,
-        raw: Literal[False] = ...,
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[TranslationOptions],
-    ) -> Iterator[BatchItem[list[TranslationRecommendation]]]: ...
+    ) -> Batch[list[TranslationRecommendation]]: ...
     @overload
     def translation_recommendations_many(
         self,
@@ -490,22 +422,9 @@ class Client(ClientBase):
         source: str | None = ...,
         target: str | None = ...,
         raw: Literal[True],
-        as_completed: Literal[False] = ...,
         progress: bool = ...,
         **options: Unpack[TranslationOptions],
-    ) -> BatchResults[RawTranslation]: ...
-    @overload
-    def translation_recommendations_many(
-        self,
-        requests: Iterable[TranslationRequest],
-        *,
-        source: str | None = ...,
-        target: str | None = ...,
-        raw: Literal[True],
-        as_completed: Literal[True],
-        progress: bool = ...,
-        **options: Unpack[TranslationOptions],
-    ) -> Iterator[BatchItem[RawTranslation]]: ...
+    ) -> Batch[RawTranslation]: ...
     def translation_recommendations_many(
         self,
         requests: Iterable[TranslationRequest],
@@ -513,15 +432,14 @@ class Client(ClientBase):
         source: str | None = None,
         target: str | None = None,
         raw: bool = False,
-        as_completed: bool = False,
         progress: bool = False,
         **options: Unpack[TranslationOptions],
-    ) -> BatchResults[Any] | Iterator[BatchItem[Any]]:
+    ) -> Batch[Any]:
         """Translation recommendations for many requests: seed titles (with ``source=`` and
         ``target=``), ``(source, target)`` pairs, or dicts of arguments."""
         defaults = {"source": source, "target": target, **self._translation_defaults(options)}
-        plan, start = self._translation_plan(requests, defaults, _args.flag("raw", raw))
-        return start_batch(plan, start, progress, "translation recommendations", as_completed)
+        plan = self._translation_plan(requests, defaults, _args.flag("raw", raw))
+        return Batch(plan, progress, "translation recommendations")
 
 
 def _item_key(item: TranslationRecommendation) -> str | None:

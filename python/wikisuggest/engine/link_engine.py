@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections import deque
-from collections.abc import Generator, Iterable, Mapping, Sized
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -25,13 +24,13 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 from .. import _args
-from .._native import NativeEngine, __version__
-from .._progress import Progress
-from ..batch import BatchInterrupted, BatchItem, BatchResults, make_item
+from .._args import EngineOptions
+from .._native import NativeEngine, NativeEngineBatch, __version__
+from ..batch import AsyncBatch, Batch, BatchItem, BatchResults
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
 from ..records import LinkRecommendationSet
 from .pages import NativePage, PageSpec, native_page, single_page
-from .rules import ExplainedResult, LinkRules, explained, native_rules
+from .rules import ExplainedResult, LinkRules, native_rules
 from .sample import default_dataset_path
 
 __all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
@@ -39,9 +38,6 @@ __all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "Recomme
 #: Pages queued in the engine per worker ahead of the items returned: enough that a worker
 #: never waits for the next page (or behind one long page), few enough that memory stays flat.
 _PAGES_PER_WORKER = 8
-
-#: Marks a page read from the caller's iterable and not yet handed to the engine.
-_UNSENT = Cancelled("interrupted before this page started")
 
 
 class PassOptions(TypedDict, total=False):
@@ -232,7 +228,7 @@ class LinkEngine:
         machine speed. ``pageid`` and ``revid`` are carried into the result.
         """
         page, checked = _one_page(wikitext, page_title, options)
-        return self._open().recommend(page, checked)
+        return self._open().recommend(page, checked).send()
 
     async def recommend_async(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
@@ -240,7 +236,48 @@ class LinkEngine:
         """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the shared
         worker pool, not the event loop."""
         page, checked = _one_page(wikitext, page_title, options)
-        return await self._open().recommend(page, checked, True)
+        return await self._open().recommend(page, checked).send_async()
+
+    def recommend_many(
+        self,
+        pages: Iterable[PageSpec],
+        *,
+        workers: int | None = None,
+        progress: bool = False,
+        **options: Unpack[PassOptions],
+    ) -> Batch[LinkRecommendationSet]:
+        """Links for many pages on ``workers`` threads (default: all cores), with the keyword
+        arguments of :meth:`recommend` but the page's own (:class:`PassOptions`): a
+        :class:`~wikisuggest.Batch`, run when first read. Read whole, it is the
+        :class:`~wikisuggest.BatchResults` of every page in input order (``progress=True``
+        shows a bar); its :meth:`~wikisuggest.Batch.as_completed` yields them one by one, in
+        input order too, holding none (see :meth:`recommend_iter`).
+
+        A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
+        :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
+        in that order, or a dict with those keys. ``pages`` is read lazily, a few pages per
+        worker ahead of the items returned; each worker takes the next page as soon as it
+        finishes one. A page that fails carries its error
+        (:class:`~wikisuggest.WikitextError`, :class:`~wikisuggest.InvalidParameter`); the
+        others are unaffected.
+
+        On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted`
+        carries an item for every page read (unstarted ones ``Cancelled``)."""
+        return Batch(self._feed(pages, workers, options), progress, "recommend")
+
+    def recommend_many_async(
+        self,
+        pages: Iterable[PageSpec],
+        *,
+        workers: int | None = None,
+        progress: bool = False,
+        **options: Unpack[PassOptions],
+    ) -> AsyncBatch[LinkRecommendationSet]:
+        """:meth:`recommend_many` for asyncio: ``await`` it for every item in input order, or
+        ``async for`` over it; the pages run on the engine's threads, the event loop only
+        waits. Cancelling the task stops further pages; the items of every page read are
+        then in :attr:`~wikisuggest.AsyncBatch.settled`."""
+        return AsyncBatch(self._feed(pages, workers, options), progress, "recommend")
 
     def recommend_iter(
         self,
@@ -249,23 +286,12 @@ class LinkEngine:
         workers: int | None = None,
         **options: Unpack[PassOptions],
     ) -> Generator[BatchItem[LinkRecommendationSet], None, None]:
-        """One :class:`~wikisuggest.BatchItem` per page, in input order, computed on
-        ``workers`` threads (default: all cores), with the keyword arguments of
-        :meth:`recommend` but the page's own (:class:`PassOptions`). ``pages`` is read
-        lazily, a few pages per worker ahead of the items returned, so memory does not grow
-        with its length; each worker takes the next page as soon as it finishes one.
-
-        A page is a :class:`Page` — ``Page(wikitext, page_title)``, the order of
-        :meth:`recommend`, optionally with ``pageid``, ``revid``, ``language_code`` — a tuple
-        in that order, or a dict with those keys. A page that fails carries its
-        error (:class:`~wikisuggest.WikitextError`,
-        :class:`~wikisuggest.InvalidParameter`); the others are unaffected.
-
-        On Ctrl-C, pages already running finish, and :class:`~wikisuggest.BatchInterrupted` is
-        raised with the items of every page read but not returned yet (unstarted ones
-        ``Cancelled``).
-        """
-        yield from self._stream(pages, workers, options, explain=False)
+        """``recommend_many(pages, ...).as_completed()``: one
+        :class:`~wikisuggest.BatchItem` per page, in input order, none kept, so memory does
+        not grow with the number of pages. On Ctrl-C,
+        :class:`~wikisuggest.BatchInterrupted` carries the items of every page read but not
+        returned yet."""
+        return self.recommend_many(pages, workers=workers, **options).as_completed()
 
     def explain(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
@@ -274,7 +300,7 @@ class LinkEngine:
         rule took out (with the rule and the entry that named it), and the rule that removed
         the whole page, if one did."""
         page, checked = _one_page(wikitext, page_title, options)
-        return explained(self._open().recommend(page, checked, False, True))
+        return self._open().recommend(page, checked, True).send()
 
     def explain_iter(
         self,
@@ -284,102 +310,28 @@ class LinkEngine:
         **options: Unpack[PassOptions],
     ) -> Generator[BatchItem[ExplainedResult], None, None]:
         """:meth:`recommend_iter` with :meth:`explain`'s results."""
-        yield from self._stream(pages, workers, options, explain=True)
+        batch: Batch[ExplainedResult] = Batch(
+            self._feed(pages, workers, options, explain=True), False, "explain"
+        )
+        return batch.as_completed()
 
     def link_targets(self) -> list[str]:
         """Every page the dataset's anchors can link to (their candidate targets), sorted:
         the titles a class table needs (see :func:`wikisuggest.fill_classes`)."""
         return self._open().link_targets()
 
-    def _stream(
-        self, pages: Iterable[PageSpec], workers: int | None, options: Mapping[str, Any], *,
-        explain: bool,
-    ) -> Generator[BatchItem[Any], None, None]:  # fmt: skip
+    def _feed(
+        self,
+        pages: Iterable[PageSpec],
+        workers: int | None,
+        options: Mapping[str, Any],
+        *,
+        explain: bool = False,
+    ) -> _PageFeed:
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
-        checked = _pass_options(options)
-        # A closed engine refuses the batch, even one of only invalid pages.
-        stream = self._open().stream(workers, checked, explain)
-        ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
-        source = enumerate(pages)
-        # Pages read and not settled yet, in input order, each with the error that kept it
-        # from the engine, None once the engine has it, or _UNSENT in between.
-        read: deque[tuple[int, Any, WikisuggestError | None]] = deque()
-        # Items settled and not returned yet.
-        ready: deque[BatchItem[Any]] = deque()
-        in_engine = 0
-        try:
-            while True:
-                while in_engine < ahead and (entry := next(source, None)) is not None:
-                    read.append((entry[0], entry[1], _UNSENT))
-                    try:
-                        page = native_page(entry[1])
-                    except WikisuggestError as err:
-                        read[-1] = (entry[0], entry[1], err)
-                        continue
-                    stream.push(page)
-                    read[-1] = (entry[0], entry[1], None)
-                    in_engine += 1
-                if not read:
-                    return
-                outcomes, interruption = stream.take()
-                in_engine -= len(outcomes)
-                ready.extend(_pair(read, outcomes, explain))
-                if interruption is not None:
-                    raise BatchInterrupted(BatchResults(ready)) from interruption
-                while ready:
-                    yield ready.popleft()
-        except KeyboardInterrupt as interrupt:
-            # Raised in Python code between waits (here, or thrown in at a yield by a caller
-            # such as recommend_many): settle what the engine holds, so every page read
-            # comes back.
-            stream.close()
-            outcomes = []
-            while stream.pending():
-                outcomes.extend(stream.take()[0])
-            ready.extend(_pair(read, outcomes, explain))
-            raise BatchInterrupted(BatchResults(ready)) from interrupt
-        finally:
-            stream.close()
-
-    def recommend_many(
-        self,
-        pages: Iterable[PageSpec],
-        *,
-        workers: int | None = None,
-        progress: bool = False,
-        **options: Unpack[PassOptions],
-    ) -> BatchResults[LinkRecommendationSet]:
-        """:meth:`recommend_iter` collected into :class:`~wikisuggest.BatchResults`, with an
-        optional progress bar. On Ctrl-C, :class:`~wikisuggest.BatchInterrupted` carries every
-        item read so far (finished ones with their results).
-
-        Its working memory is a few pages per worker, but it returns every item, each with
-        its input (the page as given, wikitext included) and its result: over a stream of
-        pages that nothing else holds, iterate :meth:`recommend_iter` instead, whose memory
-        does not grow with the number of pages."""
-        _args.not_text("pages", pages)
-        total = len(pages) if isinstance(pages, Sized) else None
-        bar = Progress(progress, total, "recommend")
-        finished: BatchResults[LinkRecommendationSet] = BatchResults()
-        items = self.recommend_iter(pages, workers=workers, **options)
-        try:
-            try:
-                for item in items:
-                    finished.append(item)
-                    bar.update(item)
-            except KeyboardInterrupt as interrupt:
-                # Raised in this loop, between items: the iterator settles the pages it
-                # holds and raises BatchInterrupted with them.
-                items.throw(interrupt)
-                raise
-        except BatchInterrupted as interrupted:
-            finished.extend(interrupted.results)
-            raise BatchInterrupted(finished) from interrupted.__cause__
-        finally:
-            bar.close()
-        return finished
+        return _PageFeed(self, pages, workers, _pass_options(options), explain)
 
     @staticmethod
     def convert(
@@ -396,7 +348,7 @@ def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
 
 
-def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
+def _pass_options(given: Mapping[str, Any]) -> EngineOptions:
     """The options shared by the pages of a call, over their defaults (ranges are checked
     natively, with the client's rules)."""
     options = _args.with_defaults(_PASS_DEFAULTS, given)
@@ -414,37 +366,60 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _one_page(
     wikitext: Any, page_title: Any, given: Mapping[str, Any]
-) -> tuple[NativePage, dict[str, Any]]:
+) -> tuple[NativePage, EngineOptions]:
     """The native page and options of :meth:`LinkEngine.recommend`."""
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
     options = _pass_options({k: v for k, v in given.items() if k not in ids})
     return single_page(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
 
 
-def _pair(
-    read: deque[tuple[int, Any, WikisuggestError | None]],
-    outcomes: list[tuple[bool, Any] | None],
-    explain: bool = False,
-) -> list[BatchItem[Any]]:
-    """Items for the pages at the head of ``read`` that are settled: those refused before the
-    engine, and those whose engine ``outcomes`` (in input order) arrived (explained results
-    with ``explain``)."""
-    done = deque(outcomes)
-    items: list[BatchItem[Any]] = []
-    while read and (read[0][2] is not None or done):
-        index, spec, refused = read.popleft()
-        if refused is _UNSENT:
-            # Read, then interrupted before it reached the engine.
-            refused = Cancelled("interrupted before this page started")
-        if refused is not None:
-            items.append(BatchItem(index, spec, error=refused))
-            continue
-        outcome = done.popleft()
-        if outcome is None:
-            cancelled = Cancelled("interrupted before this page started")
-            items.append(BatchItem(index, spec, error=cancelled))
-        elif outcome[0]:
-            items.append(make_item(index, spec, explained(outcome[1]) if explain else outcome[1]))
-        else:
-            items.append(make_item(index, spec, error=outcome[1]))
-    return items
+class _PageFeed:
+    r"""The pages of an engine batch, handed to the native batch a few per worker ahead of
+    the items read back, so memory holds only the pages in flight. Its items are
+    :class:`LinkRecommendationSet`\ s, or :class:`ExplainedResult`\ s with ``explain``."""
+
+    def __init__(
+        self,
+        engine: LinkEngine,
+        pages: Iterable[PageSpec],
+        workers: int | None,
+        options: EngineOptions,
+        explain: bool = False,
+    ) -> None:
+        self.total = len(pages) if isinstance(pages, Sized) else None
+        self.failed: list[BatchItem[Any]] = []
+        # Started now, so that a closed engine or an option out of range is refused by the
+        # call (even for a batch of only invalid pages); pages are read when it is.
+        self._batch: NativeEngineBatch[Any] = engine._open().batch(workers, options, explain)
+        self._pages = pages
+        self._ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
+        self._read: Iterator[tuple[int, PageSpec]] = iter(())
+
+    def start(self) -> NativeEngineBatch[Any]:
+        self._read = enumerate(self._pages)
+        return self._batch
+
+    def feed(self, batch: NativeEngineBatch[Any]) -> None:
+        """Reads pages until ``ahead`` are in the engine (or as many were read): a page that
+        cannot reach it is refused in its place, with its error."""
+        for _ in range(self._ahead):
+            if batch.pending() >= self._ahead:
+                return
+            entry = next(self._read, None)
+            if entry is None:
+                return
+            index, spec = entry
+            try:
+                page = native_page(spec)
+            except WikisuggestError as err:
+                batch.refuse(index, spec, err)
+                continue
+            except BaseException:
+                # Read, then interrupted before it reached the engine: it still comes back.
+                batch.refuse(index, spec, Cancelled("interrupted before this page started"))
+                raise
+            batch.push(index, spec, page)
+
+    def ordered(self, finished: list[BatchItem[Any]]) -> BatchResults[Any]:
+        """The engine's items come back in input order, every page read."""
+        return BatchResults(finished)

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import _args
 from .._native import NativeLinkRules
 from ..errors import InvalidParameter
-from ..records import LinkRecommendation, LinkRecommendationSet
+from ..records import ExcludedLink, Exclusion, ExplainedResult
 
 __all__ = [
     "ENWIKI_CLASSES",
@@ -69,48 +68,6 @@ _LISTS = (
     "category_namespaces",
 )
 _LIMITS = ("max_links", "max_links_shown", "min_links")
-
-
-@dataclass(frozen=True, slots=True)
-class Exclusion:
-    """A rule that applied: its name (``target``, ``class``, ``anchor``, ``duplicate``,
-    ``not_shown``, ``template``, ``category``, ``too_few_links``) and the entry of the rule set
-    that made it apply (the title, item or phrase as written; for a limit, the limit)."""
-
-    rule: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class ExcludedLink:
-    """A link the engine found and a rule removed (``link.link_index``: the slot it would
-    have taken)."""
-
-    link: LinkRecommendation
-    rule: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class ExplainedResult:
-    """A page's result and what the rules removed from it."""
-
-    result: LinkRecommendationSet
-    excluded: tuple[ExcludedLink, ...]
-    #: The rule that removed the whole page (template, category, too few links), if any.
-    page_excluded: Exclusion | None = None
-
-
-def explained(
-    raw: tuple[Any, list[tuple[Any, str, str]], tuple[str, str] | None],
-) -> ExplainedResult:
-    """The native engine's explained result as records."""
-    result, excluded, page = raw
-    return ExplainedResult(
-        result=result,
-        excluded=tuple(ExcludedLink(link, rule, value) for link, rule, value in excluded),
-        page_excluded=None if page is None else Exclusion(*page),
-    )
 
 
 class LinkRules:

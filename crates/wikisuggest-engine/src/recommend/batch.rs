@@ -65,7 +65,9 @@ impl Engine {
         out
     }
 
-    fn recommend_page(
+    /// Recommends links for one `page`, whose own language code (if any) overrides
+    /// `options`'.
+    pub fn recommend_page(
         &self,
         page: &Page,
         options: &RecommendOptions,

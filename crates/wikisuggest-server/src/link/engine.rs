@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use wikisuggest_core::models::{DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta};
+use wikisuggest_core::models::LinkRecommendationSet;
 use wikisuggest_engine::{Engine, RecommendOptions, Rules, TextError};
 
 use super::{BackendError, LinkBackend, LinkRequest};
@@ -106,43 +106,8 @@ impl LinkBackend for EngineBackend {
                 Some(cancel),
             )
             .map_err(engine_error)?;
-        let links: Vec<LinkRecommendation> = found
-            .links
-            .into_iter()
-            .map(|link| LinkRecommendation {
-                context_after: Some(link.context_after),
-                context_before: Some(link.context_before),
-                link_index: Some(link.link_index as i64),
-                link_target: link.link_target,
-                link_text: link.link_text,
-                match_index: Some(link.match_index as i64),
-                score: Some(f64::from(link.score)),
-                wikitext_offset: Some(link.wikitext_offset as i64),
-                extra: Default::default(),
-            })
-            .collect();
-        let checksums = found.meta.dataset_checksums;
-        Ok(LinkRecommendationSet {
-            links_count: Some(links.len() as i64),
-            links,
-            meta: Some(Meta {
-                application_version: Some(found.meta.application_version),
-                dataset_checksums: Some(DatasetChecksums {
-                    anchors: checksums.anchors,
-                    model: checksums.model,
-                    pageids: checksums.pageids,
-                    redirects: checksums.redirects,
-                    w2vfiltered: checksums.w2vfiltered,
-                    extra: Default::default(),
-                }),
-                format_version: Some(found.meta.format_version),
-                extra: Default::default(),
-            }),
-            page_title: Some(found.page_title),
-            pageid: None,
-            revid: found.revid,
-            extra: Default::default(),
-        })
+        // The engine owns the one mapping to the wire record (the client's too).
+        Ok(found.into())
     }
 }
 

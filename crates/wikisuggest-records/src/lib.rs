@@ -1,6 +1,11 @@
 //! The records the services return, decoded leniently: fields the contract lists are typed
 //! (optional unless a record is meaningless without them), anything else the server adds is
 //! kept in `extra` so newer servers lose nothing.
+//!
+//! One definition for every side of the wire: the HTTP client decodes them, the reference
+//! server encodes them, and the local engine's results become them (the engine crate owns
+//! that one mapping). The Python dataclasses of `wikisuggest.records` mirror them field for
+//! field; the binding fills those by name, and a test holds the two lists together.
 
 use std::collections::BTreeMap;
 

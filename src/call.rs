@@ -1,0 +1,119 @@
+//! `NativeCall`, the one door of every single operation: work prepared once, then sent
+//! blocking (`send`: the calling thread waits interruptibly, without the interpreter) or
+//! awaited (`send_async`: an asyncio awaitable). The client's requests, the token manager's
+//! renewals, the wiki's Action API calls and the engine's single pages all come through here,
+//! so each kind of wait is written once and every task it starts is counted by [`InFlight`]
+//! (the exit-time `quiesce` waits for them).
+//!
+//! A call is generic over what its work yields: the work runs without the interpreter and
+//! ends in a [`Deliver`], the conversion to Python that runs once the result is back on a
+//! Python thread. Errors are converted there too, with [`IntoPyErr`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+
+use crate::errors::{IntoPyErr, wikisuggest_error};
+use crate::runtime::{InFlight, runtime, wait_for_task};
+
+/// A finished call's value (or error), converted once the interpreter is held.
+pub type Deliver = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
+
+type Work = Pin<Box<dyn Future<Output = Deliver> + Send>>;
+
+/// A prepared operation, sent once: blocking (`send`) or awaited (`send_async`).
+#[pyclass(frozen, module = "wikisuggest._native")]
+pub struct NativeCall {
+    work: Mutex<Option<Work>>,
+}
+
+impl NativeCall {
+    /// A call whose `work` gives a value that `convert` turns into Python, or an error.
+    pub fn new<T, E, F, C>(work: F, convert: C) -> Self
+    where
+        T: Send + 'static,
+        E: IntoPyErr + Send + 'static,
+        F: Future<Output = Result<T, E>> + Send + 'static,
+        C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+    {
+        let work = async move {
+            let outcome = work.await;
+            let deliver: Deliver = Box::new(move |py| match outcome {
+                Ok(value) => convert(py, value),
+                Err(error) => Err(error.into_pyerr(py)),
+            });
+            deliver
+        };
+        Self {
+            work: Mutex::new(Some(Box::pin(work))),
+        }
+    }
+
+    /// A call whose value converts to Python as it is.
+    pub fn value<T, E>(work: impl Future<Output = Result<T, E>> + Send + 'static) -> Self
+    where
+        T: for<'py> IntoPyObject<'py> + Send + 'static,
+        E: IntoPyErr + Send + 'static,
+    {
+        Self::new(work, |py, value| {
+            pyo3::IntoPyObjectExt::into_bound_py_any(value, py)
+        })
+    }
+
+    /// CPU-bound `work` (a page of the local engine), run on the runtime's blocking pool
+    /// rather than on its I/O threads.
+    pub fn blocking<T, E, C>(
+        work: impl FnOnce() -> Result<T, E> + Send + 'static,
+        convert: C,
+    ) -> Self
+    where
+        T: Send + 'static,
+        E: IntoPyErr + Send + 'static,
+        C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+    {
+        let work = async move {
+            tokio::task::spawn_blocking(work)
+                .await
+                .unwrap_or_else(|joined| Err(E::internal(&format!("the task failed: {joined}"))))
+        };
+        Self::new(work, convert)
+    }
+
+    fn take(&self) -> PyResult<Work> {
+        self.work
+            .lock()
+            .ok()
+            .and_then(|mut work| work.take())
+            .ok_or_else(|| wikisuggest_error("this call was already sent"))
+    }
+}
+
+#[pymethods]
+impl NativeCall {
+    /// Send and wait, without the GIL and interruptibly: Ctrl-C drops the work (an HTTP
+    /// request is closed; a page already running on the engine finishes unseen).
+    fn send<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let work = self.take()?;
+        let rt = runtime()?;
+        crate::logging::refresh(py);
+        let task = rt.spawn(async move {
+            let _guard = InFlight::enter();
+            work.await
+        });
+        wait_for_task(py, rt, task)?(py)
+    }
+
+    /// Send as an awaitable for the running asyncio loop; cancelling it drops the work.
+    fn send_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let work = self.take()?;
+        runtime()?;
+        crate::logging::refresh(py);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let _guard = InFlight::enter();
+            let deliver = work.await;
+            Python::attach(|py| deliver(py).map(Bound::unbind))
+        })
+    }
+}
