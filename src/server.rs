@@ -6,7 +6,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use wikisuggest_server::{BackgroundServer, RateLimits, ServerConfig, TranslationShape};
+use wikisuggest_server::{
+    BackgroundServer, RateLimits, ReloadOutcome, ServerConfig, TranslationShape,
+};
 
 use crate::errors::wikisuggest_error;
 
@@ -29,7 +31,8 @@ impl NativeServer {
         translation=None,
         clients=None, seed=None,
         access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
-        translation_shape="array", max_body_bytes=4194304, request_timeout=30.0, threads=2
+        translation_shape="array", max_body_bytes=4194304, request_timeout=30.0, threads=2,
+        max_connections=0, max_connections_per_address=0, link_time_budget=5.0
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -50,6 +53,9 @@ impl NativeServer {
         max_body_bytes: usize,
         request_timeout: f64,
         threads: usize,
+        max_connections: usize,
+        max_connections_per_address: usize,
+        link_time_budget: f64,
     ) -> PyResult<Self> {
         let host = host
             .parse()
@@ -77,6 +83,9 @@ impl NativeServer {
             },
             max_body_bytes,
             request_timeout: seconds("request_timeout", request_timeout)?,
+            max_connections,
+            max_connections_per_address,
+            link_time_budget: seconds("link_time_budget", link_time_budget)?,
             application_version: wikisuggest_core::VERSION.to_owned(),
             ..ServerConfig::default()
         };
@@ -101,6 +110,30 @@ impl NativeServer {
             .lock()
             .map(|s| s.as_ref().is_some_and(|s| !s.is_finished()))
             .unwrap_or(false)
+    }
+
+    /// Opens again the link datasets whose files were replaced, each verified and then
+    /// swapped in; `(wiki id, "unchanged" | "reopened" | "failed: <reason>")` per wiki.
+    fn reload_datasets(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        let guard = self
+            .inner
+            .lock()
+            .map_err(|_| wikisuggest_error("server state is poisoned"))?;
+        let Some(server) = guard.as_ref() else {
+            return Err(wikisuggest_error("the server is stopped"));
+        };
+        let outcomes = py.detach(|| server.reload_datasets());
+        Ok(outcomes
+            .into_iter()
+            .map(|(wiki, outcome)| {
+                let said = match outcome {
+                    ReloadOutcome::Unchanged => "unchanged".to_owned(),
+                    ReloadOutcome::Reopened => "reopened".to_owned(),
+                    ReloadOutcome::Failed(reason) => format!("failed: {reason}"),
+                };
+                (wiki, said)
+            })
+            .collect())
     }
 
     /// Stops accepting connections, lets requests in flight finish, and waits. Idempotent.

@@ -9,6 +9,9 @@ OAuth 2.0, gateway token checks and rate limits) served locally from one base UR
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -42,6 +45,9 @@ class ServerOptions(TypedDict, total=False):
     max_body_bytes: int
     request_timeout: float
     threads: int
+    max_connections: int
+    max_connections_per_address: int
+    link_time_budget: float
 
 
 class Server:
@@ -60,6 +66,10 @@ class Server:
     the continuation (``"envelope"``); ``clients`` a TOML file of OAuth clients and personal
     tokens. ``seed`` makes shuffled translation results reproducible. ``access_token_ttl`` is
     in seconds; rate limits are requests per minute per app and per anonymous User-Agent.
+    ``max_connections`` (0: sized from the process's descriptor limit),
+    ``max_connections_per_address`` (0: an eighth of that) and ``link_time_budget`` (seconds
+    of engine time per link request) are described in the self-hosting guide, with
+    :meth:`reload_datasets`.
     """
 
     __slots__ = ("_native",)
@@ -83,6 +93,9 @@ class Server:
         max_body_bytes: int = 4 * 1024 * 1024,
         request_timeout: float = 30.0,
         threads: int = 2,
+        max_connections: int = 0,
+        max_connections_per_address: int = 0,
+        link_time_budget: float = 5.0,
     ) -> None:
         self._native = NativeServer(
             host=host,
@@ -101,6 +114,9 @@ class Server:
             max_body_bytes=max_body_bytes,
             request_timeout=float(request_timeout),
             threads=threads,
+            max_connections=max_connections,
+            max_connections_per_address=max_connections_per_address,
+            link_time_budget=float(link_time_budget),
         )
 
     @property
@@ -111,6 +127,13 @@ class Server:
     @property
     def running(self) -> bool:
         return self._native.running
+
+    def reload_datasets(self) -> dict[str, str]:
+        """Open again the link datasets whose files were replaced since they were opened
+        (a new file renamed into place, or one copied over in place), each verified and then
+        swapped in; a wiki whose new files fail keeps answering from its old ones. Returns
+        ``{wiki id: "unchanged" | "reopened" | "failed: <reason>"}``."""
+        return dict(self._native.reload_datasets())
 
     def stop(self) -> None:
         """Stop accepting, finish requests in flight, and wait. Safe to call twice."""
@@ -153,16 +176,30 @@ def serve(
 ) -> Server | None:
     """Serve until interrupted (Ctrl-C), or with ``background=True`` return the running
     :class:`Server` (use it in a ``with`` block). Every other argument is :class:`Server`'s,
-    with its default; only ``port`` defaults to 8080 here instead of a free port."""
+    with its default; only ``port`` defaults to 8080 here instead of a free port. In the
+    foreground, SIGHUP calls :meth:`Server.reload_datasets`."""
     server = Server(port=port, **options)
     if background:
         return server
-    print(f"Serving on {server.url}", flush=True)
+    hangup = getattr(signal, "SIGHUP", None)
+    if threading.current_thread() is not threading.main_thread():
+        hangup = None  # signal handlers are the main thread's
+    previous = signal.signal(hangup, lambda *_: _reload(server)) if hangup else None
     try:
+        # Inside the `try`: an interrupt sent as soon as this line is read is caught too.
+        print(f"Serving on {server.url}", flush=True)
         while server.running:
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
+        if hangup:
+            # `None`: the previous handler was not Python's; the default is the best guess.
+            signal.signal(hangup, signal.SIG_DFL if previous is None else previous)
     return None
+
+
+def _reload(server: Server) -> None:
+    for wiki, outcome in server.reload_datasets().items():
+        print(f"dataset of {wiki}: {outcome}", file=sys.stderr, flush=True)

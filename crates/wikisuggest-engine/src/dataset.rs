@@ -90,7 +90,9 @@ pub struct NativeOpenOptions {
     /// it, opening validates the structure only (O(1) in the data size).
     pub verify: bool,
     /// Files up to this many bytes are read into private memory; larger ones are
-    /// memory-mapped and checked for changes in place before and after each use.
+    /// memory-mapped, guarded against truncation (a read past the new end gives zeros and
+    /// a flag, not a fatal SIGBUS) and checked for changes in place before and after each
+    /// use.
     pub private_copy_max: u64,
 }
 
@@ -163,9 +165,13 @@ impl Dataset {
     pub fn open_native_with(path: &Path, options: &NativeOpenOptions) -> Result<Self> {
         let image = NativeImage::open(path, options.private_copy_max)?;
         if options.verify {
-            image.verify()?;
+            let verified = image.verify();
+            image.check_unchanged()?;
+            verified?;
         }
         let model = image.model()?;
+        // The model was read from the file too.
+        image.check_unchanged()?;
         Ok(Self {
             image,
             model,
@@ -173,8 +179,9 @@ impl Dataset {
         })
     }
 
-    /// Fails with [`Error::Corrupt`] if the memory-mapped file was changed in place since
-    /// it was opened (always `Ok` for a file read into memory).
+    /// Fails with [`Error::Changed`] if the memory-mapped file was truncated or changed in
+    /// place since it was opened (always `Ok` for a file read into memory). A page whose
+    /// look-ups ran between two successful checks read the file as it was opened.
     pub fn check_unchanged(&self) -> Result<()> {
         self.image.check_unchanged()
     }
@@ -216,7 +223,10 @@ impl Dataset {
     /// data (reads everything once).
     pub fn verify(&self) -> Result<()> {
         self.image.check_unchanged()?;
-        self.image.verify()
+        let verified = self.image.verify();
+        // A truncation while hashing reads zeros: say so rather than "checksum mismatch".
+        self.image.check_unchanged()?;
+        verified
     }
 
     /// The wiki id.

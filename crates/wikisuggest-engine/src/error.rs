@@ -105,6 +105,17 @@ pub enum Error {
         reason: String,
     },
 
+    /// A memory-mapped native file was truncated, extended or rewritten in place while in
+    /// use (or while being opened): what was read from it may be wrong, so the answer is
+    /// refused. The file on disk may be whole again (a copy finished): open it anew.
+    #[error("native dataset {path} {reason}; open it again (replace dataset files by rename)")]
+    Changed {
+        /// The native file.
+        path: PathBuf,
+        /// What changed.
+        reason: String,
+    },
+
     /// No dataset in any known format was found.
     #[error("no dataset for wiki {wiki_id:?} in {dir}")]
     NotFound {

@@ -343,7 +343,7 @@ fn live_change_child() {
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     file.set_len(original.len() as u64 / 3).unwrap();
     match recommend_links(&engine) {
-        Err(Error::Corrupt { reason, .. }) => assert!(reason.contains("in place"), "{reason}"),
+        Err(Error::Changed { reason, .. }) => assert!(reason.contains("in place"), "{reason}"),
         other => panic!("after truncation: {other:?}"),
     }
     assert!(engine.dataset().verify().is_err());
@@ -357,7 +357,7 @@ fn live_change_child() {
     std::fs::write(&path, &other).unwrap();
     assert!(matches!(
         recommend_links(&engine),
-        Err(Error::Corrupt { .. })
+        Err(Error::Changed { .. })
     ));
 
     // A small file read into private memory is out of reach of both.
@@ -380,6 +380,103 @@ fn changing_a_mapped_file_in_place_is_a_typed_error() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("LIVE-CHANGE-OK"),
+        "child failed ({:?}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const TRUNCATION_ENV: &str = "WIKISUGGEST_TEST_TRUNCATION_TRIALS";
+
+/// Runs in a child process: a mapped file truncated at a random length while two threads
+/// recommend links from it, trial after trial. Without the guard, a read past the new end
+/// raises SIGBUS and kills the process; with it, each thread's pages fail with
+/// [`Error::Changed`] from the truncation on, and no other error appears.
+#[test]
+#[ignore = "run by truncation_while_pages_run_is_a_typed_error_never_a_signal"]
+fn truncation_trials_child() {
+    let Some(path) = std::env::var_os(TRUNCATION_ENV) else {
+        return;
+    };
+    let path = std::path::PathBuf::from(path);
+    let original = std::fs::read(&path).unwrap();
+    let pages: Vec<(String, String)> =
+        std::fs::read_dir(common::repo_root().join("tests/data/parity/articles/enwiki"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .take(12)
+            .map(|p| {
+                let title = p.file_stem().unwrap().to_string_lossy().replace('_', " ");
+                (std::fs::read_to_string(&p).unwrap(), title)
+            })
+            .collect();
+    let mapped = NativeOpenOptions {
+        verify: false,
+        private_copy_max: 0,
+    };
+    let options = RecommendOptions::default();
+    let mut changed = 0;
+    for trial in 0..40u64 {
+        std::fs::write(&path, &original).unwrap();
+        let engine = std::sync::Arc::new(Engine::new(
+            Dataset::open_native_with(&path, &mapped).unwrap(),
+        ));
+        let seen = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..2)
+                .map(|w| {
+                    let (engine, pages, options) = (&engine, &pages, &options);
+                    scope.spawn(move || {
+                        for (text, title) in pages.iter().cycle().skip(w * 5).take(2000) {
+                            match engine.recommend(text, title, None, None, options) {
+                                Ok(_) => {}
+                                Err(Error::Changed { .. }) => return true,
+                                Err(other) => panic!("trial {trial}: {other}"),
+                            }
+                        }
+                        false
+                    })
+                })
+                .collect();
+            // Cut while the pages run, at a length that varies with the trial.
+            std::thread::sleep(std::time::Duration::from_millis(trial * 7 % 60));
+            let cut = (trial * 2_654_435_761) % original.len() as u64;
+            let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            file.set_len(cut).unwrap();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        assert!(
+            seen.iter().all(|&s| s),
+            "trial {trial}: a worker never saw the change"
+        );
+        // Every later page is refused too.
+        assert!(matches!(
+            engine.recommend(&pages[0].0, &pages[0].1, None, None, &options),
+            Err(Error::Changed { .. })
+        ));
+        changed += 1;
+    }
+    println!("TRUNCATION-OK {changed}");
+}
+
+#[test]
+fn truncation_while_pages_run_is_a_typed_error_never_a_signal() {
+    let path = parity_native("truncation-trials");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "truncation_trials_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(TRUNCATION_ENV, &path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("TRUNCATION-OK 40"),
         "child failed ({:?}):\n{stdout}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)

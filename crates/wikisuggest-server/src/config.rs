@@ -79,14 +79,31 @@ pub struct ServerConfig {
     /// idle between requests); a half-sent request is dropped after that.
     pub header_read_timeout: Duration,
     /// Most connections open at once, so the process never runs out of file descriptors.
-    /// When all are taken, a new client takes the slot of the connection that has waited
-    /// longest without completing a request head.
+    /// 0 (the default): sized from the process's descriptor limit (see `docs/self-hosting.md`);
+    /// a larger value than that limit allows is lowered to it. When all are taken, a new
+    /// client takes the place of the connection idle the longest (idle: no request in
+    /// flight, before the first request or between two); when every connection is busy
+    /// with a request, the newcomer is answered 503 with `Connection: close`.
     pub max_connections: usize,
+    /// Most connections one client address (an IPv6 /64) holds at once; a client at its cap
+    /// makes room among its own connections only. 0 (the default): an eighth of the
+    /// connection cap, at least 8. Behind a reverse proxy every client has the proxy's
+    /// address: raise it to the cap there.
+    pub max_connections_per_address: usize,
     /// Most link requests computed at once (at least one); the others wait their turn.
     /// The engine is CPU-bound, so running more pages than there are cores only adds
     /// thread switches and working memory; a request that gives up while waiting costs
-    /// nothing. The number of cores by default.
+    /// nothing. The number of cores by default. A free slot goes to the waiting app
+    /// (token's client, personal token, or anonymous client address) that holds the fewest
+    /// slots, so one app's requests cannot keep another's waiting behind them.
     pub link_workers: usize,
+    /// Wall-clock budget of the engine per link request: at its end the page's pass stops
+    /// and the links found so far are answered (production stops at 29 s). It bounds how
+    /// long one request holds an engine slot.
+    pub link_time_budget: Duration,
+    /// How long a dataset whose file changed under the server waits between two attempts
+    /// to open it again (requests for its wiki are answered 503 meanwhile).
+    pub dataset_retry: Duration,
     /// Reported in `meta.application_version`.
     pub application_version: String,
 }
@@ -112,8 +129,11 @@ impl Default for ServerConfig {
             max_body_bytes: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
-            max_connections: 512,
+            max_connections: 0,
+            max_connections_per_address: 0,
             link_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            link_time_budget: Duration::from_secs(5),
+            dataset_retry: Duration::from_secs(1),
             application_version: env!("CARGO_PKG_VERSION").to_owned(),
         }
     }

@@ -82,6 +82,13 @@ pub enum ApiError {
     TooManyRequests {
         retry_after: u64,
     },
+    /// A passing condition (a dataset being opened again, an upstream wiki failing):
+    /// `{"message": …}` with `status` (502, 503, 504) and `Retry-After` in whole seconds.
+    Unavailable {
+        status: StatusCode,
+        message: String,
+        retry_after: Option<u64>,
+    },
     Internal(String),
 }
 
@@ -146,7 +153,8 @@ impl ApiError {
         match self {
             Self::Message { status, .. }
             | Self::OAuth { status, .. }
-            | Self::Gateway { status, .. } => *status,
+            | Self::Gateway { status, .. }
+            | Self::Unavailable { status, .. } => *status,
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -217,6 +225,19 @@ impl IntoResponse for ApiError {
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+                response
+            }
+            Self::Unavailable {
+                message,
+                retry_after,
+                ..
+            } => {
+                let mut response = json_response(status, &json!({ "message": message }));
+                if let Some(seconds) = retry_after {
+                    response
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                }
                 response
             }
             Self::Internal(detail) => {

@@ -8,13 +8,22 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::{ApiError, Challenge};
+use crate::link::slots::AppKey;
 use crate::oauth::TokenError;
 use crate::routes::LINK_PREFIX;
 use crate::state::SharedState;
 
-pub async fn gateway(State(state): State<SharedState>, request: Request, next: Next) -> Response {
+pub async fn gateway(
+    State(state): State<SharedState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     match admit(&state, &request) {
-        Ok(()) => next.run(request).await,
+        Ok(app) => {
+            // The routes share the engine's slots fairly between apps (`link::slots`).
+            request.extensions_mut().insert(app);
+            next.run(request).await
+        }
         Err(err) => {
             log::info!(
                 "gateway refused {} {}: {}",
@@ -35,7 +44,8 @@ fn unauthorized(reason: &'static str, challenge: Challenge) -> ApiError {
     }
 }
 
-fn admit(state: &SharedState, request: &Request) -> Result<(), ApiError> {
+/// Checks the token and the rate limit; the app the request counts against.
+fn admit(state: &SharedState, request: &Request) -> Result<AppKey, ApiError> {
     let headers = request.headers();
     let token = headers
         .get(header::AUTHORIZATION)
@@ -45,11 +55,12 @@ fn admit(state: &SharedState, request: &Request) -> Result<(), ApiError> {
             scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
         });
     let limits = &state.config.rate_limits;
-    let (key, per_minute) = match token {
+    let (key, per_minute, app) = match token {
         Some(token) => {
             if let Some(personal) = state.clients.personal(token) {
                 let name = personal.name.as_deref().unwrap_or("unnamed");
-                (format!("personal:{name}"), limits.authenticated_per_minute)
+                let key = format!("personal:{name}");
+                (key.clone(), limits.authenticated_per_minute, key)
             } else {
                 let bearer = state.tokens.verify(token).map_err(|e| match e {
                     TokenError::Expired => unauthorized("Jwt is expired", Challenge::InvalidToken),
@@ -62,7 +73,8 @@ fn admit(state: &SharedState, request: &Request) -> Result<(), ApiError> {
                     .get(&bearer.client_id)
                     .and_then(|c| c.rate_limit_per_minute)
                     .unwrap_or(limits.authenticated_per_minute);
-                (format!("client:{}", bearer.client_id), per_minute)
+                let key = format!("client:{}", bearer.client_id);
+                (key.clone(), per_minute, key)
             }
         }
         None => {
@@ -73,11 +85,18 @@ fn admit(state: &SharedState, request: &Request) -> Result<(), ApiError> {
                 .get(header::USER_AGENT)
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
                 .unwrap_or_default();
-            (format!("ua:{agent}"), limits.anonymous_per_minute)
+            // A User-Agent costs nothing to change: anonymous requests share engine slots
+            // by client address where it is known.
+            let app = match crate::accept::peer(request) {
+                Some(ip) => format!("address:{}", crate::connections::client_key(ip)),
+                None => format!("ua:{agent}"),
+            };
+            (format!("ua:{agent}"), limits.anonymous_per_minute, app)
         }
     };
     state
         .limiter
         .check(&key, per_minute)
-        .map_err(|retry_after| ApiError::TooManyRequests { retry_after })
+        .map_err(|retry_after| ApiError::TooManyRequests { retry_after })?;
+    Ok(AppKey::new(app))
 }

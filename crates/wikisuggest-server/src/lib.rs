@@ -14,6 +14,7 @@
 
 mod accept;
 pub mod config;
+pub mod connections;
 pub mod error;
 mod gateway;
 pub mod link;
@@ -35,7 +36,7 @@ use tokio::task::JoinHandle;
 
 pub use config::{RateLimits, ServerConfig, TranslationShape};
 pub use error::{Error, Result};
-pub use link::{BackendError, EngineBackend, LinkBackend, LinkRequest};
+pub use link::{BackendError, EngineBackend, LinkBackend, LinkRequest, ReloadOutcome};
 pub use routes::openapi::document as openapi_document;
 
 use oauth::tokens::Lifetimes;
@@ -68,11 +69,14 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
         let backend = match backend {
             Some(backend) => Ok(backend),
             None => match &config.datasets {
-                Some(dir) => link::open_datasets(dir),
+                Some(dir) => {
+                    link::open_live_datasets(dir, &config.application_version, config.dataset_retry)
+                }
                 None => Ok(Default::default()),
             }
             .and_then(|datasets| {
-                let backend = EngineBackend::new(datasets, &config.application_version);
+                let backend =
+                    EngineBackend::from_live(datasets).with_time_budget(config.link_time_budget);
                 Ok(Arc::new(backend.with_rules(&config.rules)?) as Arc<dyn LinkBackend>)
             }),
         };
@@ -124,16 +128,38 @@ impl Server {
             source,
         })?;
         let state = app_state(config, loaded, format!("http://{local}"))?;
+        let total = connections::connection_cap(
+            state.config.max_connections,
+            connections::descriptor_limit(),
+        );
+        let caps = connections::Caps {
+            total,
+            per_address: connections::per_address_cap(
+                state.config.max_connections_per_address,
+                total,
+            ),
+            fresh_grace: connections::FRESH_GRACE,
+            answered_grace: connections::ANSWERED_GRACE,
+        };
         let limits = accept::ConnectionLimits {
             header_read_timeout: state.config.header_read_timeout,
-            max_connections: state.config.max_connections,
+            caps,
         };
+        let backend = state.backend.clone();
+        let slots = state.link_slots.clone();
         let app = routes::router(state);
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(accept::serve(listener, app, limits, stopped));
-        log::info!("serving on http://{local}");
+        log::info!(
+            "serving on http://{local} (at most {} connections, {} per client address)",
+            caps.total,
+            caps.per_address
+        );
         Ok(RunningServer {
             local,
+            caps,
+            backend,
+            slots,
             stop: Some(stop),
             task,
         })
@@ -176,8 +202,12 @@ fn app_state(config: ServerConfig, loaded: Loaded, issuer: String) -> Result<Arc
     )
     .map_err(Error::Runtime)?;
     let wikis = loaded.backend.wikis();
-    let wiki_apis = link::fetch::clients(&config.wiki_apis, &config.application_version)?;
-    let link_slots = Arc::new(tokio::sync::Semaphore::new(config.link_workers.max(1)));
+    let wiki_apis = link::fetch::clients(
+        &config.wiki_apis,
+        &config.application_version,
+        config.request_timeout,
+    )?;
+    let link_slots = link::slots::FairSlots::new(config.link_workers);
     Ok(Arc::new(AppState {
         link_slots,
         config,
@@ -195,13 +225,62 @@ fn app_state(config: ServerConfig, loaded: Loaded, issuer: String) -> Result<Arc
 /// A server accepting connections on the current tokio runtime.
 pub struct RunningServer {
     local: SocketAddr,
+    caps: connections::Caps,
+    backend: Arc<dyn LinkBackend>,
+    slots: Arc<link::slots::FairSlots>,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+}
+
+/// Opens again, off the async runtime's workers, the link datasets whose files were
+/// replaced (see [`LinkBackend::reload`]).
+async fn reload_backend(backend: Arc<dyn LinkBackend>) -> Result<Vec<(String, ReloadOutcome)>> {
+    tokio::task::spawn_blocking(move || backend.reload())
+        .await
+        .map_err(|e| Error::Runtime(e.to_string()))
 }
 
 impl RunningServer {
     pub fn local_addr(&self) -> SocketAddr {
         self.local
+    }
+
+    /// The connection caps in force (sized from the descriptor limit unless configured).
+    pub fn connection_caps(&self) -> connections::Caps {
+        self.caps
+    }
+
+    /// Link requests the engine is computing, and link requests waiting for a slot.
+    pub fn link_load(&self) -> (usize, usize) {
+        self.slots.load()
+    }
+
+    /// Opens again the link datasets whose files were replaced since they were opened
+    /// (renamed into place, or copied over in place), verifies them and swaps each in
+    /// whole; a wiki whose new files fail keeps its engine. What happened, per wiki.
+    pub async fn reload_datasets(&self) -> Result<Vec<(String, ReloadOutcome)>> {
+        reload_backend(self.backend.clone()).await
+    }
+
+    /// Reloads the datasets (as [`Self::reload_datasets`]) each time the process receives
+    /// SIGHUP, until the server stops. Installs a process-wide SIGHUP handler: for a server
+    /// that owns its process.
+    #[cfg(unix)]
+    pub fn reload_on_sighup(&self) -> Result<()> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hangups =
+            signal(SignalKind::hangup()).map_err(|e| Error::Runtime(e.to_string()))?;
+        let backend = self.backend.clone();
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                log::info!("SIGHUP: reloading the datasets whose files changed");
+                match reload_backend(backend.clone()).await {
+                    Ok(outcomes) => log_reload(&outcomes),
+                    Err(e) => log::error!("reloading the datasets failed: {e}"),
+                }
+            }
+        });
+        Ok(())
     }
 
     /// Stops accepting, lets requests in flight finish (up to a bound), then returns.
@@ -228,9 +307,21 @@ impl RunningServer {
     }
 }
 
+/// One log line per wiki of a reload.
+pub fn log_reload(outcomes: &[(String, ReloadOutcome)]) {
+    for (wiki, outcome) in outcomes {
+        match outcome {
+            ReloadOutcome::Unchanged => log::info!("dataset of {wiki}: unchanged"),
+            ReloadOutcome::Reopened => log::info!("dataset of {wiki}: reopened"),
+            ReloadOutcome::Failed(e) => log::warn!("dataset of {wiki}: kept, reload failed: {e}"),
+        }
+    }
+}
+
 /// A server on its own thread and runtime (for callers without one, e.g. Python).
 pub struct BackgroundServer {
     local: SocketAddr,
+    backend: Arc<dyn LinkBackend>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<Result<()>>>,
 }
@@ -251,7 +342,8 @@ impl BackgroundServer {
                 runtime.block_on(async move {
                     match Server::bind(config).await {
                         Ok(server) => {
-                            let _ = ready_tx.send(Ok(server.local_addr()));
+                            let ready = (server.local_addr(), server.backend.clone());
+                            let _ = ready_tx.send(Ok(ready));
                             server
                                 .run_until(async {
                                     let _ = stopped.await;
@@ -266,11 +358,12 @@ impl BackgroundServer {
                 })
             })
             .map_err(|e| Error::Runtime(e.to_string()))?;
-        let local = ready_rx
+        let (local, backend) = ready_rx
             .recv()
             .map_err(|_| Error::Runtime("the server thread ended before binding".into()))??;
         Ok(Self {
             local,
+            backend,
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -278,6 +371,14 @@ impl BackgroundServer {
 
     pub fn local_addr(&self) -> SocketAddr {
         self.local
+    }
+
+    /// [`RunningServer::reload_datasets`], on the calling thread (which it blocks while
+    /// the new files are opened and verified).
+    pub fn reload_datasets(&self) -> Vec<(String, ReloadOutcome)> {
+        let outcomes = self.backend.reload();
+        log_reload(&outcomes);
+        outcomes
     }
 
     /// Whether the server thread has ended (it only ends after a stop or a failure).

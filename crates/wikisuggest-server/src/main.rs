@@ -10,7 +10,10 @@ use wikisuggest_server::{Server, ServerConfig, TranslationShape};
 
 const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
 [--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--rules WIKI_ID=RULE_FILE]... [--translation DIR] [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
-[--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE]";
+[--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE] [--max-connections N] \
+[--max-connections-per-address N] [--link-workers N] [--link-time-budget SECONDS]
+
+SIGHUP reopens the link datasets whose files were replaced (each verified, then swapped in).";
 
 /// One JSON object per line on stderr; messages never carry secrets.
 struct JsonLogger;
@@ -74,6 +77,27 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                 config.rate_limits.authenticated_per_minute =
                     u32::try_from(number(value()?)?).map_err(|_| "--rate-limit: too large")?;
             }
+            "--max-connections" => {
+                config.max_connections = usize::try_from(number(value()?)?)
+                    .map_err(|_| "--max-connections: too large")?;
+            }
+            "--max-connections-per-address" => {
+                config.max_connections_per_address = usize::try_from(number(value()?)?)
+                    .map_err(|_| "--max-connections-per-address: too large")?;
+            }
+            "--link-workers" => {
+                config.link_workers =
+                    usize::try_from(number(value()?)?).map_err(|_| "--link-workers: too large")?;
+            }
+            "--link-time-budget" => {
+                let v = value()?;
+                config.link_time_budget = v
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| format!("--link-time-budget: not a positive number: {v}"))?;
+            }
             "--anonymous-rate-limit" => {
                 config.rate_limits.anonymous_per_minute = u32::try_from(number(value()?)?)
                     .map_err(|_| "--anonymous-rate-limit: too large")?;
@@ -105,8 +129,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A server process sizes its connection cap from the descriptor limit: take what the
+    // hard limit allows.
+    let _ = wikisuggest_server::connections::raise_descriptor_limit();
     let result = runtime.block_on(async {
         let server = Server::bind(config).await?;
+        #[cfg(unix)]
+        server.reload_on_sighup()?;
         // Scripts read the bound address from the first line of stdout.
         println!("http://{}", server.local_addr());
         server

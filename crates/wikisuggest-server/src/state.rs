@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
 use wikisuggest_core::mediawiki::ActionApi;
 
 use crate::config::ServerConfig;
 use crate::link::LinkBackend;
+use crate::link::slots::FairSlots;
 use crate::oauth::{ClientRegistry, TokenService};
 use crate::pages::PageStore;
 use crate::ratelimit::RateLimiter;
@@ -25,8 +25,9 @@ pub struct AppState {
     pub clients: ClientRegistry,
     pub tokens: TokenService,
     pub limiter: RateLimiter,
-    /// One permit per link request the engine may compute at once (`config.link_workers`).
-    pub link_slots: Arc<Semaphore>,
+    /// One slot per link request the engine may compute at once (`config.link_workers`),
+    /// shared fairly between apps.
+    pub link_slots: Arc<FairSlots>,
 }
 
 pub type SharedState = Arc<AppState>;

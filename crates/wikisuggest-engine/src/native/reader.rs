@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::guard::GuardedMap;
 use super::{
     ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
 };
@@ -17,7 +18,7 @@ enum Storage {
     /// A shared map of `file`, whose length and modification time were `identity` when
     /// mapped: a change to either means the file was changed in place.
     Mapped {
-        map: memmap2::Mmap,
+        map: GuardedMap,
         file: File,
         identity: (u64, Option<std::time::SystemTime>),
     },
@@ -27,7 +28,7 @@ enum Storage {
 impl Storage {
     fn bytes(&self) -> &[u8] {
         match self {
-            Storage::Mapped { map, .. } => map,
+            Storage::Mapped { map, .. } => map.bytes(),
             Storage::Owned(v) => v,
         }
     }
@@ -279,40 +280,51 @@ impl NativeImage {
                 .map_err(|e| Error::io(path, e))?;
             return Self::new(Storage::Owned(bytes), path.to_owned());
         }
-        // SAFETY: the map is read-only and files are written once by the converter, then
-        // replaced by rename (the map keeps the old inode alive). A change in place is
-        // detected by `check_unchanged` before each use; between that check and the
-        // reads, a truncation by another process can still fault (documented).
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        // Guarded: a truncation by another process reads as zeros and sets a flag that
+        // `check_unchanged` reports, instead of killing the process (see `guard`).
+        let map = GuardedMap::map(&file).map_err(|e| Error::io(path, e))?;
         let identity = identity(&file).map_err(|e| Error::io(path, e))?;
-        if identity != before || identity.0 != map.len() as u64 {
-            return Err(Error::Corrupt {
+        if identity != before || identity.0 != map.bytes().len() as u64 {
+            return Err(Error::Changed {
                 path: path.to_owned(),
                 reason: "changed while being opened".into(),
             });
         }
-        Self::new(
+        let image = Self::new(
             Storage::Mapped {
                 map,
                 file,
                 identity,
             },
             path.to_owned(),
-        )
+        );
+        // The structure was read from the map: a truncation meanwhile may have passed
+        // zeros for it (or failed its checks, a typed error too).
+        image.and_then(|image| image.check_unchanged().map(|()| image))
     }
 
-    /// Fails if a mapped file was changed in place (truncated, extended or rewritten)
-    /// since it was opened. Replacing it by rename leaves the mapped file unchanged.
+    /// Fails with [`Error::Changed`] if a mapped file was truncated, extended or rewritten
+    /// in place since it was opened: what was read from it since may be wrong. Replacing
+    /// it by rename leaves the mapped file unchanged. Cheap: a flag, then one `fstat`.
     pub(crate) fn check_unchanged(&self) -> Result<()> {
-        let Storage::Mapped { file, identity, .. } = &self.storage else {
+        let Storage::Mapped {
+            map,
+            file,
+            identity,
+        } = &self.storage
+        else {
             return Ok(());
         };
+        let changed = |reason: &str| Error::Changed {
+            path: self.path.clone(),
+            reason: reason.to_owned(),
+        };
+        if map.faulted() {
+            return Err(changed("truncated while in use"));
+        }
         match self::identity(file) {
             Ok(now) if now == *identity => Ok(()),
-            Ok(_) => Err(self.corrupt(
-                "changed in place since it was opened (replace dataset files by rename); \
-                 open it again",
-            )),
+            Ok(_) => Err(changed("changed in place since it was opened")),
             Err(e) => Err(Error::io(&self.path, e)),
         }
     }

@@ -16,13 +16,16 @@ use std::time::Duration;
 use wikisuggest_core::models::LinkRecommendationSet;
 use wikisuggest_engine::{Engine, RecommendOptions, Rules, TextError};
 
+use super::live::{LiveEngine, ReloadOutcome};
 use super::{BackendError, LinkBackend, LinkRequest};
 
-/// Upstream stops placing links after 29 seconds and returns what it found.
+/// The engine's budget per request unless [`EngineBackend::with_time_budget`] sets one
+/// (production stops placing links after 29 seconds and returns what it found).
 const TIME_BUDGET: Duration = Duration::from_secs(29);
 
 pub struct EngineBackend {
-    engines: BTreeMap<String, Arc<Engine>>,
+    engines: BTreeMap<String, Arc<LiveEngine>>,
+    time_budget: Duration,
     /// Never-link rules of the wikis that have them.
     rules: BTreeMap<String, Arc<Rules>>,
 }
@@ -33,14 +36,30 @@ impl EngineBackend {
         let engines = engines
             .into_iter()
             .map(|(wiki, engine)| {
-                let engine = engine.with_application_version(application_version);
-                (wiki, Arc::new(engine))
+                let live = LiveEngine::new(engine, &wiki, application_version, Duration::ZERO);
+                (wiki, live)
             })
+            .collect();
+        Self::from_live(engines)
+    }
+
+    /// Engines that open their dataset again when its files are replaced.
+    pub fn from_live(engines: BTreeMap<String, LiveEngine>) -> Self {
+        let engines = engines
+            .into_iter()
+            .map(|(wiki, live)| (wiki, Arc::new(live)))
             .collect();
         Self {
             engines,
+            time_budget: TIME_BUDGET,
             rules: BTreeMap::new(),
         }
+    }
+
+    /// Sets the wall-clock budget of each page's pass.
+    pub fn with_time_budget(mut self, budget: Duration) -> Self {
+        self.time_budget = budget;
+        self
     }
 
     /// Reads each wiki's rule file; a file for a wiki without a dataset is refused, as a
@@ -77,25 +96,34 @@ impl LinkBackend for EngineBackend {
         self.recommend_cancellable(wiki_id, request, &AtomicBool::new(false))
     }
 
+    fn reload(&self) -> Vec<(String, ReloadOutcome)> {
+        self.engines
+            .iter()
+            .map(|(wiki, live)| (wiki.clone(), live.reload()))
+            .collect()
+    }
+
     fn recommend_cancellable(
         &self,
         wiki_id: &str,
         request: &LinkRequest,
         cancel: &AtomicBool,
     ) -> Result<LinkRecommendationSet, BackendError> {
-        let engine = self
+        let live = self
             .engines
             .get(wiki_id)
             .ok_or_else(|| BackendError::Failed(format!("no dataset for {wiki_id}")))?;
+        let engine = live.engine();
         let options = RecommendOptions {
             language_code: Some(request.language_code.clone()),
             threshold: request.threshold,
             max_recommendations: request.max_recommendations,
             sections_to_exclude: request.sections_to_exclude.clone(),
-            time_budget: Some(TIME_BUDGET),
+            time_budget: Some(self.time_budget),
             rules: self.rules.get(wiki_id).cloned(),
         };
-        // The engine refuses answers from a mapped dataset changed in place since start-up.
+        // The engine refuses answers from a mapped dataset changed in place since it was
+        // opened: open it again for the requests to come.
         let found = engine
             .recommend_normalised(
                 &request.wikitext,
@@ -105,18 +133,33 @@ impl LinkBackend for EngineBackend {
                 &options,
                 Some(cancel),
             )
-            .map_err(engine_error)?;
+            .map_err(|e| {
+                if matches!(e, wikisuggest_engine::Error::Changed { .. }) {
+                    live.changed_under_engine();
+                }
+                engine_error(e)
+            })?;
         // The engine owns the one mapping to the wire record (the client's too).
         Ok(found.into())
     }
 }
 
-/// Languages the tokenizer cannot handle are the request's problem (400); the rest, a
-/// damaged dataset included, are the engine's (500, as upstream).
+/// Languages the tokenizer cannot handle are the request's problem (400); a dataset file
+/// that changed under the engine is being opened again (503); the rest, a damaged dataset
+/// included, are the engine's (500, as upstream).
 fn engine_error(err: wikisuggest_engine::Error) -> BackendError {
     match err {
         wikisuggest_engine::Error::Text(TextError::UnsupportedLanguage { .. }) => {
             BackendError::BadInput(err.to_string())
+        }
+        wikisuggest_engine::Error::Changed { .. } => {
+            // The path stays in the log: clients learn what to do, not where files are.
+            log::warn!("{err}");
+            BackendError::Unavailable(
+                "The dataset of this wiki changed on disk and is being opened again; retry \
+                 shortly."
+                    .into(),
+            )
         }
         other => BackendError::Failed(other.to_string()),
     }

@@ -3,16 +3,19 @@
 
 mod engine;
 pub mod fetch;
+pub mod live;
 pub mod params;
+pub mod slots;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_engine::{Dataset, Engine, NativeOpenOptions};
+use wikisuggest_engine::Engine;
 
 pub use engine::EngineBackend;
+pub use live::{LiveEngine, ReloadOutcome};
 
 use crate::error::{Error, Result};
 
@@ -32,14 +35,16 @@ pub struct LinkRequest {
     pub sections_to_exclude: Vec<String>,
 }
 
-/// Why a backend produced no answer: a problem with this request's input (400) or with the
-/// backend itself (500).
+/// Why a backend produced no answer: a problem with this request's input (400), with the
+/// backend itself (500), or a passing one (503: its dataset is being opened again).
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
     #[error("{0}")]
     BadInput(String),
     #[error("{0}")]
     Failed(String),
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// What the link routes call: [`EngineBackend`] by default, or any implementation (a stub in
@@ -66,13 +71,18 @@ pub trait LinkBackend: Send + Sync + 'static {
         let _ = cancel;
         self.recommend(wiki_id, request)
     }
+
+    /// Opens again the datasets whose files were replaced since they were opened, each
+    /// swapped in whole once verified (see [`LiveEngine::reload`]). By default, there is
+    /// nothing to reload.
+    fn reload(&self) -> Vec<(String, ReloadOutcome)> {
+        Vec::new()
+    }
 }
 
-/// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
-/// published `.sql.gz` / `.sqlite` files) as an engine. A native file's checksum is verified:
-/// a server answers from it for a long time, so it reads it whole once, at start-up.
-pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
-    let mut datasets = BTreeMap::new();
+/// The wiki ids of `dir`'s sub-folders, each with its folder.
+fn wiki_folders(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let mut folders = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
         let path = entry.map_err(|e| Error::input(dir, e))?.path();
         if !path.is_dir() {
@@ -81,17 +91,45 @@ pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
         let Some(wiki_id) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
-        let options = NativeOpenOptions {
-            verify: true,
-            ..NativeOpenOptions::default()
-        };
-        let dataset =
-            Dataset::open_with(&path, &wiki_id, &options).map_err(|source| Error::Dataset {
-                wiki_id: wiki_id.clone(),
-                source,
+        folders.push((wiki_id, path));
+    }
+    folders.sort();
+    Ok(folders)
+}
+
+/// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
+/// published `.sql.gz` / `.sqlite` files) as an engine. A native file's checksum is verified:
+/// a server answers from it for a long time, so it reads it whole once, at start-up.
+pub fn open_datasets(dir: &Path) -> Result<BTreeMap<String, Engine>> {
+    let mut datasets = BTreeMap::new();
+    for (wiki_id, path) in wiki_folders(dir)? {
+        let engine = live::open_engine(&path, &wiki_id).map_err(|source| Error::Dataset {
+            wiki_id: wiki_id.clone(),
+            source,
+        })?;
+        log::info!("opened dataset {wiki_id} from {}", path.display());
+        datasets.insert(wiki_id, engine);
+    }
+    Ok(datasets)
+}
+
+/// [`open_datasets`], each engine able to open its folder again ([`LiveEngine`]).
+pub fn open_live_datasets(
+    dir: &Path,
+    application_version: &str,
+    retry: std::time::Duration,
+) -> Result<BTreeMap<String, LiveEngine>> {
+    let mut datasets = BTreeMap::new();
+    for (wiki_id, path) in wiki_folders(dir)? {
+        let live =
+            LiveEngine::open(&path, &wiki_id, application_version, retry).map_err(|source| {
+                Error::Dataset {
+                    wiki_id: wiki_id.clone(),
+                    source,
+                }
             })?;
         log::info!("opened dataset {wiki_id} from {}", path.display());
-        datasets.insert(wiki_id, Engine::new(dataset));
+        datasets.insert(wiki_id, live);
     }
     Ok(datasets)
 }

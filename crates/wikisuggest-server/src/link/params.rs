@@ -1,8 +1,6 @@
 //! Parsing of the link routes' inputs with the service's semantics (link-engine.md §6.3),
 //! except that malformed values give a 400 with a JSON body instead of a 500.
 
-use percent_encoding::percent_decode_str;
-
 /// Query parameters of both link operations, as given.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct LinkQuery {
@@ -37,9 +35,17 @@ impl LinkQuery {
         query
     }
 
-    /// `revision`: a value that is not an integer silently becomes 0 (Werkzeug's `type=int`).
-    pub fn revision(&self) -> i64 {
-        self.revision.as_deref().and_then(py_int).unwrap_or(0)
+    /// `revision`: 0 (the latest) when absent, else a revision id. Werkzeug's `type=int`
+    /// turns a value that is no integer (`1|2|3`) into the default, so production fetches
+    /// the latest revision in its place; here it is refused, as is a negative one or one
+    /// beyond 64 bits.
+    pub fn revision(&self) -> Result<i64, String> {
+        let Some(text) = self.revision.as_deref() else {
+            return Ok(0);
+        };
+        py_int(text)
+            .filter(|&id| id >= 0)
+            .ok_or_else(|| format!("Invalid value for revision: {text:?} (a revision id)"))
     }
 
     pub fn threshold(&self) -> Result<f64, String> {
@@ -61,21 +67,29 @@ impl LinkQuery {
 }
 
 /// The title echoed and used by the engine: the path value (already percent-decoded once by
-/// the router) is decoded again, stripped, its first letter upper-cased, underscores turned
-/// into spaces and anything from `#` on dropped (§2.4.1, §6.2).
+/// the router) normalised as the engine normalises titles (§2.4.1, §6.2): decoded again as
+/// `urllib.parse.unquote` does, stripped of what Python's `str.strip` strips (U+001C–U+001F
+/// included), first letter upper-cased as `str.upper`, underscores turned into spaces,
+/// anything from `#` on dropped. One function for both front ends: the Python engine and
+/// the server normalise every title alike.
 pub fn normalise_title(path_value: &str) -> String {
-    let decoded = percent_decode_str(path_value).decode_utf8_lossy();
-    let stripped = decoded.trim();
-    let mut chars = stripped.chars();
-    let mut title: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    title = title.replace('_', " ");
-    if let Some(hash) = title.find('#') {
-        title.truncate(hash);
+    wikisuggest_text::title::normalise_title(path_value)
+}
+
+/// Refuses a title that a wiki's Action API would read as something other than one page
+/// title: `|` separates several titles, a leading U+001F announces another separator, and
+/// control characters, `[]{}<>` and U+FFFD are not legal in MediaWiki titles.
+pub fn check_fetchable_title(raw: &str) -> Result<(), String> {
+    let illegal = raw.chars().find(|&c| {
+        c.is_control() || matches!(c, '|' | '[' | ']' | '{' | '}' | '<' | '>' | '\u{fffd}')
+    });
+    match illegal {
+        Some(c) => Err(format!(
+            "Invalid page title: {c:?} is not allowed in MediaWiki titles"
+        )),
+        None if normalise_title(raw).is_empty() => Err("Invalid page title: empty".into()),
+        None => Ok(()),
     }
-    title
 }
 
 /// Python's `int(str)`: surrounding whitespace, a sign, digits with single underscores
@@ -139,6 +153,47 @@ mod tests {
         assert_eq!(normalise_title("%ZZbad"), "%ZZbad");
     }
 
+    /// Titles on which Rust's `trim`/`to_uppercase` and CPython's `strip`/`upper` differ.
+    #[test]
+    fn titles_normalise_with_python_semantics() {
+        let cases = [
+            // U+001C..U+001F are whitespace to `str.strip`, not to `str::trim`.
+            ("\u{1f}cat", "Cat"),
+            ("cat\u{1c}\u{1d}\u{1e}", "Cat"),
+            // U+0085 and U+00A0 are stripped by both; U+200B by neither.
+            ("\u{85}\u{a0}dog", "Dog"),
+            ("\u{200b}x", "\u{200b}x"),
+            // `str.upper` of a titlecase digraph, and of ß and ﬁ (two letters).
+            ("ǆemal", "Ǆemal"),
+            ("ßtraße", "SStraße"),
+            ("ﬁx", "FIx"),
+            // A percent escape split by a non-ASCII character decodes as two halves.
+            ("%C3é%A9", "\u{fffd}é\u{fffd}"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(normalise_title(raw), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn titles_the_action_api_would_misread_are_refused() {
+        for bad in [
+            "A|B",
+            "\u{1f}Cat",
+            "Cat\u{7f}",
+            "[[Cat]]",
+            "A{b}",
+            "<b>",
+            "a\u{fffd}",
+            "  ",
+        ] {
+            assert!(check_fetchable_title(bad).is_err(), "{bad:?}");
+        }
+        for good in ["Cat", "AC/DC", "Foo#Bar", "Škoda auto", "C++", "100%"] {
+            assert!(check_fetchable_title(good).is_ok(), "{good:?}");
+        }
+    }
+
     #[test]
     fn python_numbers() {
         assert_eq!(py_int(" 1_000 "), Some(1000));
@@ -162,11 +217,19 @@ mod tests {
         assert_eq!(q.sections_to_exclude, ["%LEAD%", "See also"]);
         assert_eq!(
             (q.threshold(), q.max_recommendations(), q.revision()),
-            (Ok(0.5), Ok(15), 0)
+            (Ok(0.5), Ok(15), Ok(0))
         );
         let q = LinkQuery::parse("revision=abc&threshold=x&max_recommendations=2.0");
-        assert_eq!(q.revision(), 0);
+        assert!(q.revision().is_err());
         assert!(q.threshold().is_err() && q.max_recommendations().is_err());
-        assert_eq!(LinkQuery::parse("revision=12&revision=13").revision(), 12);
+        assert_eq!(
+            LinkQuery::parse("revision=12&revision=13").revision(),
+            Ok(12)
+        );
+        for bad in ["1|2|3", "-1", "99999999999999999999", "", "1.0"] {
+            let q = LinkQuery::parse(&format!("revision={}", bad.replace('|', "%7C")));
+            assert!(q.revision().is_err(), "{bad}");
+        }
+        assert_eq!(LinkQuery::parse("revision=0").revision(), Ok(0));
     }
 }

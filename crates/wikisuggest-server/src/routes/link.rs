@@ -4,13 +4,14 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
-use crate::link::params::{LinkQuery, normalise_title, py_int};
+use crate::link::params::{LinkQuery, check_fetchable_title, normalise_title, py_int};
+use crate::link::slots::AppKey;
 use crate::link::{BackendError, LinkRequest, project_domain_pairs, wiki_id};
 use crate::reply::json_response;
 use crate::state::SharedState;
@@ -19,32 +20,38 @@ type LinkPath = Result<Path<(String, String, String)>, PathRejection>;
 
 /// Where the wikitext comes from.
 enum Source {
-    Stored { revision: i64 },
+    Stored,
     Body(Bytes),
 }
 
+/// The app the gateway counted the request against (absent only if the route is driven
+/// without the gateway).
+type App = Option<Extension<AppKey>>;
+
 pub async fn get_links(
     State(state): State<SharedState>,
+    app: App,
     path: LinkPath,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let query = LinkQuery::parse(raw.as_deref().unwrap_or_default());
-    let revision = query.revision();
-    links(state, path, query, Source::Stored { revision }).await
+    links(state, app, path, query, Source::Stored).await
 }
 
 pub async fn post_links(
     State(state): State<SharedState>,
+    app: App,
     path: LinkPath,
     RawQuery(raw): RawQuery,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let query = LinkQuery::parse(raw.as_deref().unwrap_or_default());
-    links(state, path, query, Source::Body(body)).await
+    links(state, app, path, query, Source::Body(body)).await
 }
 
 async fn links(
     state: SharedState,
+    app: App,
     path: LinkPath,
     query: LinkQuery,
     source: Source,
@@ -65,12 +72,18 @@ async fn links(
     }
     let page_title = normalise_title(&raw_title);
     let (wikitext, revid, pageid, body_sections) = match source {
-        Source::Stored { revision } => {
+        Source::Stored => {
+            // A value that is not a revision id would otherwise fetch the latest revision
+            // silently (Werkzeug's `type=int` falls back to the default).
+            let revision = query.revision().map_err(ApiError::bad_request)?;
             let not_found = || ApiError::Message {
                 status: StatusCode::NOT_FOUND,
                 body: json!({ "message": format!("Page not found: {raw_title}") }),
             };
             if let Some(api) = state.wiki_apis.get(&wiki) {
+                if revision == 0 {
+                    check_fetchable_title(&raw_title).map_err(ApiError::bad_request)?;
+                }
                 let page = crate::link::fetch::page(api, &raw_title, revision)
                     .await?
                     .ok_or_else(not_found)?;
@@ -118,12 +131,8 @@ async fn links(
     let flag = cancel.0.clone();
     // Waiting for a slot is where a request dropped early costs nothing; the permit then
     // stays with the engine work until it has stopped.
-    let slot = state
-        .link_slots
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|e| ApiError::Internal(format!("link slots closed: {e}")))?;
+    let app = app.map_or_else(|| AppKey::new("unknown"), |Extension(app)| app);
+    let slot = state.link_slots.acquire(app).await;
     let task = tokio::task::spawn_blocking(move || {
         let result = backend.recommend_cancellable(&wiki, &request, &flag);
         drop(slot);
@@ -135,6 +144,11 @@ async fn links(
     let set = result.map_err(|e| match e {
         BackendError::BadInput(message) => ApiError::bad_request(message),
         BackendError::Failed(message) => ApiError::Internal(message),
+        BackendError::Unavailable(message) => ApiError::Unavailable {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message,
+            retry_after: Some(1),
+        },
     })?;
     let mut value = serde_json::to_value(&set).map_err(|e| ApiError::Internal(e.to_string()))?;
     if let Some(map) = value.as_object_mut() {
