@@ -57,6 +57,7 @@ impl OptionArgs {
             max_recommendations: self.max_recommendations,
             sections_to_exclude: self.sections_to_exclude,
             time_budget,
+            max_work: None,
         })
     }
 }

@@ -104,6 +104,7 @@ pub fn backtest(
                 max_recommendations: 0,
                 sections_to_exclude: Vec::new(),
                 time_budget: None,
+                max_work: None,
             };
             let recs = engine.recommend(&stripped, &title, None, None, &options)?;
             let correct = recs

@@ -45,6 +45,11 @@ pub struct RecommendOptions {
     /// Wall-clock budget per page; `None` never stops early. Production uses 29 s, which
     /// makes its output depend on machine speed.
     pub time_budget: Option<Duration>,
+    /// Bound on the work of reading a page's markup (see
+    /// [`wikisuggest_text::pipeline::Request::max_work`]): a page over it is refused with
+    /// [`TextError::WorkLimitExceeded`], the same answer on any machine. `None`: unbounded
+    /// but for the built-in bound on nested links' labels.
+    pub max_work: Option<u64>,
 }
 
 impl Default for RecommendOptions {
@@ -55,6 +60,7 @@ impl Default for RecommendOptions {
             max_recommendations: 15,
             sections_to_exclude: Vec::new(),
             time_budget: None,
+            max_work: None,
         }
     }
 }
@@ -202,6 +208,7 @@ impl Engine {
             max_recommendations: options.max_recommendations,
             sections_to_exclude: &options.sections_to_exclude,
             time_budget: options.time_budget,
+            max_work: options.max_work,
         };
         self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);

@@ -67,6 +67,7 @@ impl LinkBackend for EngineBackend {
             max_recommendations: request.max_recommendations,
             sections_to_exclude: request.sections_to_exclude.clone(),
             time_budget: Some(TIME_BUDGET),
+            max_work: None,
         };
         // The engine refuses answers from a mapped dataset changed in place since start-up.
         let found = engine

@@ -4,11 +4,16 @@
 use memchr::memmem;
 
 use super::model::{Candidate, LinkModel};
-use super::page_text::ByteOffsets;
 use super::{Budget, HashMap, HashSet, Request};
 use crate::error::TextError;
 use crate::title::{normalise_anchor, normalise_title};
 use crate::wikitext::{ParseLimits, wikilink_ranges_bounded};
+
+/// The existing links' titles and labels read per byte of page, at most (see
+/// [`Linked::existing`]).
+const LABEL_BYTES_PER_BYTE: u64 = 8;
+/// ... and the length of labels any page may read.
+const LABEL_BYTES_MIN: u64 = 64 * 1024;
 
 /// The mentions and targets already linked on the page; a candidate mention that one of
 /// them covers is not linked again.
@@ -22,26 +27,52 @@ pub(super) struct Linked {
 
 impl Linked {
     /// The page's existing links (targets through redirects, kept only when the page
-    /// exists; of the links with one anchor, the last kept counts) and the page's own title, or `None`
-    /// when the budget ran out while reading them.
+    /// exists; of the links with one anchor, the last kept counts) and the page's own
+    /// title, or `None` when the budget ran out while reading them. `work`: the request's
+    /// work limit and the work spent on the page so far.
+    ///
+    /// # Errors
+    /// [`TextError::WorkLimitExceeded`] over the work limit, or when the labels to read
+    /// total more than [`LABEL_BYTES_PER_BYTE`] times the page (plus [`LABEL_BYTES_MIN`]).
     pub(super) fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        (init, init_chars): (&str, &[char]),
-        limits: &ParseLimits,
+        init: &str,
+        (limits, work): (&ParseLimits, Option<(u64, u64)>),
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
         let mut link_dict: HashMap<String, String> = HashMap::default();
-        // Nested links (`[[a|[[a|…]]]]`) make link extraction quadratic and their labels
-        // overlap: links come as ranges, are extracted within the budget, and each label is
-        // read as a slice of the page only while it is normalised, with the budget checked
-        // before each.
-        let ranges = match wikilink_ranges_bounded(init_chars, limits, budget.cancel) {
-            Ok(ranges) => ranges,
-            Err(TextError::ParseLimitExceeded) => return Ok(None),
+        let limits = ParseLimits {
+            max_reads: work.map(|(max, spent)| max.saturating_sub(spent)),
+            ..*limits
+        };
+        let (ranges, link_work) = match wikilink_ranges_bounded(init, &limits, budget.cancel) {
+            Ok(found) => found,
+            Err(TextError::ParseLimitExceeded) if budget.spent() => return Ok(None),
+            Err(TextError::ParseLimitExceeded) => {
+                return Err(TextError::WorkLimitExceeded {
+                    stage: "existing links",
+                    limit: work.map_or(u64::MAX, |(max, _)| max),
+                });
+            }
             Err(e) => return Err(e),
         };
-        let bytes = ByteOffsets::new(init, init_chars.len());
+        // Nested links (`[[a|[[a|…]]]]`) have overlapping labels: each link is a range, and
+        // its label a slice of the page while it is normalised. Their total length grows
+        // with the square of the nesting, so it is bounded: by the request's work limit,
+        // and in any case linearly in the page (real articles stay below one byte of label
+        // per byte of page).
+        let own = (init.len() as u64)
+            .saturating_mul(LABEL_BYTES_PER_BYTE)
+            .saturating_add(LABEL_BYTES_MIN);
+        let (label_limit, limit) = match work {
+            Some((max, spent)) => {
+                let left = max.saturating_sub(spent).saturating_sub(link_work);
+                (left.min(own), if left < own { max } else { own })
+            }
+            None => (own, own),
+        };
+        let mut label_bytes = 0u64;
         // Read from the last link back, the first link kept for an anchor is the one the
         // later duplicates would have left in place: the earlier links with that anchor
         // need no title look-ups at all.
@@ -49,8 +80,16 @@ impl Linked {
             if budget.spent() {
                 return Ok(None);
             }
-            let title = bytes.slice(link.title);
-            let anchor = match link.text.map(|r| bytes.slice(r)) {
+            let label = link.text.clone().unwrap_or_default();
+            label_bytes += (link.title.len() + label.len()) as u64;
+            if label_bytes > label_limit {
+                return Err(TextError::WorkLimitExceeded {
+                    stage: "existing links' labels",
+                    limit,
+                });
+            }
+            let title = init.get(link.title).unwrap_or_default();
+            let anchor = match link.text.and_then(|r| init.get(r)) {
                 Some(text) if !text.is_empty() => normalise_anchor(text),
                 _ => normalise_anchor(title),
             };

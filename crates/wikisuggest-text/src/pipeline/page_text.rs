@@ -279,56 +279,6 @@ pub(super) fn utf8_len(bytes: &[u8], n: usize) -> usize {
     at
 }
 
-/// Slices of a text by code point ranges.
-///
-/// The byte offset of every [`ByteOffsets::STEP`]th code point is found in one pass over
-/// the text (none for an ASCII text, where the two offsets agree), so each range costs at
-/// most a short walk from the nearest offset before it.
-pub(super) struct ByteOffsets<'a> {
-    text: &'a str,
-    /// Byte offset of code point `STEP * i`; empty for an ASCII text.
-    steps: Vec<usize>,
-}
-
-impl<'a> ByteOffsets<'a> {
-    const STEP: usize = 32;
-
-    /// `text` holds `chars` code points.
-    pub(super) fn new(text: &'a str, chars: usize) -> Self {
-        let mut steps = Vec::new();
-        if text.len() != chars {
-            let bytes = text.as_bytes();
-            let mut at = 0;
-            steps.reserve(chars / Self::STEP + 1);
-            for _ in 0..=chars / Self::STEP {
-                steps.push(at);
-                at += utf8_len(bytes.get(at..).unwrap_or_default(), Self::STEP);
-            }
-        }
-        Self { text, steps }
-    }
-
-    /// Byte offset of code point offset `char` (the end of the text past its last).
-    pub(super) fn byte(&self, char: usize) -> usize {
-        if self.steps.is_empty() {
-            return char.min(self.text.len());
-        }
-        let step = (char / Self::STEP).min(self.steps.len() - 1);
-        let at = self.steps.get(step).copied().unwrap_or_default();
-        let rest = self.text.as_bytes().get(at..).unwrap_or_default();
-        at + utf8_len(rest, char - step * Self::STEP)
-    }
-
-    /// The text of code points `range`.
-    pub(super) fn slice(&self, range: std::ops::Range<usize>) -> &'a str {
-        let start = self.byte(range.start);
-        // A label is short: walked from its start.
-        let rest = self.text.as_bytes().get(start..).unwrap_or_default();
-        let end = start + utf8_len(rest, range.end.saturating_sub(range.start));
-        self.text.get(start..end).unwrap_or_default()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,6 +84,7 @@ fn run_with(
             max_recommendations: max,
             sections_to_exclude: exclude,
             time_budget: None,
+            max_work: None,
         },
     )
 }
@@ -235,6 +236,7 @@ fn run_language(model: &Mock, wikitext: &str, language_code: &str) -> Vec<(Strin
             max_recommendations: -1,
             sections_to_exclude: &[],
             time_budget: None,
+            max_work: None,
         },
     )
     .unwrap()
@@ -287,6 +289,7 @@ fn zero_time_budget_stops() {
             max_recommendations: -1,
             sections_to_exclude: &[],
             time_budget: Some(Duration::ZERO),
+            max_work: None,
         },
     )
     .unwrap();
@@ -302,6 +305,7 @@ fn zero_time_budget_stops() {
             max_recommendations: -1,
             sections_to_exclude: &[],
             time_budget: Some(Duration::ZERO),
+            max_work: None,
         },
     )
     .unwrap();
@@ -422,6 +426,7 @@ fn time_budget_bounds_pathological_parsing() {
             max_recommendations: -1,
             sections_to_exclude: &[],
             time_budget: Some(Duration::from_millis(200)),
+            max_work: None,
         },
     )
     .unwrap();
