@@ -1,21 +1,22 @@
-//! The positions of one kind of markup byte in the shadow, from which positions are
-//! deleted as masking overwrites them.
+//! The positions of one kind of markup byte in the shadow, of which a scan meets only the
+//! ones still there.
 //!
-//! A scan asks for the live positions of a range only, so a region masked earlier costs
-//! nothing however often an enclosing range is scanned again. Deleted positions are
-//! skipped through union-find pointers (path halving), so any sequence of queries and
-//! deletions costs about one step per position it reports or deletes.
+//! Masking overwrites every markup byte it covers (see `shadow`), so a position is live
+//! exactly while the shadow still holds its byte: a query checks the byte and drops each
+//! dead position it meets for good, through union-find pointers (path halving). A scan
+//! over a range then costs about one step per live position it reports, plus one for each
+//! position it is the first to find dead, however often an enclosing range is scanned.
 
-/// Sorted positions with deletion.
+/// Sorted positions, dropped lazily once dead.
 #[derive(Debug, Default)]
 pub(super) struct LiveSet {
-    /// The positions, ascending; deleted ones stay in place.
+    /// The positions, ascending; dropped ones stay in place.
     pos: Vec<u32>,
-    /// `next[i] == i` while position `i` is live; otherwise it points to a later index
-    /// whose chain ends at the first live index after `i` (`pos.len()`: none).
+    /// `next[i] == i` until index `i` is dropped; then it points to a later index whose
+    /// chain ends at the first index after `i` not dropped (`pos.len()`: none).
     next: Vec<u32>,
     /// The same towards the start, shifted by one: `prev[i + 1]` for index `i`, and
-    /// `prev[0]` the end of every chain with no live index before.
+    /// `prev[0]` the end of every chain with no index before.
     prev: Vec<u32>,
 }
 
@@ -39,7 +40,8 @@ impl LiveSet {
         &self.pos
     }
 
-    /// The position of index `i`.
+    /// The position of index `i` (`usize::MAX` past the end).
+    #[inline]
     pub(super) fn at(&self, i: usize) -> usize {
         self.pos.get(i).map_or(usize::MAX, |&p| p as usize)
     }
@@ -49,8 +51,30 @@ impl LiveSet {
         self.pos.partition_point(|&p| (p as usize) < position)
     }
 
-    /// The first live index at or after index `i`, or `len()`.
-    pub(super) fn live_from(&mut self, i: usize) -> usize {
+    /// The first index at or after `i` whose position passes `live`, or `len()`; the ones
+    /// before it that fail are dropped.
+    pub(super) fn live_from(&mut self, i: usize, live: impl Fn(usize) -> bool) -> usize {
+        let mut i = self.first_kept_from(i);
+        while i < self.len() && !live(self.at(i)) {
+            self.drop_index(i);
+            i = self.first_kept_from(i + 1);
+        }
+        i
+    }
+
+    /// The last index at or before `i` whose position passes `live`; the ones after it
+    /// that fail are dropped.
+    pub(super) fn live_until(&mut self, i: usize, live: impl Fn(usize) -> bool) -> Option<usize> {
+        let mut i = self.last_kept_until(i)?;
+        while !live(self.at(i)) {
+            self.drop_index(i);
+            i = self.last_kept_until(i.checked_sub(1)?)?;
+        }
+        Some(i)
+    }
+
+    /// The first index at or after `i` not dropped, or `len()`.
+    fn first_kept_from(&mut self, i: usize) -> usize {
         let end = self.len();
         let mut i = i.min(end);
         while let Some(&n) = self.next.get(i) {
@@ -67,8 +91,8 @@ impl LiveSet {
         end
     }
 
-    /// The last live index at or before index `i` (`None`: there is none).
-    pub(super) fn live_until(&mut self, i: usize) -> Option<usize> {
+    /// The last index at or before `i` not dropped.
+    fn last_kept_until(&mut self, i: usize) -> Option<usize> {
         // Shifted: slot `j` stands for index `j - 1`, slot 0 for "none".
         let mut j = i.checked_add(1)?.min(self.len());
         while let Some(&p) = self.prev.get(j) {
@@ -85,25 +109,8 @@ impl LiveSet {
         None
     }
 
-    /// Whether index `i` is live.
-    pub(super) fn is_live(&self, i: usize) -> bool {
-        self.next.get(i).is_some_and(|&n| n as usize == i) && i < self.len()
-    }
-
-    /// Deletes the live positions in `start..end`; returns how many it deleted.
-    pub(super) fn delete_range(&mut self, start: usize, end: usize) -> usize {
-        let mut deleted = 0;
-        let mut i = self.live_from(self.index_at(start));
-        while i < self.len() && self.at(i) < end {
-            self.delete(i);
-            deleted += 1;
-            i = self.live_from(i + 1);
-        }
-        deleted
-    }
-
-    /// Deletes index `i` (which must be live).
-    fn delete(&mut self, i: usize) {
+    /// Drops index `i`.
+    fn drop_index(&mut self, i: usize) {
         if let Some(slot) = self.next.get_mut(i) {
             *slot = i as u32 + 1;
         }
@@ -117,13 +124,13 @@ impl LiveSet {
 mod tests {
     use super::LiveSet;
 
-    /// Queries and deletions agree with a plain list of live flags.
+    /// Queries agree with a plain scan of the live flags, whatever dies between them.
     #[test]
     fn live_positions_match_a_flag_list() {
         let positions: Vec<u32> = (0..200).map(|i| i * 3 + 1).collect();
         let mut set = LiveSet::from_positions(positions.clone());
-        let mut live = vec![true; positions.len()];
-        let deletions = [
+        let mut live = vec![true; 700];
+        let deaths = [
             (10, 40),
             (0, 2),
             (100, 101),
@@ -131,24 +138,18 @@ mod tests {
             (590, 700),
             (41, 44),
         ];
-        for (start, end) in deletions {
-            let expected = (0..live.len())
-                .filter(|&i| live[i] && (start..end).contains(&(positions[i] as usize)))
-                .count();
-            assert_eq!(set.delete_range(start, end), expected);
-            for (i, &p) in positions.iter().enumerate() {
-                if (start..end).contains(&(p as usize)) {
-                    live[i] = false;
-                }
-            }
-            for i in 0..=live.len() {
-                let next = (i..live.len()).find(|&j| live[j]).unwrap_or(live.len());
-                assert_eq!(set.live_from(i), next, "from {i}");
-                let prev = (0..=i.min(live.len() - 1)).rev().find(|&j| live[j]);
-                assert_eq!(set.live_until(i), prev, "until {i}");
-            }
-            for (i, &l) in live.iter().enumerate() {
-                assert_eq!(set.is_live(i), l);
+        for (start, end) in deaths {
+            live[start..end].iter_mut().for_each(|l| *l = false);
+            let alive = |p: usize| live[p];
+            for i in 0..=positions.len() {
+                let next = (i..positions.len())
+                    .find(|&j| live[positions[j] as usize])
+                    .unwrap_or(positions.len());
+                assert_eq!(set.live_from(i, alive), next, "from {i}");
+                let prev = (0..=i.min(positions.len() - 1))
+                    .rev()
+                    .find(|&j| live[positions[j] as usize]);
+                assert_eq!(set.live_until(i, alive), prev, "until {i}");
             }
         }
         assert_eq!(set.index_at(4), 1);

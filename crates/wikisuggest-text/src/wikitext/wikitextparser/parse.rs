@@ -117,17 +117,30 @@ fn is_space_or_nul(c: u8) -> bool {
 }
 
 /// What a link's mask turns a byte into.
+#[inline]
 fn link_mask(c: u8) -> u8 {
-    match c {
-        b'|' => 1,
-        b'[' => 2,
-        b']' => 3,
-        b'\'' => 7,
-        b'{' => 5,
-        b'}' => 6,
-        other => other,
-    }
+    LINK_MASK[usize::from(c)]
 }
+
+/// [`link_mask`] by table (it runs over every byte of every link).
+const LINK_MASK: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = match i as u8 {
+            b'|' => 1,
+            b'[' => 2,
+            b']' => 3,
+            b'<' => 4,
+            b'{' => 5,
+            b'}' => 6,
+            b'\'' => 7,
+            other => other,
+        };
+        i += 1;
+    }
+    table
+};
 
 impl<'c> Parser<'c> {
     pub(super) fn new(text: &str, work: Work<'c>) -> Self {
@@ -175,49 +188,33 @@ impl<'c> Parser<'c> {
 
     // ----- masking -----------------------------------------------------------------
 
-    /// Deletes the candidates that a change of the bytes `start..end` removes.
-    fn forget(&mut self, start: usize, end: usize, keep_closes: bool) {
-        let mut n = self.closers.delete_range(start, end);
-        // A `{{` at `start - 1` loses its second brace.
-        n += self.opens.delete_range(start.saturating_sub(1), end);
-        n += self.tags.delete_range(start, end);
-        if !keep_closes {
-            n += self.closes.delete_range(start, end);
-        }
-        self.work.charge(n as u64 + 1);
-    }
-
     /// Masks a link: its own `|[]'{}` become control bytes (the blocks inside it are
-    /// masked already), so that the link is plain text to the link pattern. Its `<` are
-    /// dropped as tag candidates: a tag inside a link was found and blanked by the link's
-    /// own frame, so finding it again would change nothing.
+    /// masked already), so that the link is plain text to the link pattern. Its `<` become
+    /// a control byte too: a tag inside a link was found and blanked by the link's own
+    /// frame, so finding it again would change nothing.
     fn mask_link(&mut self, span: &Range<usize>) {
-        let steps = self
-            .s
-            .visit(span.start, span.end, Blocks::ALL, |_, c| *c = link_mask(*c));
+        let steps = self.s.visit(span.start, span.end, Blocks::ALL, |run| {
+            run.iter_mut().for_each(|c| *c = link_mask(*c));
+        });
         self.work.charge(steps);
         self.s.set_block(span.start, span.end);
-        self.forget(span.start, span.end, true);
     }
 
-    /// Masks a span whose every byte becomes `byte` (a parameter `_`, a template `X`).
+    /// Masks a span whose every byte becomes `byte` (a parameter `_`, a template `X`):
+    /// written over everything but the uniform blocks inside (masked links included, see
+    /// `shadow`).
     fn fill(&mut self, span: &Range<usize>, byte: u8) {
-        self.s.set(span.start, byte);
-        self.s.set(span.end.saturating_sub(1), byte);
+        let steps = self
+            .s
+            .visit(span.start, span.end, Blocks::UNIFORM, |run| run.fill(byte));
+        self.work.charge(steps);
         self.s.set_block(span.start, span.end);
-        self.forget(span.start, span.end, false);
     }
 
     /// Masks a template with an invalid name: `_` but for its second byte, still `{`.
     fn fill_invalid_template(&mut self, span: &Range<usize>) {
         self.s.set(span.start, b'_');
-        let rest = span.start + 2..span.end;
-        if !rest.is_empty() {
-            self.s.set(rest.start, b'_');
-            self.s.set(rest.end - 1, b'_');
-            self.s.set_block(rest.start, rest.end);
-        }
-        self.forget(span.start, span.end, false);
+        self.fill(&(span.start + 2..span.end), b'_');
     }
 
     /// Overwrites every byte of `span` (comments and extension tags, masked before any
@@ -226,9 +223,8 @@ impl<'c> Parser<'c> {
         if let Some(bytes) = self.s.b.get_mut(span.clone()) {
             bytes.fill(byte);
         }
-        self.work.charge(span.len() as u64);
+        self.work.charge(span.len() as u64 / 16 + 1);
         self.s.set_block(span.start, span.end);
-        self.forget(span.start, span.end, false);
     }
 
     // ----- extension tags ------------------------------------------------------------
@@ -329,7 +325,7 @@ impl<'c> Parser<'c> {
                     break;
                 }
                 // Upstream searches backwards; masked in that order.
-                for (span, is_link) in matches.into_iter().rev() {
+                for (span, is_link, index) in matches.into_iter().rev() {
                     let inner_end = span.end.saturating_sub(2).max(span.start + 2);
                     self.frame(span.start + 2, inner_end);
                     if self.work.exhausted {
@@ -342,7 +338,7 @@ impl<'c> Parser<'c> {
                     } else {
                         self.fill(&span, b'_');
                     }
-                    self.changed(frame, &span);
+                    self.changed(frame, &span, Matched::Closer(index));
                 }
             }
             let templates = self.scan_templates(frame, first_templates);
@@ -350,50 +346,66 @@ impl<'c> Parser<'c> {
             if templates.is_empty() || self.work.exhausted {
                 return;
             }
-            for (span, valid_name) in templates {
+            for (span, valid_name, index) in templates {
                 if valid_name {
                     self.fill(&span, b'X');
                 } else {
                     self.fill_invalid_template(&span);
                 }
-                self.changed(frame, &span);
+                self.changed(frame, &span, Matched::Open(index));
             }
         }
     }
 
     /// After `span` was masked: the failed attempts of `frame` whose window meets it are
-    /// due for a retry.
-    fn changed(&mut self, frame: &mut Frame, span: &Range<usize>) {
-        let clamp = |i: usize, (lo, hi): (usize, usize)| i.clamp(lo, hi);
-        let inside = clamp(self.closers.index_at(span.start), frame.closers);
-        let after = clamp(self.closers.index_at(span.end), frame.closers);
+    /// due for a retry. The candidates inside it are dead; `matched` is the one whose
+    /// attempt found it, which tells where the candidates around it are without a search.
+    fn changed(&mut self, frame: &mut Frame, span: &Range<usize>, matched: Matched) {
+        let b = &self.s.b;
+        let (closers, opens) = (&mut self.closers, &mut self.opens);
+        let (closer, open) = (|p| is_closer(b, p), |p| is_open(b, p));
+        // The first candidate indices at or after the span's start and at or after its end
+        // (the dead ones in between count as inside: retrying one changes nothing).
+        let (closers_at, opens_at) = match matched {
+            Matched::Closer(m) => {
+                let inside = m.checked_sub(1).and_then(|i| closers.live_until(i, closer));
+                let opens_inside = opens.index_at(span.start.saturating_sub(1));
+                (
+                    (inside.map_or(0, |i| i + 1), m + 1),
+                    (opens_inside, opens.live_from(opens_inside, open)),
+                )
+            }
+            Matched::Open(m) => {
+                let closers_inside = closers.index_at(span.start);
+                (
+                    (closers_inside, closers.live_from(closers_inside, closer)),
+                    (m, opens.live_from(m + 1, open)),
+                )
+            }
+        };
+        let clamp = |(inside, after): (usize, usize), (lo, hi): (usize, usize)| {
+            (inside.clamp(lo, hi), after.clamp(lo, hi))
+        };
         let steps = self.link_failures.take_meeting(
             frame.closers,
             (span.start, span.end),
-            (inside, after),
+            clamp(closers_at, frame.closers),
             self.closers.positions(),
             &mut frame.link_retries,
-        );
-        // A `{{` just before the span lost its second brace: it counts as inside.
-        let inside = clamp(
-            self.opens.index_at(span.start.saturating_sub(1)),
+        ) + self.template_failures.take_meeting(
             frame.opens,
+            (span.start, span.end),
+            clamp(opens_at, frame.opens),
+            self.opens.positions(),
+            &mut frame.template_retries,
         );
-        let after = clamp(self.opens.index_at(span.end), frame.opens);
-        let steps = steps
-            + self.template_failures.take_meeting(
-                frame.opens,
-                (span.start, span.end),
-                (inside, after),
-                self.opens.positions(),
-                &mut frame.template_retries,
-            );
         self.work.charge(steps + 2);
     }
 
     /// One backward search for links and parameters in the frame: every live candidate
-    /// the first time, then the ones due for a retry. Matches in page order.
-    fn scan_links(&mut self, frame: &mut Frame, first: bool) -> Vec<(Range<usize>, bool)> {
+    /// the first time, then the ones due for a retry. Matches in page order, each with the
+    /// candidate index that found it.
+    fn scan_links(&mut self, frame: &mut Frame, first: bool) -> Vec<(Range<usize>, bool, usize)> {
         let (lo, hi) = frame.closers;
         let mut retries = std::mem::take(&mut frame.link_retries);
         if !first {
@@ -405,15 +417,16 @@ impl<'c> Parser<'c> {
         let mut cursor = frame.end;
         let mut next = retries.iter().copied();
         let mut current = if first {
-            hi.checked_sub(1).and_then(|i| self.closers.live_until(i))
+            let b = &self.s.b;
+            hi.checked_sub(1)
+                .and_then(|i| self.closers.live_until(i, |p| is_closer(b, p)))
         } else {
             next.next()
         };
         while let Some(index) = current.filter(|&i| i >= lo) {
             let q = self.closers.at(index);
             let p = q + 1;
-            let live = first || self.closers.is_live(index);
-            if live && p <= cursor && q >= frame.start {
+            if p <= cursor && q >= frame.start && (first || is_closer(&self.s.b, q)) {
                 let mut r = self.s.reader();
                 let found = match r.at(q) {
                     b']' => link_ending_at(&mut r, p, frame.start, frame.end).map(|s| (s, true)),
@@ -426,24 +439,17 @@ impl<'c> Parser<'c> {
                 }
                 match found {
                     Some((s, is_link)) => {
-                        out.push((s..p, is_link));
+                        out.push((s..p, is_link, index));
                         cursor = s;
-                        if first {
-                            current = self
-                                .closers
-                                .index_at(s)
-                                .checked_sub(1)
-                                .and_then(|i| self.closers.live_until(i));
-                            continue;
-                        }
                     }
                     None => self.link_failures.record(index, window.0, window.1),
                 }
             }
             current = if first {
+                let b = &self.s.b;
                 index
                     .checked_sub(1)
-                    .and_then(|i| self.closers.live_until(i))
+                    .and_then(|i| self.closers.live_until(i, |p| is_closer(b, p)))
             } else {
                 next.next()
             };
@@ -456,8 +462,12 @@ impl<'c> Parser<'c> {
 
     /// One forward search for templates in the frame: every live candidate the first
     /// time, then the ones due for a retry. Matches in page order, with whether the name is
-    /// valid.
-    fn scan_templates(&mut self, frame: &mut Frame, first: bool) -> Vec<(Range<usize>, bool)> {
+    /// valid and the candidate index that found each.
+    fn scan_templates(
+        &mut self,
+        frame: &mut Frame,
+        first: bool,
+    ) -> Vec<(Range<usize>, bool, usize)> {
         let (lo, hi) = frame.opens;
         let mut retries = std::mem::take(&mut frame.template_retries);
         if !first {
@@ -468,34 +478,32 @@ impl<'c> Parser<'c> {
         let mut cursor = frame.start;
         let mut next = retries.iter().copied();
         let mut current = if first {
-            Some(self.opens.live_from(lo))
+            let b = &self.s.b;
+            Some(self.opens.live_from(lo, |p| is_open(b, p)))
         } else {
             next.next()
         };
         while let Some(index) = current.filter(|&i| i < hi) {
             let i = self.opens.at(index);
-            let live = first || self.opens.is_live(index);
-            if live && i >= cursor && i + 1 < frame.end {
+            if i >= cursor && i + 1 < frame.end && (first || is_open(&self.s.b, i)) {
                 let mut r = self.s.reader();
                 let found = match_template(&mut r, i, frame.end);
-                let (window, steps) = ((r.lo, r.hi), r.steps);
+                // The window holds the candidate's own `{{` (see `Failures::record`).
+                let (window, steps) = ((r.lo.min(i), r.hi.max(i + 1)), r.steps);
                 if !self.work.charge(steps + 1) {
                     return Vec::new();
                 }
                 match found {
                     Some((e, valid)) => {
-                        out.push((i..e, valid));
+                        out.push((i..e, valid, index));
                         cursor = e;
-                        if first {
-                            current = Some(self.opens.live_from(self.opens.index_at(e)));
-                            continue;
-                        }
                     }
                     None => self.template_failures.record(index, window.0, window.1),
                 }
             }
             current = if first {
-                Some(self.opens.live_from(index + 1))
+                let b = &self.s.b;
+                Some(self.opens.live_from(index + 1, |p| is_open(b, p)))
             } else {
                 next.next()
             };
@@ -512,35 +520,39 @@ impl<'c> Parser<'c> {
     fn html_tags(&mut self, start: usize, end: usize) -> Vec<Range<usize>> {
         let mut tags = Vec::new();
         let mut steps = 0u64;
+        let b = &self.s.b;
+        let (lts, gts) = (&mut self.tags, &mut self.closes);
+        let (lt, gt) = (|p| is_byte(b, p, b'<'), |p| is_byte(b, p, b'>'));
         for closing in [false, true] {
-            let mut index = self.tags.live_from(self.tags.index_at(start));
+            let mut index = lts.live_from(lts.index_at(start), lt);
             loop {
                 steps += 1;
-                let i = self.tags.at(index);
+                let i = lts.at(index);
                 if i >= end || (closing && i + 1 >= end) {
                     break;
                 }
                 let name = i + 1 + usize::from(closing);
-                let b = &self.s.b;
                 let is_candidate = !closing || b.get(i + 1) == Some(&b'/');
-                let tag_end = known_tag_name(b, name, end).and_then(|n| {
-                    let after = b.get(n).copied().unwrap_or(0);
-                    let spaced =
-                        matches!(after, b' ' | b'\t' | b'\n' | 0x0c | b'\r' | 0) && n < end;
-                    if closing && !(after == b'>' || spaced) {
-                        return None;
-                    }
-                    let first = self.closes.index_at(n);
-                    let g = self.closes.live_from(first);
-                    let g = self.closes.at(g);
-                    (g < end).then_some(g)
-                });
-                match tag_end.filter(|_| is_candidate) {
+                let tag_end = known_tag_name(b, name, end)
+                    .filter(|_| is_candidate)
+                    .and_then(|n| {
+                        let after = b.get(n).copied().unwrap_or(0);
+                        let spaced =
+                            matches!(after, b' ' | b'\t' | b'\n' | 0x0c | b'\r' | 0) && n < end;
+                        if closing && !(after == b'>' || spaced) {
+                            return None;
+                        }
+                        let first = gts.index_at(n);
+                        let g = gts.live_from(first, gt);
+                        let g = gts.at(g);
+                        (g < end).then_some(g)
+                    });
+                match tag_end {
                     Some(g) => {
                         tags.push(i..g + 1);
-                        index = self.tags.live_from(self.tags.index_at(g + 1));
+                        index = lts.live_from(lts.index_at(g + 1), lt);
                     }
-                    None => index = self.tags.live_from(index + 1),
+                    None => index = lts.live_from(index + 1, lt),
                 }
             }
         }
@@ -550,33 +562,22 @@ impl<'c> Parser<'c> {
 
     /// Blanks the brackets of a tag: they are not link syntax.
     fn blank_brackets(&mut self, tag: &Range<usize>) {
-        let closers = &mut self.closers;
-        let mut deleted = 0;
-        let steps = self.s.visit(tag.start, tag.end, Blocks::ALL, |i, c| {
-            if matches!(*c, b'[' | b']') {
-                if *c == b']' {
-                    deleted += closers.delete_range(i, i + 1);
-                }
-                *c = b' ';
-            }
+        let steps = self.s.visit(tag.start, tag.end, Blocks::ALL, |run| {
+            run.iter_mut()
+                .filter(|c| matches!(**c, b'[' | b']'))
+                .for_each(|c| *c = b' ');
         });
-        self.work.charge(steps + deleted as u64);
+        self.work.charge(steps);
     }
 
     /// Blanks the pipes, braces and newlines of a tag, once its frame is done.
     fn blank_sensitive(&mut self, tag: &Range<usize>) {
-        let (closers, opens) = (&mut self.closers, &mut self.opens);
-        let mut deleted = 0;
-        let steps = self.s.visit(tag.start, tag.end, Blocks::UNIFORM, |i, c| {
-            match *c {
-                b'}' => deleted += closers.delete_range(i, i + 1),
-                b'{' => deleted += opens.delete_range(i.saturating_sub(1), i + 1),
-                b'|' | b'\n' => {}
-                _ => return,
-            }
-            *c = b' ';
+        let steps = self.s.visit(tag.start, tag.end, Blocks::UNIFORM, |run| {
+            run.iter_mut()
+                .filter(|c| matches!(**c, b'|' | b'{' | b'}' | b'\n'))
+                .for_each(|c| *c = b' ');
         });
-        self.work.charge(steps + deleted as u64);
+        self.work.charge(steps);
     }
 
     /// Title and label of a link just matched (`FULLMATCH` upstream).
@@ -607,6 +608,30 @@ impl<'c> Parser<'c> {
             text,
         }
     }
+}
+
+/// The candidate whose attempt found a match (its index).
+#[derive(Debug, Clone, Copy)]
+enum Matched {
+    /// The link's or parameter's last `]` or `}`.
+    Closer(usize),
+    /// The template's `{{`.
+    Open(usize),
+}
+
+/// Whether the shadow holds `]` or `}` at `p`: a live link or parameter candidate.
+fn is_closer(b: &[u8], p: usize) -> bool {
+    matches!(b.get(p), Some(b']' | b'}'))
+}
+
+/// Whether the shadow holds `{{` at `p`: a live template candidate.
+fn is_open(b: &[u8], p: usize) -> bool {
+    b.get(p) == Some(&b'{') && b.get(p + 1) == Some(&b'{')
+}
+
+/// Whether the shadow holds `byte` at `p`.
+fn is_byte(b: &[u8], p: usize, byte: u8) -> bool {
+    b.get(p) == Some(&byte)
 }
 
 /// A frame's range, candidate index ranges and retries.
@@ -704,7 +729,7 @@ pub(super) fn is_html_tag(name: &[u8]) -> bool {
 
 /// Steps back over `[^\[\]|]*`.
 fn back_plain(r: &mut Reader<'_>, k: usize, start: usize) -> usize {
-    r.back(k, start, Blocks::ALL, |c| !matches!(c, b'[' | b']' | b'|'))
+    r.back_to(k, start, b"[]|")
 }
 
 /// Steps back over NULs.
@@ -799,8 +824,15 @@ fn link_ending_at(r: &mut Reader<'_>, e: usize, start: usize, end: usize) -> Opt
 /// `[ \0]*` then a bare URL scheme and at least one URL byte.
 fn starts_with_bare_url(r: &mut Reader<'_>, u: usize, end: usize) -> bool {
     let u = r.forward(u, end, Blocks::COMMENTS, |c| matches!(c, b' ' | 0));
-    let word_boundary = u == 0 || !is_word_byte(r.at(u - 1));
     let first = r.at(u);
+    // The schemes' first letters: most titles start with another byte.
+    if !matches!(
+        first,
+        b'b' | b'f' | b'g' | b'h' | b'i' | b'm' | b'n' | b'r' | b's' | b't' | b'u' | b'w' | b'x'
+    ) {
+        return false;
+    }
+    let word_boundary = u == 0 || !is_word_byte(r.at(u - 1));
     word_boundary
         && BARE_URL_SCHEMES.iter().any(|s| {
             let after = u + s.len();
@@ -822,7 +854,7 @@ fn parameter_ending_at(r: &mut Reader<'_>, e: usize, start: usize) -> Option<usi
         let c = r.at(k - 1);
         if c != b'{' && c != b'}' {
             // A run without braces (masked blocks have none) is taken at once.
-            k = r.back(k, start, Blocks::ALL, |c| c != b'{' && c != b'}');
+            k = r.back_to(k, start, b"{}");
             continue;
         }
         let before = if k >= 2 { r.at(k - 2) } else { 0 };
@@ -842,7 +874,7 @@ fn parameter_ending_at(r: &mut Reader<'_>, e: usize, start: usize) -> Option<usi
 /// From `k`, the first `{{` or `}}` before `end` (or `end`).
 fn to_double_brace(r: &mut Reader<'_>, mut k: usize, end: usize) -> usize {
     loop {
-        k = r.forward(k, end, Blocks::ALL, |c| c != b'{' && c != b'}');
+        k = r.forward_to(k, end, b"{}");
         if k >= end {
             return k;
         }

@@ -17,6 +17,14 @@
 //!
 //! A block's bytes are only ever overwritten by a block that encloses it, so the edges of
 //! the outermost blocks always hold what wikitextparser's shadow holds at those positions.
+//! Inside, no block keeps a byte that a search looks for: a link's own markup bytes are
+//! masked (`<` too, which nothing reads again inside a link), and a parameter or template
+//! writes its byte over everything it covers that no uniform block inside it covers
+//! already, masked links included. Each byte is written so once or twice in all, and a
+//! search for `[`, `]`, `|`, `{`, `}`, `<` or `>` (`memchr`) finds exactly the bytes
+//! wikitextparser's shadow holds, blocks or not; only scans whose test a uniform block
+//! passes at its edge but not inside (a parser function's name, spaces and `_`) must step
+//! over blocks.
 
 /// The byte a masked link's opening bracket becomes.
 pub(super) const LINK_OPEN: u8 = 2;
@@ -78,35 +86,39 @@ impl Blocks {
 pub(super) struct Reader<'a> {
     b: &'a [u8],
     jump: &'a [u32],
+    edges: &'a Edges,
     /// Lowest and highest position read.
     pub lo: usize,
     pub hi: usize,
-    /// Positions read and blocks stepped over.
+    /// Positions read one by one, blocks stepped over, and runs searched (a step per 16
+    /// bytes).
     pub steps: u64,
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn new(b: &'a [u8], jump: &'a [u32]) -> Self {
+    fn new(b: &'a [u8], jump: &'a [u32], edges: &'a Edges) -> Self {
         Self {
             b,
             jump,
+            edges,
             lo: usize::MAX,
             hi: 0,
             steps: 0,
         }
     }
 
+    /// Records that `lo..=hi` was read.
     #[inline]
-    fn see(&mut self, i: usize) {
-        self.lo = self.lo.min(i);
-        self.hi = self.hi.max(i);
-        self.steps += 1;
+    fn saw(&mut self, lo: usize, hi: usize) {
+        self.lo = self.lo.min(lo);
+        self.hi = self.hi.max(hi);
     }
 
     /// The byte at `i` (NUL past the end).
     #[inline]
     pub(super) fn at(&mut self, i: usize) -> u8 {
-        self.see(i);
+        self.saw(i, i);
+        self.steps += 1;
         self.b.get(i).copied().unwrap_or(0)
     }
 
@@ -115,21 +127,9 @@ impl<'a> Reader<'a> {
         if s.is_empty() {
             return true;
         }
-        self.see(i);
-        self.see(i + s.len() - 1);
+        self.saw(i, i + s.len() - 1);
+        self.steps += 1;
         self.b.get(i..i + s.len()) == Some(s)
-    }
-
-    /// The start of the block whose last byte is at `i`.
-    #[inline]
-    fn block_ending_at(&self, i: usize) -> Option<usize> {
-        block_ending_at(self.jump, i)
-    }
-
-    /// The end of the block whose first byte is at `i`.
-    #[inline]
-    fn block_starting_at(&self, i: usize) -> Option<usize> {
-        block_starting_at(self.jump, i)
     }
 
     /// Steps back from `k` over bytes passing `pass` (never below `floor`): the first
@@ -138,23 +138,27 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(super) fn back(
         &mut self,
-        mut k: usize,
+        from: usize,
         floor: usize,
         blocks: Blocks,
         pass: impl Fn(u8) -> bool,
     ) -> usize {
+        let mut k = from;
         while k > floor {
-            let c = self.at(k - 1);
+            let c = self.b.get(k - 1).copied().unwrap_or(0);
             if !pass(c) {
                 break;
             }
-            match self.block_ending_at(k - 1) {
-                Some(start) if blocks.skips(c) => {
-                    k = start.max(floor);
-                    self.see(k);
-                }
+            self.steps += 1;
+            match block_ending_at(self.jump, k - 1) {
+                Some(start) if blocks.skips(c) => k = start.max(floor),
                 _ => k -= 1,
             }
+        }
+        if from > floor {
+            // Down to the byte that stopped the run, if one did.
+            self.saw(if k > floor { k - 1 } else { k }, from - 1);
+            self.steps += 1;
         }
         k
     }
@@ -165,25 +169,161 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(super) fn forward(
         &mut self,
-        mut k: usize,
+        from: usize,
         end: usize,
         blocks: Blocks,
         pass: impl Fn(u8) -> bool,
     ) -> usize {
+        let mut k = from;
         while k < end {
-            let c = self.at(k);
+            let c = self.b.get(k).copied().unwrap_or(0);
             if !pass(c) {
                 break;
             }
-            match self.block_starting_at(k) {
-                Some(block_end) if blocks.skips(c) => {
-                    k = block_end.min(end);
-                    self.see(k.saturating_sub(1));
-                }
+            self.steps += 1;
+            match block_starting_at(self.jump, k) {
+                Some(block_end) if blocks.skips(c) => k = block_end.min(end),
                 _ => k += 1,
             }
         }
+        if from < end {
+            // Up to the byte that stopped the run, if one did.
+            self.saw(from, if k < end { k } else { end - 1 });
+            self.steps += 1;
+        }
         k
+    }
+
+    /// Steps back from `from` (never below `floor`) to just after the last of `needles`
+    /// (two or three bytes that no masked block holds, see [`Shadow`]): searched 64 bytes at
+    /// a time, each block met stepped over whole, so that a search across deeply nested
+    /// blocks costs one step per block, not per byte.
+    pub(super) fn back_to(&mut self, from: usize, floor: usize, needles: &[u8]) -> usize {
+        let mut k = from;
+        let found = loop {
+            if k <= floor {
+                break floor;
+            }
+            let chunk = k.saturating_sub(CHUNK).max(floor);
+            self.steps += 1;
+            // The last block ending in the chunk: search after it, then step over it.
+            let block = self.edges.last_end(chunk, k);
+            let after = block.map_or(chunk, |q| q + 1);
+            if let Some(p) = rfind(self.b.get(after..k).unwrap_or_default(), needles) {
+                break after + p + 1;
+            }
+            k = match block.and_then(|q| block_ending_at(self.jump, q)) {
+                Some(start) => start.max(floor),
+                None => chunk,
+            };
+        };
+        if from > floor {
+            self.saw(if found > floor { found - 1 } else { found }, from - 1);
+        }
+        found
+    }
+
+    /// The first position of `needles` in `from..end`, or `end` (see [`Reader::back_to`]).
+    pub(super) fn forward_to(&mut self, from: usize, end: usize, needles: &[u8]) -> usize {
+        let mut k = from;
+        let found = loop {
+            if k >= end {
+                break end;
+            }
+            let chunk = (k + CHUNK).min(end);
+            self.steps += 1;
+            let block = self.edges.first_start(k, chunk);
+            let before = block.unwrap_or(chunk);
+            if let Some(p) = find(self.b.get(k..before).unwrap_or_default(), needles) {
+                break k + p;
+            }
+            k = match block.and_then(|s| block_starting_at(self.jump, s)) {
+                Some(block_end) => block_end.min(end),
+                None => chunk,
+            };
+        };
+        if from < end {
+            self.saw(from, if found < end { found } else { end - 1 });
+        }
+        found
+    }
+}
+
+/// How many bytes a search looks at between two looks for blocks.
+const CHUNK: usize = 64;
+
+/// The last position of one of `needles` (two or three bytes) in `hay`.
+#[inline]
+fn rfind(hay: &[u8], needles: &[u8]) -> Option<usize> {
+    match *needles {
+        [a, b] => memchr::memrchr2(a, b, hay),
+        [a, b, c] => memchr::memrchr3(a, b, c, hay),
+        _ => hay.iter().rposition(|c| needles.contains(c)),
+    }
+}
+
+/// The first position of one of `needles` (two or three bytes) in `hay`.
+#[inline]
+fn find(hay: &[u8], needles: &[u8]) -> Option<usize> {
+    match *needles {
+        [a, b] => memchr::memchr2(a, b, hay),
+        [a, b, c] => memchr::memchr3(a, b, c, hay),
+        _ => hay.iter().position(|c| needles.contains(c)),
+    }
+}
+
+/// Where blocks start and end, one bit per byte: found for a range of up to 64 bytes
+/// with a word or two. A block's edges stay marked once an enclosing block covers it;
+/// a search never looks inside an enclosing block, whose own edges come first.
+#[derive(Debug)]
+pub(super) struct Edges {
+    starts: Vec<u64>,
+    ends: Vec<u64>,
+}
+
+impl Edges {
+    fn new(len: usize) -> Self {
+        let words = len / 64 + 1;
+        Self {
+            starts: vec![0; words],
+            ends: vec![0; words],
+        }
+    }
+
+    fn mark(bits: &mut [u64], i: usize) {
+        if let Some(word) = bits.get_mut(i / 64) {
+            *word |= 1 << (i % 64);
+        }
+    }
+
+    /// The bits of `a..b` (at most 64 long) as a mask, bit 0 for `a`.
+    fn window(bits: &[u64], a: usize, b: usize) -> u64 {
+        if b <= a {
+            return 0;
+        }
+        let word = |w: usize| bits.get(w).copied().unwrap_or(0);
+        let (w, shift) = (a / 64, a % 64);
+        let low = word(w) >> shift;
+        let high = if shift == 0 {
+            0
+        } else {
+            word(w + 1) << (64 - shift)
+        };
+        let len = b - a;
+        let keep = if len >= 64 { u64::MAX } else { (1 << len) - 1 };
+        (low | high) & keep
+    }
+
+    /// The last block end in `a..b` (at most 64 long).
+    fn last_end(&self, a: usize, b: usize) -> Option<usize> {
+        let bits = Self::window(&self.ends, a, b);
+        (bits != 0).then(|| a + 63 - bits.leading_zeros() as usize)
+    }
+
+    /// The first block start in `a..b` (at most 64 long).
+    fn first_start(&self, a: usize, b: usize) -> Option<usize> {
+        let bits = Self::window(&self.starts, a, b);
+        (bits != 0).then(|| a + bits.trailing_zeros() as usize)
     }
 }
 
@@ -209,6 +349,7 @@ pub(super) struct Shadow {
     /// apart by their direction. Blocks of one byte have no entry (their byte is all there
     /// is to read).
     pub jump: Vec<u32>,
+    edges: Edges,
 }
 
 impl Shadow {
@@ -216,11 +357,12 @@ impl Shadow {
         Self {
             b: text.as_bytes().to_vec(),
             jump: vec![0; text.len()],
+            edges: Edges::new(text.len()),
         }
     }
 
     pub(super) fn reader(&self) -> Reader<'_> {
-        Reader::new(&self.b, &self.jump)
+        Reader::new(&self.b, &self.jump, &self.edges)
     }
 
     /// Records `start..end` as a block.
@@ -232,6 +374,8 @@ impl Shadow {
             if let Some(j) = self.jump.get_mut(end - 1) {
                 *j = start as u32 + 1;
             }
+            Edges::mark(&mut self.edges.starts, start);
+            Edges::mark(&mut self.edges.ends, end - 1);
         }
     }
 
@@ -242,39 +386,44 @@ impl Shadow {
         }
     }
 
-    /// The end of the block starting at `i`, if one does.
-    pub(super) fn block_starting_at(&self, i: usize) -> Option<usize> {
-        block_starting_at(&self.jump, i)
-    }
-
-    /// Calls `visit(i, byte)` for the positions of `start..end` outside the blocks of the
-    /// kinds `blocks` (whose bytes the caller knows need no visit), in order; `visit` may
-    /// change the byte. Positions inside a block that `start` itself lies in are visited
-    /// as they are (an enclosing block never reads them again). Returns the steps taken.
+    /// Calls `visit(run)` with the runs of `start..end` outside the blocks of the kinds
+    /// `blocks` (whose bytes the caller knows need no visit), in order; `visit` may change
+    /// the bytes. Blocks of the other kinds are read into. A block that `start` itself lies
+    /// in is visited as it is (an enclosing block never reads it again). Returns the steps
+    /// taken: one per run, block and 64 bytes.
     pub(super) fn visit(
         &mut self,
         start: usize,
         end: usize,
         blocks: Blocks,
-        mut visit: impl FnMut(usize, &mut u8),
+        mut visit: impl FnMut(&mut [u8]),
     ) -> u64 {
+        let end = end.min(self.b.len());
         let mut steps = 0;
         let mut k = start;
         while k < end {
+            let chunk = (k + CHUNK).min(end);
             steps += 1;
-            let Some(c) = self.b.get(k).copied() else {
-                break;
-            };
-            if let Some(block_end) = self.block_starting_at(k)
-                && blocks.skips(c)
-            {
-                k = block_end;
-                continue;
+            // Up to the first block starting in the chunk (or the chunk's end).
+            let next = self.edges.first_start(k, chunk);
+            let run_end = next.unwrap_or(chunk);
+            if let Some(run) = self.b.get_mut(k..run_end) {
+                visit(run);
             }
-            if let Some(c) = self.b.get_mut(k) {
-                visit(k, c);
+            k = run_end;
+            if let Some(s) = next {
+                let edge = self.b.get(s).copied().unwrap_or(0);
+                match block_starting_at(&self.jump, s) {
+                    Some(block_end) if blocks.skips(edge) => k = block_end,
+                    // Read into: its first byte now, the rest with the next chunk.
+                    _ => {
+                        if let Some(run) = self.b.get_mut(s..s + 1) {
+                            visit(run);
+                        }
+                        k = s + 1;
+                    }
+                }
             }
-            k += 1;
         }
         steps
     }
