@@ -60,6 +60,7 @@ impl OptionArgs {
             sections_to_exclude: self.sections_to_exclude,
             time_budget,
             rules: self.rules.map(|r| r.get().inner.clone()),
+            max_work: None,
         })
     }
 }

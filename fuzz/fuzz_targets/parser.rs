@@ -14,10 +14,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(doc) = Wikitext::parse_bounded(&text, limits) {
         let end = doc.nodes().last().map_or(0, |n| n.end);
         assert!(end <= doc.chars().len());
-        if let Ok(links) = wikilink_ranges_bounded(doc.chars(), &limits, None) {
+        if let Ok((links, _)) = wikilink_ranges_bounded(&text, &limits, None) {
             for link in links {
-                assert!(link.span.end <= doc.chars().len());
+                assert!(link.span.end <= text.len());
                 assert!(link.title.start >= link.span.start && link.title.end <= link.span.end);
+                assert!(text.get(link.title).is_some() && link.text.is_none_or(|t| text.get(t).is_some()));
             }
         }
     }

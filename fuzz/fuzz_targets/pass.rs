@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
         threshold: 0.0,
         max_recommendations: 0,
         time_budget: Some(Duration::from_secs(2)),
+        max_work: None,
         ..RecommendOptions::default()
     };
     let _ = engine().recommend(&text, "Fuzz", None, None, &options);

@@ -105,6 +105,7 @@ pub fn backtest(
                 sections_to_exclude: Vec::new(),
                 time_budget: None,
                 rules: None,
+                max_work: None,
             };
             let recs = engine.recommend(&stripped, &title, None, None, &options)?;
             let correct = recs

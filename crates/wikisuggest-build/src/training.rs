@@ -243,6 +243,7 @@ pub fn training_rows(scan: &Scan, split: &Split) -> Result<TrainingRows> {
             max_recommendations: 0,
             sections_to_exclude: &[],
             time_budget: None,
+            max_work: None,
         };
         recommend(&recorder, &request).map_err(|source| BuildError::Text {
             title: title.clone(),

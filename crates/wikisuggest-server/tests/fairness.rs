@@ -209,8 +209,12 @@ async fn a_heavy_app_cannot_starve_another() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for task in heavy {
         let statuses = task.await.unwrap();
-        // The heavy pages are answered too (with what was found within the budget).
-        assert!(statuses.iter().all(|&s| s == 200), "{statuses:?}");
+        // The heavy pages are answered too: with what was found within the budget, or
+        // refused as too deeply nested to read (a 400 naming the limit), never a 500.
+        assert!(
+            statuses.iter().all(|&s| s == 200 || s == 400),
+            "{statuses:?}"
+        );
     }
     server.shutdown().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();

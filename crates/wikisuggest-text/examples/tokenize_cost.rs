@@ -140,6 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     max_recommendations: 0,
                     sections_to_exclude: &[],
                     time_budget: None,
+                    max_work: None,
                 };
                 pipeline::recommend(&model, &request).map_or(0, |r| r.links.len())
             })

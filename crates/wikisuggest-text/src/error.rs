@@ -32,6 +32,16 @@ pub enum TextError {
     /// Parsing hit a [`crate::wikitext::ParseLimits`] bound.
     #[error("the page is too complex to parse within the given limits")]
     ParseLimitExceeded,
+    /// Reading the page's markup needs more work than allowed: the request's work limit
+    /// (see [`crate::pipeline::Request::max_work`]), or the bound on the existing links'
+    /// labels that keeps deeply nested links (`[[a|[[a|…]]]]`) linear in the page.
+    #[error("the page needs more than {limit} units of work to read its {stage}")]
+    WorkLimitExceeded {
+        /// What was being read: `markup`, `existing links` or `existing links' labels`.
+        stage: &'static str,
+        /// The limit that was reached.
+        limit: u64,
+    },
     /// A placed mention could not be found again in its original text node.
     #[error("Unable to find match for {mention:?} in {text:?}")]
     MentionNotFound {

@@ -135,6 +135,7 @@ fn check(fixture: &Value) -> Vec<String> {
             max_recommendations: max,
             sections_to_exclude: &[],
             time_budget: None,
+            max_work: None,
         };
         let ours: Vec<Row> = recommend(&model, &request)
             .unwrap()

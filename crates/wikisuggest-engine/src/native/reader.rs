@@ -673,18 +673,20 @@ impl NativeImage {
             Section::AnchorBytes,
         );
         let bytes = text.as_bytes();
-        let mut work: Vec<Pending> = rows
-            .iter()
-            .enumerate()
-            // A row starting inside a character has no key: all its answers are `None`.
-            .filter(|(_, row)| !row.ends().is_empty() && text.is_char_boundary(row.start()))
-            .map(|(r, row)| Pending {
-                row: r,
-                hasher: hash::Hasher::new(),
-                hashed: row.start(),
-                ..Pending::default()
-            })
-            .collect();
+        // Sized once: a filtered collect would grow it step by step, copying every entry.
+        let mut work: Vec<Pending> = Vec::with_capacity(rows.len());
+        work.extend(
+            rows.iter()
+                .enumerate()
+                // A row starting inside a character has no key: all its answers are `None`.
+                .filter(|(_, row)| !row.ends().is_empty() && text.is_char_boundary(row.start()))
+                .map(|(r, row)| Pending {
+                    row: r,
+                    hasher: hash::Hasher::new(),
+                    hashed: row.start(),
+                    ..Pending::default()
+                }),
+        );
         let mut level = 0;
         while !work.is_empty() {
             // Hash this level's grams and prefetch their start slots.

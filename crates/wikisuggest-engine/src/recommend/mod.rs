@@ -48,6 +48,11 @@ pub struct RecommendOptions {
     pub time_budget: Option<Duration>,
     /// Never-link rules applied inside the pass; `None` gives production's output.
     pub rules: Option<Arc<Rules>>,
+    /// Bound on the work of reading a page's markup (see
+    /// [`wikisuggest_text::pipeline::Request::max_work`]): a page over it is refused with
+    /// [`TextError::WorkLimitExceeded`], the same answer on any machine. `None`: unbounded
+    /// but for the built-in bound on nested links' labels.
+    pub max_work: Option<u64>,
 }
 
 impl Default for RecommendOptions {
@@ -59,6 +64,7 @@ impl Default for RecommendOptions {
             sections_to_exclude: Vec::new(),
             time_budget: None,
             rules: None,
+            max_work: None,
         }
     }
 }
@@ -213,23 +219,27 @@ impl Engine {
             max_recommendations: options.max_recommendations,
             sections_to_exclude: &options.sections_to_exclude,
             time_budget: options.time_budget,
+            max_work: options.max_work,
         };
         self.dataset.check_unchanged()?;
         let model = DatasetModel::new(&self.dataset, &self.scorer, &tokenizer);
-        let (outcome, applied) = match &options.rules {
-            None => (
+        let passed = match &options.rules {
+            None => Ok((
                 pipeline::recommend_cancellable(&model, &request, cancel),
                 Default::default(),
-            ),
+            )),
             Some(set) => {
-                rules::recommend(set, &self.rules, &self.dataset, &model, &request, cancel)?
+                rules::recommend(set, &self.rules, &self.dataset, &model, &request, cancel)
             }
         };
-        if let Some(failure) = model.into_failure() {
+        let failure = model.into_failure();
+        // A mapped file changed during the pass may have given wrong answers, or read as a
+        // corrupt one: that change is the error, before any the pass reported.
+        self.dataset.check_unchanged()?;
+        if let Some(failure) = failure {
             return Err(failure);
         }
-        // A mapped file changed during the pass may have given wrong answers: refuse them.
-        self.dataset.check_unchanged()?;
+        let (outcome, applied) = passed?;
         let found = outcome?;
         Ok(LinkRecommendationSet {
             links: found.links,

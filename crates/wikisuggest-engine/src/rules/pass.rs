@@ -324,14 +324,18 @@ fn existing_links(doc: &Wikitext, dataset: &Dataset) -> Vec<SectionLink> {
 
 fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<SectionLink> {
     let chars = doc.chars();
+    let page: String = chars.iter().collect();
     // Linear in practice; the bound only stops pathological nesting.
     let limits = ParseLimits {
         deadline: None,
         max_reads: Some(64 * chars.len() as u64 + 1_000_000),
     };
-    let Ok(ranges) = wikilink_ranges_bounded(chars, &limits, None) else {
+    let Ok((ranges, _work)) = wikilink_ranges_bounded(&page, &limits, None) else {
         return Vec::new();
     };
+    // The links come as byte ranges of the page; sections and callers count code points.
+    let char_starts: Vec<usize> = page.char_indices().map(|(b, _)| b).collect();
+    let char_of = |byte: usize| char_starts.partition_point(|&b| b < byte);
     let starts: Vec<usize> = sections(doc)
         .iter()
         .map(|s| {
@@ -344,16 +348,16 @@ fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<Se
         .into_iter()
         .map(|link| {
             let text = |range: std::ops::Range<usize>| -> String {
-                chars.get(range).unwrap_or_default().iter().collect()
+                page.get(range).unwrap_or_default().to_owned()
             };
             let raw = text(link.title);
             let normalised = normalise_title(&raw);
             let target = redirect(&normalised).unwrap_or(normalised);
-            let start = link.span.start;
+            let start = char_of(link.span.start);
             SectionLink {
                 section: starts.partition_point(|&s| s <= start).saturating_sub(1),
                 start,
-                end: link.span.end,
+                end: char_of(link.span.end),
                 title: raw,
                 label: link.text.map(text),
                 target,

@@ -121,6 +121,7 @@ impl LinkBackend for EngineBackend {
             sections_to_exclude: request.sections_to_exclude.clone(),
             time_budget: Some(self.time_budget),
             rules: self.rules.get(wiki_id).cloned(),
+            max_work: None,
         };
         // The engine refuses answers from a mapped dataset changed in place since it was
         // opened: open it again for the requests to come.
@@ -149,9 +150,14 @@ impl LinkBackend for EngineBackend {
 /// included, are the engine's (500, as upstream).
 fn engine_error(err: wikisuggest_engine::Error) -> BackendError {
     match err {
-        wikisuggest_engine::Error::Text(TextError::UnsupportedLanguage { .. }) => {
-            BackendError::BadInput(err.to_string())
-        }
+        // A page refused for its language or for markup too complex to read within the
+        // engine's work bound (deeply nested links) is the request's fault: the same page
+        // gets the same answer on every try and every machine.
+        wikisuggest_engine::Error::Text(
+            TextError::UnsupportedLanguage { .. }
+            | TextError::WorkLimitExceeded { .. }
+            | TextError::ParseLimitExceeded,
+        ) => BackendError::BadInput(err.to_string()),
         wikisuggest_engine::Error::Changed { .. } => {
             // The path stays in the log: clients learn what to do, not where files are.
             log::warn!("{err}");

@@ -17,5 +17,5 @@ mod wikitextparser;
 
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
 pub use wikitextparser::{
-    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_in, wikilinks_measured,
+    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_measured,
 };

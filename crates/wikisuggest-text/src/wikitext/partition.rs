@@ -112,6 +112,8 @@ impl Node {
 pub struct Wikitext {
     chars: Vec<char>,
     nodes: Vec<Node>,
+    /// Character reads the parse made.
+    reads: u64,
 }
 
 impl Wikitext {
@@ -121,9 +123,7 @@ impl Wikitext {
     /// first NUL character, as upstream's C tokenizer does (it reads NUL as
     /// the end of the text).
     pub fn parse(text: &str) -> Self {
-        let chars = code_points(text);
-        let items = MwparserfromhellTokenizer::new(&chars, Limits::default()).run();
-        Self::from_items(chars, items)
+        Self::parse_measured(text).0
     }
 
     /// Like [`Wikitext::parse`], also returning how many character reads the parse
@@ -135,7 +135,7 @@ impl Wikitext {
         let items = tokenizer.run();
         let reads = tokenizer.reads();
         drop(tokenizer);
-        (Self::from_items(chars, items), reads)
+        (Self::from_items(chars, items, reads), reads)
     }
 
     /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
@@ -169,11 +169,12 @@ impl Wikitext {
         if tokenizer.exhausted() {
             return Err(TextError::ParseLimitExceeded);
         }
+        let reads = tokenizer.reads();
         drop(tokenizer);
-        Ok(Self::from_items(chars, items))
+        Ok(Self::from_items(chars, items, reads))
     }
 
-    fn from_items(chars: Vec<char>, items: Vec<Item>) -> Self {
+    fn from_items(chars: Vec<char>, items: Vec<Item>, reads: u64) -> Self {
         let nodes = items
             .into_iter()
             .filter_map(|item| match item {
@@ -191,7 +192,17 @@ impl Wikitext {
                 }),
             })
             .collect();
-        Self { chars, nodes }
+        Self {
+            chars,
+            nodes,
+            reads,
+        }
+    }
+
+    /// How many character reads the parse made (the measure [`ParseLimits::max_reads`]
+    /// bounds).
+    pub fn reads(&self) -> u64 {
+        self.reads
     }
 
     /// The page as code points.

@@ -1,83 +1,16 @@
-//! The wikilinks wikitextparser 0.51.1 reports, at every depth.
-//!
-//! wikitextparser works on a *shadow*: one byte per code point (non-ASCII
-//! becomes `?`) in which constructs that were already recognised are masked
-//! so that the remaining patterns see plain text:
-//!
-//! 1. comments become NUL bytes, unparsable extension tags (`<nowiki>`,
-//!    `<math>`, `<pre>` …) become `_`; parsable ones (`<ref>` …) are searched
-//!    recursively, then their content becomes `_`;
-//! 2. innermost wikilinks and `{{{parameters}}}` are found, searched
-//!    recursively, and masked (links keep their length but their special
-//!    characters become control bytes, so the enclosing link can match);
-//! 3. innermost templates are masked with `X`, which may let further links
-//!    match; repeat until nothing changes.
-//!
-//! A link's title and label are then read from its masked interior.
-//!
-//! Step 2 repeats a scan of the whole range once per nesting level, so deeply nested
-//! markup (`[[a|[[a|…]]]]`, `{{a|{{…}}}}`) costs time quadratic in its length. The work
-//! (bytes scanned) is counted, and [`wikilink_ranges_bounded`] stops at a work limit, a
-//! deadline or a cancellation flag; links are reported as ranges, so memory stays linear
-//! however much the labels nest.
+//! The wikitextparser port as first written: every scan over the whole range, every mask
+//! written byte by byte. Quadratic in the nesting, and kept as the reference the linear
+//! search is tested against.
 
-use std::cell::Cell;
+// Test code: the reference is only compared with, never run in the library.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
-use super::ParseLimits;
-use crate::error::TextError;
+use super::{BARE_URL_SCHEMES, PARSABLE_TAGS, UNPARSABLE_TAGS};
 
-/// A wikilink as wikitextparser reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WikiLink {
-    /// Code point span of the whole `[[…]]`.
-    pub span: Range<usize>,
-    /// The target before the first `|`, without any `#fragment`.
-    pub title: String,
-    /// Everything after the first `|`, or `None` without a `|`.
-    pub text: Option<String>,
-}
-
-const PARSABLE_TAGS: [&str; 12] = [
-    "categorytree",
-    "gallery",
-    "imagemap",
-    "includeonly",
-    "indicator",
-    "inputbox",
-    "noinclude",
-    "onlyinclude",
-    "poem",
-    "ref",
-    "references",
-    "section",
-];
-const UNPARSABLE_TAGS: [&str; 20] = [
-    "ce",
-    "charinsert",
-    "chem",
-    "graph",
-    "hiero",
-    "languages",
-    "mapframe",
-    "maplink",
-    "math",
-    "nowiki",
-    "pagelist",
-    "pagequality",
-    "pages",
-    "pre",
-    "score",
-    "source",
-    "syntaxhighlight",
-    "templatedata",
-    "templatestyles",
-    "timeline",
-];
 /// HTML tag names wikitextparser recognises.
-const HTML_TAGS: [&str; 58] = [
+pub(super) const HTML_TAGS: [&str; 58] = [
     "abbr",
     "b",
     "bdi",
@@ -137,89 +70,29 @@ const HTML_TAGS: [&str; 58] = [
     "var",
     "wbr",
 ];
-const BARE_URL_SCHEMES: [&str; 27] = [
-    "bitcoin:",
-    "ftp://",
-    "ftps://",
-    "geo:",
-    "git://",
-    "gopher://",
-    "http://",
-    "https://",
-    "irc://",
-    "ircs://",
-    "magnet:",
-    "mailto:",
-    "mms://",
-    "news:",
-    "nntp://",
-    "redis://",
-    "sftp://",
-    "sip:",
-    "sips:",
-    "sms:",
-    "ssh://",
-    "svn://",
-    "tel:",
-    "telnet://",
-    "urn:",
-    "worldwind://",
-    "xmpp:",
-];
-
-/// Returns the wikilinks of `text` in document order (by span).
-pub fn wikilinks(text: &str) -> Vec<WikiLink> {
-    let chars = super::partition::code_points(text);
-    wikilinks_in(&chars)
-}
-
-/// [`wikilinks`] of text already split into code points.
-pub fn wikilinks_in(chars: &[char]) -> Vec<WikiLink> {
-    let work = Work::new(&ParseLimits::default(), None);
-    strings(chars, find_all(chars, &work))
-}
-
-/// [`wikilinks`], also returning the work done (bytes scanned): the measure that
-/// [`wikilink_ranges_bounded`] bounds with [`ParseLimits::max_reads`].
-pub fn wikilinks_measured(text: &str) -> (Vec<WikiLink>, u64) {
-    let chars = super::partition::code_points(text);
-    let work = Work::new(&ParseLimits::default(), None);
-    let found = find_all(&chars, &work);
-    (strings(&chars, found), work.done.get())
-}
-
-/// The wikilinks of `chars` as code point ranges, in document order, giving up when
-/// `limits` are exceeded or `cancel` is set.
-///
-/// # Errors
-/// [`TextError::ParseLimitExceeded`] when a limit is hit or the work is cancelled.
-pub fn wikilink_ranges_bounded(
-    chars: &[char],
-    limits: &ParseLimits,
-    cancel: Option<&AtomicBool>,
-) -> Result<Vec<LinkRanges>, TextError> {
-    let work = Work::new(limits, cancel);
-    let found = find_all(chars, &work);
-    if work.exhausted.get() {
-        return Err(TextError::ParseLimitExceeded);
-    }
-    Ok(found)
-}
-
-/// A wikilink as code point ranges into the page (see [`WikiLink`]).
+/// A wikilink as code point ranges (see the parent module's `LinkRanges`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkRanges {
-    /// The whole `[[…]]`.
+pub(super) struct Found {
     pub span: Range<usize>,
-    /// The target before the first `|`, without any `#fragment`.
     pub title: Range<usize>,
-    /// Everything after the first `|`, or `None` without a `|`.
     pub text: Option<Range<usize>>,
 }
 
-type Found = LinkRanges;
+/// The wikilinks of `chars`, in document order.
+pub(super) fn find(chars: &[char]) -> Vec<Found> {
+    find_all(chars, &Work)
+}
 
-fn find_all(chars: &[char], work: &Work<'_>) -> Vec<Found> {
+/// No accounting: the reference does not bound its work.
+struct Work;
+
+impl Work {
+    fn charge(&self, _: usize) -> bool {
+        true
+    }
+}
+
+fn find_all(chars: &[char], work: &Work) -> Vec<Found> {
     let mut shadow: Vec<u8> = chars
         .iter()
         .map(|&c| if c.is_ascii() { c as u8 } else { b'?' })
@@ -230,60 +103,6 @@ fn find_all(chars: &[char], work: &Work<'_>) -> Vec<Found> {
     parse_sub_spans(&mut shadow, 0, len, &mut found, work);
     found.sort_by_key(|l: &Found| (l.span.start, l.span.end));
     found
-}
-
-fn strings(chars: &[char], found: Vec<Found>) -> Vec<WikiLink> {
-    let string = |r: Range<usize>| -> String { chars.get(r).unwrap_or_default().iter().collect() };
-    found
-        .into_iter()
-        .map(|f| WikiLink {
-            title: string(f.title),
-            text: f.text.map(string),
-            span: f.span,
-        })
-        .collect()
-}
-
-/// Work accounting for one extraction: bytes scanned, against optional limits.
-pub(crate) struct Work<'c> {
-    done: Cell<u64>,
-    max: Option<u64>,
-    deadline: Option<Instant>,
-    cancel: Option<&'c AtomicBool>,
-    exhausted: Cell<bool>,
-}
-
-/// How much work passes between two looks at the clock and the cancellation flag.
-const CHECK_INTERVAL: u64 = 1 << 16;
-
-impl<'c> Work<'c> {
-    fn new(limits: &ParseLimits, cancel: Option<&'c AtomicBool>) -> Self {
-        Self {
-            done: Cell::new(0),
-            max: limits.max_reads,
-            deadline: limits.deadline,
-            cancel,
-            exhausted: Cell::new(false),
-        }
-    }
-
-    /// Counts `n` bytes scanned; `false` once a limit is hit (all scans then stop).
-    fn charge(&self, n: usize) -> bool {
-        if self.exhausted.get() {
-            return false;
-        }
-        let before = self.done.get();
-        let done = before.saturating_add(n as u64);
-        self.done.set(done);
-        let over = self.max.is_some_and(|m| done > m)
-            || (done / CHECK_INTERVAL != before / CHECK_INTERVAL
-                && (self.deadline.is_some_and(|d| Instant::now() > d)
-                    || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))));
-        if over {
-            self.exhausted.set(true);
-        }
-        !over
-    }
 }
 
 fn at(b: &[u8], i: usize) -> u8 {
@@ -403,7 +222,7 @@ fn extract_tag_extensions(
     start: usize,
     end: usize,
     found: &mut Vec<Found>,
-    work: &Work<'_>,
+    work: &Work,
 ) {
     if !work.charge(end.saturating_sub(start)) {
         return;
@@ -435,13 +254,7 @@ fn extract_tag_extensions(
     }
 }
 
-fn parse_sub_spans(
-    b: &mut [u8],
-    start: usize,
-    end: usize,
-    found: &mut Vec<Found>,
-    work: &Work<'_>,
-) {
+fn parse_sub_spans(b: &mut [u8], start: usize, end: usize, found: &mut Vec<Found>, work: &Work) {
     // Each pass below scans the whole range: that is the work counted.
     let scan = end.saturating_sub(start);
     if !work.charge(scan) {
@@ -884,90 +697,4 @@ fn match_template(b: &[u8], i: usize, end: usize) -> Option<(usize, bool)> {
     }
     let t = skip(b, t, end, space);
     match_args_and_close(b, t, end).map(|e| (e, true))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pairs(text: &str) -> Vec<(String, Option<String>)> {
-        wikilinks(text)
-            .into_iter()
-            .map(|l| (l.title, l.text))
-            .collect()
-    }
-
-    fn p(t: &str, x: Option<&str>) -> (String, Option<String>) {
-        (t.to_owned(), x.map(str::to_owned))
-    }
-
-    #[test]
-    fn basic_links_and_labels() {
-        assert_eq!(
-            pairs("[[a]] [[B#c|d]] [[ p ]] [[V|W|X]] [[d|]]"),
-            [
-                p("a", None),
-                p("B", Some("d")),
-                p(" p ", None),
-                p("V", Some("W|X")),
-                p("d", Some(""))
-            ]
-        );
-    }
-
-    #[test]
-    fn links_at_every_depth() {
-        assert_eq!(
-            pairs("{{t|[[a]]}} <ref>[[b]]</ref> [[File:x.jpg|thumb|[[c]] d]]"),
-            [
-                p("a", None),
-                p("b", None),
-                p("File:x.jpg", Some("thumb|[[c]] d")),
-                p("c", None)
-            ]
-        );
-    }
-
-    #[test]
-    fn masked_regions_hide_links() {
-        assert!(
-            pairs("<!-- [[a]] --> <nowiki>[[b]]</nowiki> <math>[[c]]</math> <pre>[[d]]</pre>")
-                .is_empty()
-        );
-        assert!(pairs("[[a\nb]] [[a<b>c]] [[http://x.org]]").is_empty());
-    }
-
-    /// Expectations recorded from wikitextparser 0.51.1.
-    #[test]
-    fn bracket_and_mask_quirks() {
-        let spans = |t: &str| -> Vec<(String, Option<String>, Range<usize>)> {
-            wikilinks(t)
-                .into_iter()
-                .map(|l| (l.title, l.text, l.span))
-                .collect()
-        };
-        let q = |t: &str, x: Option<&str>, r: Range<usize>| (t.to_owned(), x.map(str::to_owned), r);
-        assert_eq!(spans("[[a|]b]]"), [q("a", Some("]b"), 0..8)]);
-        assert_eq!(spans("[[a|[b]]]"), [q("a", Some("[b]"), 0..9)]);
-        assert_eq!(
-            spans("[[a|[b] c]] [[x|y]z]]"),
-            [q("a", Some("[b] c"), 0..11)]
-        );
-        assert_eq!(spans("[[[a]]] [[[[b]]]]"), [q("b", None, 10..15)]);
-        assert_eq!(
-            spans("[[a|''b'']] [[c|{{d|e}}]] [[{{f}}]]"),
-            [
-                q("a", Some("''b''"), 0..11),
-                q("c", Some("{{d|e}}"), 12..25),
-                q("{{f}}", None, 26..35)
-            ]
-        );
-        assert_eq!(
-            spans("[[a<!-- x -->|b]] [[a|b<!--]]-->c]]"),
-            [
-                q("a<!-- x -->", Some("b"), 0..17),
-                q("a", Some("b<!--]]-->c"), 18..35)
-            ]
-        );
-    }
 }

@@ -1,0 +1,148 @@
+//! The links already on the page (and the page's own title): a candidate mention they
+//! cover, or a candidate target they already link, is not linked again.
+
+use memchr::memmem;
+
+use super::model::{Candidate, LinkModel};
+use super::{Budget, HashMap, HashSet, Request};
+use crate::error::TextError;
+use crate::title::{normalise_anchor, normalise_title};
+use crate::wikitext::{ParseLimits, wikilink_ranges_bounded};
+
+/// The existing links' titles and labels read per byte of page, at most (see
+/// [`Linked::existing`]).
+const LABEL_BYTES_PER_BYTE: u64 = 8;
+/// ... and the length of labels any page may read.
+const LABEL_BYTES_MIN: u64 = 64 * 1024;
+
+/// The mentions and targets already linked on the page; a candidate mention that one of
+/// them covers is not linked again.
+pub(super) struct Linked {
+    mentions: HashSet<String>,
+    /// Every linked mention, each followed by a NUL: a mention without NUL occurs inside a
+    /// linked mention exactly when it occurs in this text, so one search answers.
+    joined: String,
+    pub(super) targets: HashSet<String>,
+}
+
+impl Linked {
+    /// The page's existing links (targets through redirects, kept only when the page
+    /// exists; of the links with one anchor, the last kept counts) and the page's own
+    /// title, or `None` when the budget ran out while reading them. `work`: the request's
+    /// work limit and the work spent on the page so far.
+    ///
+    /// # Errors
+    /// [`TextError::WorkLimitExceeded`] over the work limit, or when the labels to read
+    /// total more than [`LABEL_BYTES_PER_BYTE`] times the page (plus [`LABEL_BYTES_MIN`]).
+    pub(super) fn existing(
+        model: &dyn LinkModel,
+        request: &Request<'_>,
+        init: &str,
+        (limits, work): (&ParseLimits, Option<(u64, u64)>),
+        budget: &Budget<'_>,
+    ) -> Result<Option<Self>, TextError> {
+        let mut link_dict: HashMap<String, String> = HashMap::default();
+        let limits = ParseLimits {
+            max_reads: work.map(|(max, spent)| max.saturating_sub(spent)),
+            ..*limits
+        };
+        let (ranges, link_work) = match wikilink_ranges_bounded(init, &limits, budget.cancel) {
+            Ok(found) => found,
+            Err(TextError::ParseLimitExceeded) if budget.spent() => return Ok(None),
+            Err(TextError::ParseLimitExceeded) => {
+                return Err(TextError::WorkLimitExceeded {
+                    stage: "existing links",
+                    limit: work.map_or(u64::MAX, |(max, _)| max),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        // Nested links (`[[a|[[a|…]]]]`) have overlapping labels: each link is a range, and
+        // its label a slice of the page while it is normalised. Their total length grows
+        // with the square of the nesting, so it is bounded: by the request's work limit,
+        // and in any case linearly in the page (real articles stay below one byte of label
+        // per byte of page).
+        let own = (init.len() as u64)
+            .saturating_mul(LABEL_BYTES_PER_BYTE)
+            .saturating_add(LABEL_BYTES_MIN);
+        let (label_limit, limit) = match work {
+            Some((max, spent)) => {
+                let left = max.saturating_sub(spent).saturating_sub(link_work);
+                (left.min(own), if left < own { max } else { own })
+            }
+            None => (own, own),
+        };
+        let mut label_bytes = 0u64;
+        // Read from the last link back, the first link kept for an anchor is the one the
+        // later duplicates would have left in place: the earlier links with that anchor
+        // need no title look-ups at all.
+        for link in ranges.into_iter().rev() {
+            if budget.spent() {
+                return Ok(None);
+            }
+            let label = link.text.clone().unwrap_or_default();
+            label_bytes += (link.title.len() + label.len()) as u64;
+            if label_bytes > label_limit {
+                return Err(TextError::WorkLimitExceeded {
+                    stage: "existing links' labels",
+                    limit,
+                });
+            }
+            let title = init.get(link.title).unwrap_or_default();
+            let anchor = match link.text.and_then(|r| init.get(r)) {
+                Some(text) if !text.is_empty() => normalise_anchor(text),
+                _ => normalise_anchor(title),
+            };
+            if link_dict.contains_key(&anchor) {
+                continue;
+            }
+            let mut target = normalise_title(title);
+            if let Some(resolved) = model.redirect(&target) {
+                target = resolved;
+            }
+            if model.has_page(&target) {
+                link_dict.insert(anchor, target);
+            }
+        }
+        let mut linked = Self {
+            mentions: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
+            joined: String::new(),
+            targets: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
+        };
+        // The anchors are distinct keys: each moves into the set without a check or copy.
+        for (anchor, target) in link_dict {
+            linked.joined.push_str(&anchor);
+            linked.joined.push('\0');
+            linked.mentions.insert(anchor);
+            linked.targets.insert(target);
+        }
+        linked.insert_mention(&normalise_anchor(request.page_title));
+        linked.targets.insert(normalise_title(request.page_title));
+        Ok(Some(linked))
+    }
+
+    /// Adds a linked mention.
+    pub(super) fn insert_mention(&mut self, mention: &str) {
+        if !self.mentions.contains(mention) {
+            self.mentions.insert(mention.to_owned());
+            self.joined.push_str(mention);
+            self.joined.push('\0');
+        }
+    }
+
+    /// Whether `mention` may not be linked: a candidate is already a linked target, or the
+    /// mention occurs inside a linked mention.
+    pub(super) fn blocks(&self, mention: &str, candidates: &[Candidate<'_>]) -> bool {
+        candidates
+            .iter()
+            .any(|c| self.targets.contains(c.title.as_ref()))
+            || if mention.contains('\0') {
+                let within = memmem::Finder::new(mention.as_bytes());
+                self.mentions
+                    .iter()
+                    .any(|s| within.find(s.as_bytes()).is_some())
+            } else {
+                memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
+            }
+    }
+}
