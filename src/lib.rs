@@ -9,6 +9,7 @@ mod batch;
 mod build;
 mod client;
 mod convert;
+mod datasets;
 mod dump;
 mod engine;
 mod errors;
@@ -34,6 +35,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::NativeBatchStream>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<mediawiki::NativeWiki>()?;
+    m.add_class::<datasets::NativeDownloader>()?;
+    m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;

@@ -1,6 +1,6 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
@@ -31,6 +31,9 @@ __all__ = [
     "NativeDatasetBuild",
     "backtest_dataset",
     "NativeDumpPages",
+    "NativeDownloader",
+    "convert_dataset",
+    "dataset_drift",
 ]
 
 __version__: str
@@ -288,3 +291,34 @@ class NativeServer:
     @property
     def running(self) -> bool: ...
     def stop(self) -> None: ...
+
+@final
+class NativeDownloader:
+    def __new__(
+        cls,
+        user_agent: str,
+        connect_timeout: float,
+        read_timeout: float,
+        max_retries: int,
+        backoff_base: float,
+        max_retry_after: float,
+    ) -> NativeDownloader: ...
+    def head(self, url: str) -> dict[str, Any] | None: ...
+    def get(self, url: str, limit: int) -> tuple[bytes, dict[str, Any]] | None: ...
+    def download(
+        self,
+        url: str,
+        dest: str,
+        sha256: str | None,
+        max_size: int,
+        progress: Callable[[int, int | None], object] | None = None,
+    ) -> dict[str, Any]: ...
+
+def convert_dataset(
+    src_dir: str,
+    wiki_id: str,
+    out_dir: str,
+    progress: Callable[[int, int | None, str], object] | None = None,
+    sort_budget: int | None = None,
+) -> str: ...
+def dataset_drift(published: str, current: str, examples: int) -> dict[str, Any]: ...

@@ -34,6 +34,7 @@ pub mod checksum;
 pub mod conversion;
 pub mod cosine;
 mod dataset;
+pub mod drift;
 mod error;
 mod extsort;
 pub mod features;
