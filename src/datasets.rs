@@ -199,7 +199,7 @@ impl NativeDownloader {
 }
 
 /// Names of the conversion phases, in the order of their numbers below.
-const PHASES: [&str; 5] = ["read", "titles", "anchors", "index", "write"];
+const PHASES: [&str; 6] = ["read", "titles", "anchors", "index", "write", "verify"];
 
 fn phase_number(phase: ConvertPhase) -> u64 {
     let name = phase.name();

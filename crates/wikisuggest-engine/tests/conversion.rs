@@ -94,7 +94,8 @@ fn progress_goes_through_the_phases_in_order_and_ends_complete() {
             ConvertPhase::Titles,
             ConvertPhase::Anchors,
             ConvertPhase::Index,
-            ConvertPhase::Write
+            ConvertPhase::Write,
+            ConvertPhase::Verify
         ]
     );
     assert!(seen.iter().all(|p| p.done <= p.total));
@@ -113,7 +114,13 @@ fn progress_goes_through_the_phases_in_order_and_ends_complete() {
     assert_eq!(read.last().unwrap().total, sources);
     assert_eq!(read.last().unwrap().done, sources);
     let last = seen.last().unwrap();
-    assert_eq!((last.phase, last.done), (ConvertPhase::Write, last.total));
+    assert_eq!((last.phase, last.done), (ConvertPhase::Verify, last.total));
+    let written = seen
+        .iter()
+        .filter(|p| p.phase == ConvertPhase::Write)
+        .last()
+        .unwrap();
+    assert_eq!(written.done, written.total);
 }
 
 #[test]

@@ -57,8 +57,10 @@ pub enum Phase {
     Anchors,
     /// Building the hash indexes (progress in keys).
     Index,
-    /// Writing and checking the native file (progress in bytes).
+    /// Writing the native file (progress in bytes of its sections).
     Write,
+    /// Reading the written file back to check its digest (progress in bytes).
+    Verify,
 }
 
 impl Phase {
@@ -70,6 +72,7 @@ impl Phase {
             Phase::Anchors => "anchors",
             Phase::Index => "index",
             Phase::Write => "write",
+            Phase::Verify => "verify",
         }
     }
 }
@@ -257,7 +260,7 @@ fn run(
                 .len();
         }
     }
-    ctx.start(Phase::Write, total * 2)?;
+    ctx.start(Phase::Write, total)?;
     let ctx = std::cell::RefCell::new(ctx);
     crate::dataset::publish_native_file(
         out_dir,
@@ -266,11 +269,16 @@ fn run(
             let mut ctx = ctx.borrow_mut();
             write_layout(w, (title_bound, anchor_bound), |s, body| match files(s) {
                 Some(path) => copy_section(&mut ctx, body, path),
-                None => body.put(match s {
-                    Section::Meta => &meta,
-                    Section::Model => &model,
-                    _ => &decoded.model_json,
-                }),
+                None => {
+                    let bytes = match s {
+                        Section::Meta => &meta,
+                        Section::Model => &model,
+                        _ => &decoded.model_json,
+                    };
+                    body.put(bytes)?;
+                    ctx.advance_block(bytes.len() as u64)
+                        .map_err(std::io::Error::other)
+                }
             })
             .map_err(|e| Error::io(out_dir, e))
         },
@@ -297,6 +305,10 @@ fn verify_streamed(ctx: &mut Ctx<'_>, path: &Path) -> Result<()> {
     header.extend_from_slice(&rest);
     let stored = header[DIGEST_AT].to_vec();
     header[DIGEST_AT].fill(0);
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
+    ctx.start(Phase::Verify, len.saturating_sub(area as u64))?;
     let mut sha = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
