@@ -218,6 +218,7 @@ def backtest_dataset(
     thresholds: list[float],
     holdout_fraction: float,
     max_test_articles: int,
+    reference_dir: str | None = None,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
 
 @final
