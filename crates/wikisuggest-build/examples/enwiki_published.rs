@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use enwiki_tables::{ENWIKI, enwiki_size_tables};
-use wikisuggest_build::publish::write_published;
+use wikisuggest_build::publish::write_published_with;
 use wikisuggest_engine::Dataset;
 
 fn main() {
@@ -44,7 +44,9 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    write_published(&out, "enwiki", &tables, sample.model_json()).expect("written");
+    // Level 1: gigabytes at level 9 take an hour, and the reader's cost hardly depends on it.
+    let level = flate2::Compression::fast();
+    write_published_with(&out, "enwiki", &tables, sample.model_json(), level).expect("written");
     println!(
         "wrote the published files into {} in {:.1} s",
         out.display(),

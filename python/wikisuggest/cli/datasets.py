@@ -7,6 +7,7 @@ import argparse
 import datetime
 import email.utils
 import json
+import logging
 import shutil
 import sys
 from pathlib import Path
@@ -49,6 +50,14 @@ def _progress(args: argparse.Namespace) -> bool:
 def _fetch(args: argparse.Namespace) -> int:
     from ..datasets.fetch import fetch
 
+    progress = _progress(args)
+    if not args.quiet and not progress:
+        # Sizes, waits and the snapshot made, as lines on stderr (logs, CI).
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger = logging.getLogger("wikisuggest.datasets")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
     for wiki in args.wiki:
         path = fetch(
             wiki,
@@ -57,7 +66,7 @@ def _fetch(args: argparse.Namespace) -> int:
             update=args.update,
             offline=True if args.offline else None,
             expect=_expect(args.expect),
-            progress=_progress(args),
+            progress=progress,
             user_agent=args.user_agent,
             keep_sources=args.keep_sources,
         )
@@ -218,6 +227,12 @@ def _prune(args: argparse.Namespace) -> int:
                         p.unlink(missing_ok=True)
             for p in leftovers:
                 print(f"{wiki}: removed the leftover {p}")
+    serve = root / "datasets" / "serve"
+    if not args.wiki and serve.is_dir():
+        # Hard links for `wikisuggest serve --fetch`: made again when next needed.
+        print(f"{'would remove' if args.dry_run else 'removing'} {serve}")
+        if not args.dry_run:
+            shutil.rmtree(serve, ignore_errors=True)
     verb = "would free" if args.dry_run else "freed"
     print(f"{verb} {freed / 1e6:.0f} MB")
     return 0

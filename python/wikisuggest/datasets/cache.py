@@ -7,6 +7,7 @@ Unix), ``~/Library/Caches/wikisuggest`` (macOS), ``%LOCALAPPDATA%\\wikisuggest\\
 (Windows). Under it::
 
     datasets/index/                 the published indexes, kept an hour
+    datasets/serve/<key>/           hard links laid out for ``wikisuggest serve --fetch``
     datasets/<wiki>/current         name of the snapshot fetch() returns
     datasets/<wiki>/lock            held while a process fetches the wiki
     datasets/<wiki>/downloads/      partial and verified downloads not yet converted
@@ -303,7 +304,7 @@ def known_wikis(root: Path) -> list[str]:
     base = root / "datasets"
     if not base.is_dir():
         return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != "index")
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and p.name not in {"index", "serve"})
 
 
 def sha256_file(path: Path) -> str:
@@ -313,3 +314,26 @@ def sha256_file(path: Path) -> str:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+def serving_folder(root: Path, natives: Mapping[str, Path]) -> Path:
+    """A folder laid out as the reference server reads datasets (``<wiki>/<wiki>.linkdata``)
+    for the native files ``natives`` (wiki → file): hard links into the snapshots (a copy
+    where links are not possible), made once per set of snapshots and reused."""
+    key = hashlib.sha256(
+        "".join(f"{wiki}={path}\n" for wiki, path in sorted(natives.items())).encode("utf-8")
+    ).hexdigest()[:16]
+    folder = root / "datasets" / "serve" / key
+    if all((folder / wiki / path.name).is_file() for wiki, path in natives.items()):
+        return folder
+    staging = folder.with_name(f".{key}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    for wiki, path in natives.items():
+        (staging / wiki).mkdir(parents=True)
+        try:
+            os.link(path, staging / wiki / path.name)
+        except OSError:
+            shutil.copyfile(path, staging / wiki / path.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.rename(staging, folder)
+    return folder

@@ -151,9 +151,11 @@ class _Report:
             self.tqdm = tqdm
 
     def say(self, message: str) -> None:
-        log.info("%s", message)
+        """Prints between the bars with ``progress``, else logs (``wikisuggest.datasets``)."""
         if self.progress:
             self.tqdm.write(message, file=sys.stderr)
+        else:
+            log.info("%s", message)
 
     def bytes_bar(
         self, desc: str
@@ -582,6 +584,14 @@ def fetch(
             )
         for name, want in pinned.items():
             if published.checksums[name] != want:
+                if found is not None:
+                    log.info(
+                        "%s: the published %s is not the pinned one; keeping %s",
+                        wiki,
+                        name,
+                        found.id,
+                    )
+                    return found.native
                 raise DatasetError(
                     f"the {name} published for {wiki} has sha256 {published.checksums[name]}, "
                     f"not the expected {want}, and no cached snapshot has it",
