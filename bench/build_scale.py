@@ -186,7 +186,7 @@ def measure(name: str, run: Callable[[], T]) -> T:
 def table_passes(dump: Path, out_dir: Path, packed: Path | None) -> None:
     """Scan, vectors, training rows, training and writing of a build of ``dump``."""
     from wikisuggest import _native
-    from wikisuggest.build import EMBEDDING_DIM, train_model
+    from wikisuggest.datasets.build import EMBEDDING_DIM, train_model
 
     if packed:
         args = (str(packed), "enwiki", "en", 0.065, 2, True, None)

@@ -1,5 +1,5 @@
-"""Whole-wiki benchmark: ``wikisuggest.spark.recommend_links`` in ``local[2]`` against a plain
-``LinkEngine.recommend_many`` loop on the same rows, in one run.
+"""Whole-wiki benchmark: ``wikisuggest.engine.spark.recommend_links`` in ``local[2]`` against a
+plain ``LinkEngine.recommend_many`` loop on the same rows, in one run.
 
 Rows: the articles of the enwiki sample in gensim's wheel (``bash scripts/test`` downloads it
 into ``target/reference-fixtures/downloads``), or the parity articles without it, repeated
@@ -81,7 +81,7 @@ def main() -> int:
     from pyspark.sql import SparkSession
 
     import wikisuggest
-    from wikisuggest.spark import recommend_links
+    from wikisuggest.engine.spark import recommend_links
 
     articles = gensim_articles() or parity_articles()
     rows = [

@@ -34,7 +34,7 @@ static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
 
 pub(crate) fn builders(py: Python<'_>) -> PyResult<&Builders> {
     BUILDERS.get_or_try_init(py, || {
-        let models = py.import("wikisuggest.models")?;
+        let models = py.import("wikisuggest.records")?;
         let class = |name: &str| -> PyResult<Py<PyType>> {
             Ok(models.getattr(name)?.cast_into::<PyType>()?.unbind())
         };

@@ -19,7 +19,7 @@ import pywikibot
 from pywikibot.comms import http
 
 import wikisuggest
-from wikisuggest.adapters import RequestsAuth
+from wikisuggest.auth import RequestsAuth
 
 USER_AGENT = "PywikibotTests/1.0 (https://example.org/pywikibot-tests; tests@example.org)"
 CLIENT_ID = "example-confidential-app"
@@ -56,7 +56,7 @@ def main(auth_url: str, store: str, kind: str, mode: str, title: str) -> dict[st
         result = wikisuggest.LinkEngine.default().recommend(
             wikitext, title, pageid=page.pageid, revid=revid, threshold=0.3
         )
-        applied = result.apply(wikitext)
+        applied = wikisuggest.apply_links(wikitext, result)
         page.text = applied.wikitext
         page.save(summary="Add links (pywikibot test)", bot=True, minor=True)
         report |= {

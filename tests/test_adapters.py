@@ -18,7 +18,7 @@ import reference_server as ref
 import requests
 
 import wikisuggest
-from wikisuggest.adapters import HttpxAuth, RequestsAuth
+from wikisuggest.auth import HttpxAuth, RequestsAuth
 
 TRANSLATION = "/service/lw/recommendation/api/v1/translation"
 QUERY = {"source": "en", "target": "fr", "count": "1"}

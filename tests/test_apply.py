@@ -12,7 +12,7 @@ import pytest
 
 import wikisuggest
 from wikisuggest import LinkEngine, LinkRecommendation, LinkRecommendationSet, SkipReason
-from wikisuggest._wikitext import linked_targets
+from wikisuggest.edits._wikitext import linked_targets
 from wikisuggest.engine import demo_articles
 
 PARITY = Path(__file__).parent / "data" / "parity"
@@ -34,7 +34,7 @@ def _parity_pages() -> list[tuple[str, str]]:
 
 def _check_applied_result(engine: LinkEngine, title: str, wikitext: str) -> tuple[int, int]:
     result = engine.recommend(wikitext, title, max_recommendations=0)
-    applied = result.apply(wikitext)
+    applied = wikisuggest.apply_links(wikitext, result)
     # Only link markup was added: removing each inserted link gives the original text back.
     rebuilt = applied.wikitext
     for item in sorted(applied.applied, key=lambda a: -a.new_offset):
@@ -204,8 +204,8 @@ def test_accept_predicate_or_indexes() -> None:
         page_title="Numbers",
         revid=42,
     )
-    assert links.apply(text, accept={0, 2}).wikitext == "[[one]] two [[three]]"
-    by_score = links.apply(text, accept=lambda link: (link.score or 0) > 0.5)
+    assert wikisuggest.apply_links(text, links, accept={0, 2}).wikitext == "[[one]] two [[three]]"
+    by_score = wikisuggest.apply_links(text, links, accept=lambda link: (link.score or 0) > 0.5)
     assert by_score.wikitext == "[[one]] two [[three]]"
     assert by_score.revid == 42 and by_score.page_title == "Numbers"
     assert "+[[one]] two [[three]]" in by_score.diff()
@@ -224,7 +224,7 @@ def test_cli_apply_prints_text_or_diff(tmp_path: Path) -> None:
     saved.write_text(json.dumps(result.to_dict()), "utf-8")
     command = [sys.executable, "-m", "wikisuggest", "apply", str(page), str(saved)]
     out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60)
-    assert out.stdout == result.apply(wikitext).wikitext
+    assert out.stdout == wikisuggest.apply_links(wikitext, result).wikitext
     diff = subprocess.run(
         [*command, "--diff", "--accept", "0"],
         capture_output=True,
@@ -236,7 +236,7 @@ def test_cli_apply_prints_text_or_diff(tmp_path: Path) -> None:
     assert diff.stdout.startswith(f"--- a/{title}\n+++ b/{title}\n")
     added = [line for line in diff.stdout.splitlines() if line.startswith("+") and "[[" in line]
     assert any(
-        wikisuggest.apply.link_markup(first.link_text, first.link_target) in a for a in added
+        wikisuggest.edits.apply.link_markup(first.link_text, first.link_target) in a for a in added
     )
     bad = subprocess.run(
         [sys.executable, "-m", "wikisuggest", "apply", str(page), str(page)],

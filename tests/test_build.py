@@ -24,7 +24,7 @@ import pytest
 numpy = pytest.importorskip("numpy")
 pytest.importorskip("xgboost")
 
-from wikisuggest.build import build, format_report  # noqa: E402
+from wikisuggest.datasets.build import build, format_report  # noqa: E402
 
 # (title, anchor, share of mentions that are links): some phrases are nearly always
 # linked, others are common words that authors rarely link.
@@ -276,7 +276,7 @@ def test_training_in_batches_is_the_in_memory_model() -> None:
     build a QuantileDMatrix from the array), whatever the batch size."""
     import xgboost
 
-    from wikisuggest.build import train_model
+    from wikisuggest.datasets.build import train_model
 
     rng = numpy.random.default_rng(5)
     n = 30_000

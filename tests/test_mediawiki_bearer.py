@@ -54,7 +54,9 @@ def test_wiki_sends_the_managers_token_and_renews_it_once_on_401(
     result = LinkEngine.default().recommend(
         page.wikitext, page.title, revid=page.revid, threshold=0.3
     )
-    saved = wiki.save(result.apply(page.wikitext), summary="Add links (bearer test)")
+    saved = wiki.save(
+        wikisuggest.apply_links(page.wikitext, result), summary="Add links (bearer test)"
+    )
     assert saved.saved and saved.old_revid == page.revid
     assert {(s.token, s.status) for s in gate.seen[2:]} == {(issued, 200)}
     assert len(gate.seen) >= 4

@@ -34,7 +34,7 @@ def _applied(wiki: Wiki, engine: LinkEngine, title: str) -> wikisuggest.AppliedL
     result = engine.recommend(
         page.wikitext, page.title, pageid=page.pageid, revid=page.revid, threshold=0.3
     )
-    applied = result.apply(page.wikitext)
+    applied = wikisuggest.apply_links(page.wikitext, result)
     assert applied.applied, f"no link to apply on {title}"
     assert applied.revid == page.revid
     return applied
@@ -133,7 +133,7 @@ async def test_async_forms(mediawiki: LocalWiki, engine: LinkEngine) -> None:
     by_revision = await wiki.page_async(revid=page.revid)
     assert by_revision == page
     result = engine.recommend(page.wikitext, page.title, revid=page.revid, threshold=0.3)
-    saved = await wiki.save_async(result.apply(page.wikitext))
+    saved = await wiki.save_async(wikisuggest.apply_links(page.wikitext, result))
     assert saved.saved and saved.old_revid == page.revid
 
 

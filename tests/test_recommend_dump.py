@@ -27,7 +27,7 @@ import pytest
 pq = pytest.importorskip("pyarrow.parquet")
 
 import wikisuggest  # noqa: E402
-from wikisuggest.dump import MANIFEST, recommend_dump  # noqa: E402
+from wikisuggest.engine.dump import MANIFEST, recommend_dump  # noqa: E402
 
 SAMPLE = (
     "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
@@ -238,7 +238,7 @@ def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path
 
 def test_written_dump_of_shipped_articles(tmp_path: Path) -> None:
     """`write_dump` (the README's example dump) gives back each article's links."""
-    from wikisuggest.dump import write_dump
+    from wikisuggest.engine.dump import write_dump
 
     articles = sorted(wikisuggest.engine.demo_articles().items())
     dump = write_dump(tmp_path / "demo.xml.bz2", articles)

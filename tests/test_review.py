@@ -11,8 +11,8 @@ import pytest
 
 import wikisuggest
 from wikisuggest import BatchItem, BatchResults, LinkRecommendation, LinkRecommendationSet
+from wikisuggest._html import HIGHLIGHT
 from wikisuggest.engine import demo_articles
-from wikisuggest.review import HIGHLIGHT
 
 HIGHLIGHT_RGB = (int(HIGHLIGHT[1:3], 16), int(HIGHLIGHT[3:5], 16), int(HIGHLIGHT[5:7], 16))
 #: What the injected code would paint the page with, had it run.
@@ -61,7 +61,7 @@ def _hostile_page() -> tuple[str, LinkRecommendationSet]:
 
 def test_html_escapes_everything_from_the_page() -> None:
     text, result = _hostile_page()
-    applied = result.apply(text)
+    applied = wikisuggest.apply_links(text, result)
     batch = BatchResults([BatchItem(0, "Aardvark", result, None)])
     for view in (result._repr_html_(), applied._repr_html_(), batch._repr_html_()):
         for payload in PAYLOADS:
@@ -73,7 +73,7 @@ def test_html_escapes_everything_from_the_page() -> None:
 
 def test_views_list_every_link_and_skip_reason() -> None:
     text, result = _hostile_page()
-    applied = result.apply(text)
+    applied = wikisuggest.apply_links(text, result)
     # The target with markup in it is refused, so the view shows it as skipped.
     assert [s.reason for s in applied.skipped] == [wikisuggest.SkipReason.INVALID]
     view = applied._repr_html_()
@@ -86,7 +86,7 @@ def test_views_list_every_link_and_skip_reason() -> None:
 @needs_browser
 def test_browser_draws_highlights_and_runs_nothing_from_the_page(tmp_path: Path) -> None:
     text, result = _hostile_page()
-    applied = result.apply(text)
+    applied = wikisuggest.apply_links(text, result)
     doc = tmp_path / "review.html"
     doc.write_text(browser.page(result._repr_html_() + applied._repr_html_()), "utf-8")
 
@@ -120,7 +120,7 @@ def test_browser_draws_a_real_article_review(tmp_path: Path) -> None:
     title, wikitext = sorted(demo_articles().items())[0]
     result = engine.recommend(wikitext, title, max_recommendations=4)
     assert len(result.links) >= 2
-    applied = result.apply(wikitext)
+    applied = wikisuggest.apply_links(wikitext, result)
     doc = tmp_path / "article.html"
     doc.write_text(browser.page(applied._repr_html_()), "utf-8")
     image = browser.screenshot(doc, tmp_path / "article.png", height=500)

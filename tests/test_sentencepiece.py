@@ -20,7 +20,7 @@ import wikisuggest
 pytest.importorskip("numpy")
 pytest.importorskip("xgboost")
 
-from wikisuggest.build import BuildReport, build
+from wikisuggest.datasets.build import BuildReport, build
 
 # The wikitext of jawiki's "ONE OK ROCK" as recorded in the wptools 0.4.17 test data
 # (see DATA-ATTRIBUTION).

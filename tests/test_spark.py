@@ -1,4 +1,4 @@
-"""`wikisuggest.spark.recommend_links` on a real local Spark (`local[2]`): rows identical to
+"""`wikisuggest.engine.spark.recommend_links` on a real local Spark (`local[2]`): rows identical to
 `LinkEngine.recommend` on each page, with `mapInArrow` and with `mapInPandas`, an error row
 for a bad page, several wikis in one job, and both shapes of Wikimedia's wikitext tables.
 
@@ -26,8 +26,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import wikisuggest
-from wikisuggest import spark as wspark
 from wikisuggest.engine import default_dataset_path, demo_articles
+from wikisuggest.engine import spark as wspark
 
 ENWIKI = default_dataset_path()
 SAMPLE = (
@@ -122,7 +122,7 @@ def testwiki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("xgboost")
     from test_build import synthetic_dump
 
-    from wikisuggest.build import build
+    from wikisuggest.datasets.build import build
 
     root = tmp_path_factory.mktemp("testwiki")
     synthetic_dump(root / "testwiki.xml")

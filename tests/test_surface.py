@@ -310,20 +310,18 @@ def test_a_stale_blocking_client_fails_the_check(tmp_path: Path) -> None:
     import shutil
 
     (tmp_path / "scripts").mkdir()
-    package = tmp_path / "python" / "wikisuggest"
+    package = tmp_path / "python" / "wikisuggest" / "client"
     package.mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "unasync.py", tmp_path / "scripts")
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    shutil.copy(ROOT / "python" / "wikisuggest" / "_sync_client.py", package)
-    source = (ROOT / "python" / "wikisuggest" / "_async_client.py").read_text()
-    (package / "_async_client.py").write_text(
-        source.replace("the service recommends from", "there are")
-    )
+    shutil.copy(ROOT / "python" / "wikisuggest" / "client" / "_sync.py", package)
+    source = (ROOT / "python" / "wikisuggest" / "client" / "_async.py").read_text()
+    (package / "_async.py").write_text(source.replace("the service recommends from", "there are"))
     script = [sys.executable, str(tmp_path / "scripts" / "unasync.py")]
     stale = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
     assert stale.returncode == 1 and "stale" in stale.stderr
     subprocess.run(script, capture_output=True, check=True)
-    assert "Every page collection there are" in (package / "_sync_client.py").read_text()
+    assert "Every page collection there are" in (package / "_sync.py").read_text()
     fresh = subprocess.run([*script, "--check"], capture_output=True, text=True, check=False)
     assert fresh.returncode == 0, fresh.stderr
 
@@ -565,7 +563,7 @@ def test_no_public_method_returns_any() -> None:
     what it returns (``raw=True`` picks ``dict``; batches carry their item type)."""
     package = ROOT / "python" / "wikisuggest"
     checked, untyped = 0, []
-    for path in sorted([*package.glob("*.py"), package / "_native.pyi"]):
+    for path in sorted([*package.rglob("*.py"), package / "_native.pyi"]):
         for name, returns in _public_returns(path):
             checked += 1
             awaited = name.endswith("__await__")
@@ -700,7 +698,7 @@ def test_native_exception_handles_name_classes_of_the_tree() -> None:
 def test_each_options_list_is_written_once() -> None:
     """The link and translation options (and the engine's) are one typed set per operation
     family, not a list of parameters repeated in every signature."""
-    from wikisuggest._client_base import LinkOptions, TranslationOptions
+    from wikisuggest.client._base import LinkOptions, TranslationOptions
     from wikisuggest.engine import PassOptions
 
     families = {

@@ -12,12 +12,39 @@ The same recommendations computed locally, offline (see :mod:`wikisuggest.engine
 
 from __future__ import annotations
 
-from . import datasets
+import warnings
+from typing import Any
+
+from . import _aliases, datasets
 from ._native import __version__
-from .apply import AppliedLink, AppliedLinks, SkippedLink, SkipReason, apply_links
+from .auth import (
+    AuthorizationRequest,
+    FileTokenStore,
+    LoopbackServer,
+    Token,
+    TokenManager,
+    TokenStore,
+    authorization_url,
+    parse_redirect,
+)
 from .batch import AsyncBatch, BatchInterrupted, BatchItem, BatchResults
-from .client import DEFAULT_AUTH_URL, DEFAULT_BASE_URL, AsyncClient, Client
-from .edit import EditResult, Page, Wiki
+from .client import (
+    DEFAULT_AUTH_URL,
+    DEFAULT_BASE_URL,
+    AsyncClient,
+    Client,
+    authorize_with_loopback,
+)
+from .edits import (
+    AppliedLink,
+    AppliedLinks,
+    EditResult,
+    Revision,
+    SkippedLink,
+    SkipReason,
+    Wiki,
+    apply_links,
+)
 from .engine import CandidateScore, EngineInfo, LinkEngine
 from .errors import (
     AccessDenied,
@@ -54,7 +81,7 @@ from .errors import (
     WikisuggestError,
     WikitextError,
 )
-from .models import (
+from .records import (
     CollectionMembership,
     DatasetChecksums,
     LinkRecommendation,
@@ -65,17 +92,6 @@ from .models import (
     PageCollectionMetadata,
     TranslationPage,
     TranslationRecommendation,
-)
-from .oauth import (
-    AuthorizationRequest,
-    FileTokenStore,
-    LoopbackServer,
-    Token,
-    TokenManager,
-    TokenStore,
-    authorization_url,
-    authorize_with_loopback,
-    parse_redirect,
 )
 from .server import Server, serve
 
@@ -95,15 +111,15 @@ __all__ = [
     "CandidateScore",
     "Client",
     "ClientClosed",
-    "ConfigurationError",
     "CollectionMembership",
+    "ConfigurationError",
     "DatasetChecksums",
     "DatasetError",
     "DecodeError",
     "EditConflict",
     "EditResult",
-    "FileTokenStore",
     "EngineInfo",
+    "FileTokenStore",
     "HTTPError",
     "InvalidClient",
     "InvalidGrant",
@@ -118,7 +134,6 @@ __all__ = [
     "Meta",
     "NotFound",
     "OAuthError",
-    "Page",
     "PageCollection",
     "PageCollectionGroups",
     "PageCollectionMetadata",
@@ -126,6 +141,7 @@ __all__ = [
     "ReadDenied",
     "ReauthorizationRequired",
     "ResponseTooLarge",
+    "Revision",
     "Server",
     "ServerError",
     "SkipReason",
@@ -135,9 +151,9 @@ __all__ = [
     "Token",
     "TokenManager",
     "TokenStore",
-    "TransportError",
     "TranslationPage",
     "TranslationRecommendation",
+    "TransportError",
     "Unauthorized",
     "UnauthorizedClient",
     "UnprocessableEntity",
@@ -152,7 +168,21 @@ __all__ = [
     "apply_links",
     "authorization_url",
     "authorize_with_loopback",
-    "parse_redirect",
     "datasets",
+    "parse_redirect",
     "serve",
 ]
+
+_aliases.install()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Page":
+        warnings.warn(
+            "wikisuggest.Page is deprecated: it is wikisuggest.Revision (a wiki's revision, "
+            "as Wiki.page returns it); the engine's input is wikisuggest.engine.Page",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Revision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

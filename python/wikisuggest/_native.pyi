@@ -4,36 +4,36 @@ from collections.abc import Awaitable, Callable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
-from .batch import BatchItem, _Plan
-from .models import LinkRecommendationSet, TranslationRecommendation
+from .batch import BatchItem, Plan
+from .records import LinkRecommendationSet, TranslationRecommendation
 
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
 
 __all__ = [
-    "__version__",
-    "NativeClient",
+    "NativeBatch",
+    "NativeBatchStream",
     "NativeCall",
+    "NativeClient",
+    "NativeDatasetBuild",
+    "NativeDownloader",
+    "NativeDumpPages",
+    "NativeEngine",
+    "NativeGroup",
+    "NativeServer",
     "NativeTokenManager",
     "NativeWiki",
-    "NativeBatch",
-    "NativeGroup",
-    "NativeEngine",
-    "NativeBatchStream",
-    "NativeServer",
-    "in_flight_tasks",
-    "quiesce",
+    "__version__",
     "authorization_url",
-    "parse_redirect",
-    "file_store_load",
-    "file_store_save",
-    "NativeDatasetBuild",
     "backtest_dataset",
-    "NativeDumpPages",
-    "NativeDownloader",
     "convert_dataset",
     "dataset_drift",
+    "file_store_load",
+    "file_store_save",
+    "in_flight_tasks",
+    "parse_redirect",
+    "quiesce",
 ]
 
 __version__: str
@@ -146,20 +146,18 @@ class NativeBatch:
     ) -> NativeBatch: ...
     @property
     def total(self) -> int: ...
-    def next(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def next(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
     def next_async(self) -> Awaitable[NativeGroup]: ...
     def cancel(self) -> None: ...
 
 @final
 class NativeGroup:
-    def items(self, origin: _Plan[_T]) -> list[BatchItem[_T]]: ...
+    def items(self, origin: Plan[_T]) -> list[BatchItem[_T]]: ...
 
 @final
 class NativeEngine:
     @staticmethod
     def open(path: str, wiki_id: str, application_version: str, verify: bool) -> NativeEngine: ...
-    @staticmethod
-    def convert(src_dir: str, wiki_id: str, out_dir: str) -> str: ...
     def verify(self) -> None: ...
     @property
     def wiki_id(self) -> str: ...

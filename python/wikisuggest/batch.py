@@ -14,6 +14,7 @@ import operator
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
+    Awaitable,
     Callable,
     Generator,
     Iterable,
@@ -21,10 +22,10 @@ from collections.abc import (
     Mapping,
 )
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from . import _args, _frames
-from ._native import NativeBatch
+from . import _args, _dataframes
+from ._progress import Progress
 from .errors import Cancelled, InvalidParameter, WikisuggestError
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ _set_index, _set_input, _set_result, _set_error = map(
 )
 
 
-def _make_item(
+def make_item(
     index: int, spec: Any, result: T | None = None, error: WikisuggestError | None = None
 ) -> BatchItem[T]:
     """``BatchItem(index, spec, result=..., error=...)``, built without the frozen dataclass's
@@ -141,15 +142,21 @@ class BatchResults(list[BatchItem[T]]):
                 }
                 for link in result.links:
                     rows.append({**base, **page, **_record(link)})
-                columns = ["input_index", "page_title", "pageid", "revid", *_frames.LINK_COLUMNS]
+                columns = [
+                    "input_index",
+                    "page_title",
+                    "pageid",
+                    "revid",
+                    *_dataframes.LINK_COLUMNS,
+                ]
             else:
                 for rec in result or ():
                     rows.append({**base, **_record(rec)})
-                columns = ["input_index", *_frames.TRANSLATION_COLUMNS]
-        return _frames.dataframe(rows, columns)
+                columns = ["input_index", *_dataframes.TRANSLATION_COLUMNS]
+        return _dataframes.dataframe(rows, columns)
 
     def _repr_html_(self) -> str:
-        from .review import batch_results_html
+        from ._html import batch_results_html
 
         return batch_results_html(self)
 
@@ -166,6 +173,22 @@ def _describe_input(spec: Any) -> dict[str, Any]:
     return {"input": spec}
 
 
+class NativeGroup(Protocol):
+    """Items the native batch finished together, handed to the asyncio side as they are."""
+
+    def items(self, origin: Plan[T]) -> list[BatchItem[T]]: ...
+
+
+class NativeBatch(Protocol):
+    """What the drivers below need of a running native batch (``wikisuggest._native``)."""
+
+    def next(self, origin: Plan[T]) -> list[BatchItem[T]]: ...
+
+    def next_async(self) -> Awaitable[NativeGroup]: ...
+
+    def cancel(self) -> None: ...
+
+
 class BatchInterrupted(KeyboardInterrupt):
     """Ctrl-C during a batch: ``results`` holds every item, unfinished ones with a
     :class:`~wikisuggest.errors.Cancelled` error."""
@@ -180,7 +203,7 @@ class BatchInterrupted(KeyboardInterrupt):
 _index_of = operator.attrgetter("index")
 
 
-class _Plan(Generic[T]):
+class Plan(Generic[T]):
     """Inputs split into those sent to the native batch and those already failed. The native
     batch builds each finished item from ``inputs`` and ``native_index`` (the input of each
     request it was given)."""
@@ -215,36 +238,11 @@ class _Plan(Generic[T]):
         )
 
 
-class _Progress:
-    """A tqdm bar when asked for (terminal or notebook), otherwise nothing."""
-
-    def __init__(self, enabled: bool, total: int | None, desc: str) -> None:
-        self.bar: Any = None
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError as err:
-                raise ImportError(
-                    "progress=True needs tqdm: pip install 'wikisuggest[progress]'"
-                ) from err
-            self.bar = tqdm(total=total, desc=desc, unit="page")
-
-    def update(self, item: BatchItem[Any]) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-            if item.error is not None:
-                self.bar.set_postfix_str(f"last error: {type(item.error).__name__}", refresh=False)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def run_sync_iter(
-    plan: _Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
+    plan: Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
 ) -> Generator[BatchItem[T], None, None]:
     """Items as they complete. Closing the generator (or Ctrl-C) cancels unfinished work."""
-    bar = _Progress(progress, len(plan.inputs), desc)
+    bar = Progress(progress, len(plan.inputs), desc)
     native = start(plan.items)
     try:
         for item in plan.failed:
@@ -277,7 +275,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def run_sync(
-    plan: _Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
+    plan: Plan[T], start: Callable[[list[dict[str, Any]]], NativeBatch], progress: bool, desc: str
 ) -> BatchResults[T]:
     finished: list[BatchItem[T]] = []
     iterator = run_sync_iter(plan, start, progress, desc)
@@ -297,7 +295,7 @@ class AsyncBatch(Generic[T]):
 
     def __init__(
         self,
-        plan: _Plan[T],
+        plan: Plan[T],
         start: Callable[[list[dict[str, Any]]], NativeBatch],
         progress: bool,
         desc: str,
@@ -314,7 +312,7 @@ class AsyncBatch(Generic[T]):
         if self._started:
             raise RuntimeError("a batch can be consumed only once")
         self._started = True
-        bar = _Progress(self._progress, len(self._plan.inputs), self._desc)
+        bar = Progress(self._progress, len(self._plan.inputs), self._desc)
         native = self._start(self._plan.items)
         try:
             for item in self._plan.failed:
@@ -357,113 +355,8 @@ class AsyncBatch(Generic[T]):
         return self._gather().__await__()
 
 
-def _spec_fields(
-    spec: Any,
-    defaults: Mapping[str, Any],
-    single: str,
-    pair: tuple[str, str],
-    what: str,
-    shapes: str,
-) -> dict[str, Any]:
-    """One item of a batch as fields over ``defaults``: a string is the field ``single``, a
-    2-tuple the two fields of ``pair``, a mapping names fields (only those of ``defaults``)."""
-    options = dict(defaults)
-    if isinstance(spec, str):
-        options[single] = spec
-    elif isinstance(spec, (tuple, list)) and len(spec) == 2:
-        options[pair[0]], options[pair[1]] = spec
-    elif isinstance(spec, Mapping):
-        unknown = set(spec) - set(defaults)
-        if unknown:
-            raise InvalidParameter(
-                f"unknown {what} fields: {', '.join(sorted(map(str, unknown)))}",
-                parameter=f"{what}s",
-            )
-        options.update(spec)
-    else:
-        raise InvalidParameter(
-            f"a {what} must be {shapes}, got {type(spec).__name__}", parameter=f"{what}s"
-        )
-    return options
-
-
-def link_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
-    """How one page spec (a title, a ``(domain, title)`` pair, or a dict) becomes the options
-    of one request; with ``wikitext`` among ``defaults``, of the POST form."""
-    posted = "wikitext" in defaults
-
-    def convert_any(spec: Any) -> dict[str, Any]:
-        if isinstance(spec, Mapping) and "title" in spec and "page_title" not in spec:
-            spec = {("page_title" if k == "title" else k): v for k, v in spec.items()}
-        options = _spec_fields(
-            spec,
-            {"page_title": None, **defaults},
-            "page_title",
-            ("domain", "page_title"),
-            "page",
-            "a title, a (domain, title) pair or a dict",
-        )
-        if options.get("domain") is None:
-            raise InvalidParameter(
-                "no domain for this page: pass domain= or (domain, title) pairs", parameter="domain"
-            )
-        checked = _args.link_options(
-            options["project"],
-            options["domain"],
-            options.get("page_title"),
-            options["language_code"],
-            options["threshold"],
-            options["sections_to_exclude"],
-            options["max_recommendations"],
-        )
-        if posted:
-            checked["wikitext"] = _args.text("wikitext", options["wikitext"])
-            checked["revid"] = _args.integer("revid", options["revid"])
-            checked["pageid"] = _args.integer("pageid", options["pageid"])
-        else:
-            checked["revision"] = _args.optional_integer("revision", options["revision"])
-        return checked
-
-    # The common case, a list of titles sharing every other argument: check those arguments
-    # once and only slot each title in.
-    template: dict[str, Any] | None = None
-    if not posted and isinstance(defaults.get("domain"), str):
-        try:
-            template = convert_any({"page_title": "-"})
-        except InvalidParameter:
-            template = None
-
-    def convert(spec: Any) -> dict[str, Any]:
-        if template is not None and type(spec) is str:
-            return {**template, "page_title": _args.text("page_title", spec)}
-        return convert_any(spec)
-
-    return convert
-
-
-def translation_item(defaults: Mapping[str, Any]) -> Callable[[Any], dict[str, Any]]:
-    """A request spec: a ``(source, target)`` pair, a seed title (with default languages), or
-    a dict of ``translation_recommendations`` arguments."""
-
-    def convert(spec: Any) -> dict[str, Any]:
-        options = _spec_fields(
-            spec,
-            defaults,
-            "seed",
-            ("source", "target"),
-            "request",
-            "a seed title, a (source, target) pair or a dict",
-        )
-        for name in ("source", "target"):
-            if options.get(name) is None:
-                raise InvalidParameter(f"no {name} language for this request", parameter=name)
-        return _args.translation_options(**options)
-
-    return convert
-
-
 def start_batch(
-    plan: _Plan[T],
+    plan: Plan[T],
     start: Callable[[list[dict[str, Any]]], NativeBatch],
     progress: bool,
     desc: str,
@@ -476,7 +369,7 @@ def start_batch(
 
 
 def start_async_batch(
-    plan: _Plan[T],
+    plan: Plan[T],
     start: Callable[[list[dict[str, Any]]], NativeBatch],
     progress: bool,
     desc: str,

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _native
+from .._native import backtest_dataset, dataset_drift
 from .fetch import fetch
 from .published import wiki_id
 
@@ -134,7 +134,7 @@ def diff(
     native = fetch(wiki, cache_dir=cache_dir, offline=offline, user_agent=user_agent)
     with tempfile.TemporaryDirectory(prefix=f"{wiki}-fresh-") as tmp:
         report = build(
-            dump,
+            Path(dump),
             wiki,
             tmp,
             language_code=language,
@@ -143,10 +143,10 @@ def diff(
             thresholds=[THRESHOLD],
             **(build_options or {}),
         )
-        drift = _native.dataset_drift(str(native), str(report.native_path), examples)
+        drift = dataset_drift(str(native), str(report.native_path), examples)
         # Judged by today's titles: links to articles the published dataset does not know
         # count as missed, as they are.
-        raw, articles = _native.backtest_dataset(
+        raw, articles = backtest_dataset(
             str(dump), str(native.parent), wiki, language, [THRESHOLD],
             holdout_fraction, max_test_articles, str(Path(report.native_path).parent),
         )  # fmt: skip

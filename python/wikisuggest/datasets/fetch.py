@@ -31,14 +31,14 @@ import logging
 import os
 import re
 import shutil
-import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import _progress
 from .._native import NativeDownloader, __version__, convert_dataset
 from ..errors import DatasetError, InvalidParameter, WikisuggestError
 from . import cache as _cache
@@ -53,7 +53,14 @@ from .published import (
     wiki_id,
 )
 
-__all__ = ["DownloadSettings", "Published", "fetch", "published_version"]
+__all__ = [
+    "DownloadSettings",
+    "Published",
+    "fetch",
+    "published_index",
+    "published_version",
+    "serving_folder",
+]
 
 log = logging.getLogger("wikisuggest.datasets")
 
@@ -136,66 +143,22 @@ def _size(n: float) -> str:
 
 
 class _Report:
-    """Messages (logged, and printed to stderr with ``progress``) and tqdm bars."""
+    """Messages (printed between the bars with ``progress``, else logged) and the bars."""
 
     def __init__(self, progress: bool) -> None:
         self.progress = progress
-        self.tqdm: Any = None
-        if progress:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError as err:
-                raise ImportError(
-                    "progress=True needs tqdm: pip install 'wikisuggest[progress]'"
-                ) from err
-            self.tqdm = tqdm
 
     def say(self, message: str) -> None:
-        """Prints between the bars with ``progress``, else logs (``wikisuggest.datasets``)."""
         if self.progress:
-            self.tqdm.write(message, file=sys.stderr)
+            _progress.say(message)
         else:
             log.info("%s", message)
 
-    def bytes_bar(
-        self, desc: str
-    ) -> tuple[Callable[[int, int | None], None] | None, Callable[[], None]]:
-        """A callback for download progress, and the bar's closer."""
-        if not self.progress:
-            return None, lambda: None
-        bar = self.tqdm(desc=desc, unit="B", unit_scale=True, unit_divisor=1024, leave=False)
+    def bytes_bar(self, desc: str) -> _progress.ByteProgress | None:
+        return _progress.ByteProgress(desc) if self.progress else None
 
-        def update(done: int, total: int | None) -> None:
-            if total is not None and bar.total != total:
-                bar.total = total
-            bar.n = done
-            bar.refresh()
-
-        return update, bar.close
-
-    def phase_bar(
-        self, desc: str
-    ) -> tuple[Callable[[int, int | None, str], None] | None, Callable[[], None]]:
-        """A callback for conversion progress (a bar per phase), and the closer."""
-        if not self.progress:
-            return None, lambda: None
-        state: dict[str, Any] = {"phase": None, "bar": None}
-
-        def update(done: int, total: int | None, phase: str) -> None:
-            if phase != state["phase"]:
-                if state["bar"] is not None:
-                    state["bar"].close()
-                state["phase"] = phase
-                state["bar"] = self.tqdm(desc=f"{desc}: {phase}", total=total, leave=False)
-            bar = state["bar"]
-            bar.n = done
-            bar.refresh()
-
-        def close() -> None:
-            if state["bar"] is not None:
-                state["bar"].close()
-
-        return update, close
+    def phase_bar(self, desc: str) -> _progress.PhaseProgress | None:
+        return _progress.PhaseProgress(desc) if self.progress else None
 
 
 def _downloader(user_agent: str | None) -> NativeDownloader:
@@ -381,17 +344,18 @@ def _stage_sources(
 
     for dataset in missing:
         entry = files[dataset]
-        update, close = report.bytes_bar(entry["name"])
+        bar = report.bytes_bar(entry["name"])
         try:
             done = downloader.download(
                 entry["url"],
                 str(folder / entry["name"]),
                 entry["sha256"],
                 int(entry.get("size") or _MAX_FILE_SIZE),
-                update,
+                bar.update if bar else None,
             )
         finally:
-            close()
+            if bar:
+                bar.close()
         entry.update(done["remote"])
         entry["size"] = done["size"]
         if done["resumed_from"]:
@@ -433,11 +397,16 @@ def _convert(
     wiki = published.wiki
     staging = store.staging()
     try:
-        update, close = report.phase_bar(f"converting {wiki}")
+        bar = report.phase_bar(f"converting {wiki}")
         try:
-            native = Path(convert_dataset(str(store.downloads), wiki, str(staging), update))
+            native = Path(
+                convert_dataset(
+                    str(store.downloads), wiki, str(staging), bar.update if bar else None
+                )
+            )
         finally:
-            close()
+            if bar:
+                bar.close()
         manifest = {
             "format": _cache.MANIFEST_FORMAT,
             "wiki": wiki,
@@ -609,3 +578,11 @@ def fetch(
         store.set_current(snapshot)
         report.say(f"{wiki}: snapshot {snapshot.id} ready at {snapshot.native}")
         return snapshot.native
+
+
+def serving_folder(wikis: list[str], **fetch_options: Any) -> Path:
+    """A datasets folder for :class:`wikisuggest.Server` (one sub-folder per wiki) holding the
+    published datasets of ``wikis``, each fetched (or taken from the cache) as :func:`fetch`
+    does with ``fetch_options``."""
+    natives = {wiki_id(w): fetch(w, **fetch_options) for w in wikis}
+    return _cache.serving_folder(_cache.cache_root(fetch_options.get("cache_dir")), natives)

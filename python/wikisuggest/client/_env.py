@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from .oauth import TokenManager
+    from ..auth.manager import TokenManager
 
 
 def setting(name: str, explicit: str | None, default: str) -> str:
@@ -36,7 +36,7 @@ def auth(explicit: TokenManager | str | None, auth_url: str) -> TokenManager | s
     client_id = os.environ.get("WIKISUGGEST_CLIENT_ID")
     client_secret = os.environ.get("WIKISUGGEST_CLIENT_SECRET")
     if client_id and client_secret:
-        from .oauth import TokenManager
+        from ..auth.manager import TokenManager
 
         return TokenManager.client_credentials(client_id, client_secret, auth_url=auth_url)
     if client_id or client_secret:

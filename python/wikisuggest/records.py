@@ -8,16 +8,15 @@ in ``extra``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import _frames
+from . import _dataframes
 
 if TYPE_CHECKING:
     import pandas
 
-    from .apply import AppliedLinks
 
 __all__ = [
     "CollectionMembership",
@@ -210,21 +209,12 @@ class LinkRecommendationSet:
         """One row per link, with the page's title, pageid and revid (needs pandas)."""
         page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}
         rows = [{**page, **link.to_dict()} for link in self.links]
-        return _frames.dataframe(rows, ["page_title", "pageid", "revid", *_frames.LINK_COLUMNS])
-
-    def apply(
-        self,
-        wikitext: str,
-        *,
-        accept: Callable[[LinkRecommendation], bool] | Collection[int] | None = None,
-    ) -> AppliedLinks:
-        """These links inserted into ``wikitext``; see :func:`wikisuggest.apply_links`."""
-        from .apply import apply_links
-
-        return apply_links(wikitext, self, accept=accept)
+        return _dataframes.dataframe(
+            rows, ["page_title", "pageid", "revid", *_dataframes.LINK_COLUMNS]
+        )
 
     def _repr_html_(self) -> str:
-        from .review import link_set_html
+        from ._html import link_set_html
 
         return link_set_html(self)
 

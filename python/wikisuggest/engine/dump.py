@@ -1,6 +1,6 @@
 """Link recommendations for every article of a MediaWiki XML dump, on one machine, to Parquet.
 
->>> from wikisuggest.dump import recommend_dump
+>>> from wikisuggest.engine import recommend_dump
 >>> summary = recommend_dump("enwiki-pages-articles.xml.bz2", "data/enwiki", "enwiki",
 ...                          "enwiki-links.parquet")  # doctest: +SKIP
 
@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from . import _args
+from .. import _args
+from .._native import NativeDumpPages
+from ..batch import BatchInterrupted
+from ..errors import InvalidParameter
 from ._linkrows import LinkRows
-from ._native import NativeDumpPages
-from .batch import BatchInterrupted
-from .engine import LinkEngine
-from .errors import InvalidParameter
+from .link_engine import LinkEngine
 
 __all__ = ["DumpSummary", "format_summary", "recommend_dump", "write_dump"]
 
@@ -332,64 +332,3 @@ def format_summary(summary: DumpSummary) -> str:
         f"{summary.pages_this_run:,} articles in {summary.seconds:.1f} s "
         f"({summary.articles_per_second:,.1f} articles/s)"
     )
-
-
-def _bar_wanted(disabled: bool) -> bool:
-    """The command line shows a bar on a terminal when tqdm is installed."""
-    import importlib.util
-    import sys
-
-    return not disabled and sys.stderr.isatty() and importlib.util.find_spec("tqdm") is not None
-
-
-def _command(args: Any) -> int:
-    import sys
-
-    try:
-        summary = recommend_dump(
-            args.dump,
-            args.datasets,
-            args.wiki,
-            args.out,
-            language_code=args.language_code,
-            threshold=args.threshold,
-            max_recommendations=args.max,
-            sections_to_exclude=args.exclude_section,
-            workers=args.workers,
-            progress=_bar_wanted(args.no_progress),
-            overwrite=args.overwrite,
-            pages_per_part=args.pages_per_part,
-            batch_pages=args.batch_pages,
-        )
-    except KeyboardInterrupt:
-        print(
-            f"wikisuggest recommend-dump: interrupted; {args.out} keeps every finished part, "
-            "run the same command again to resume",
-            file=sys.stderr,
-        )
-        return 130
-    print(format_summary(summary), file=sys.stderr)
-    print(json.dumps(summary.to_dict()))
-    return 0
-
-
-def add_command(commands: Any) -> None:
-    """Adds ``wikisuggest recommend-dump`` to the command line's subcommands."""
-    command = commands.add_parser(
-        "recommend-dump",
-        help="link recommendations for every article of an XML dump, to Parquet (needs pyarrow)",
-    )
-    command.add_argument("dump", help="pages-articles XML dump (.xml, .xml.bz2, multistream)")
-    command.add_argument("--datasets", required=True, help="the wiki's dataset (file or folder)")
-    command.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
-    command.add_argument("--out", required=True, help="output Parquet dataset (a directory)")
-    command.add_argument("--language-code", default=None)
-    command.add_argument("--threshold", type=float, default=0.5)
-    command.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
-    command.add_argument("--exclude-section", action="append", default=None, help="repeatable")
-    command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
-    command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")
-    command.add_argument("--batch-pages", type=int, default=256, help="articles read at once")
-    command.add_argument("--overwrite", action="store_true", help="discard an earlier run's output")
-    command.add_argument("--no-progress", action="store_true", help="no progress bar")
-    command.set_defaults(run=_command)

@@ -1,6 +1,6 @@
 """``AsyncClient``: the service operations as coroutines.
 
-This is the one hand-written definition of every client operation: ``_sync_client.py`` (the
+This is the one hand-written definition of every client operation: ``_sync.py`` (the
 blocking ``Client``) is generated from it by ``scripts/unasync.py``, and the test suite fails
 when the two differ. Edit this file, then run ``python scripts/unasync.py``.
 """
@@ -11,18 +11,11 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from . import _args
-from ._client_base import (
-    ClientBase,
-    LinkOptions,
-    LinkPage,
-    RawTranslation,
-    TranslationOptions,
-    TranslationRequest,
-)
-from .batch import AsyncBatch, BatchItem, start_async_batch
-from .errors import InvalidParameter
-from .models import (
+from .. import _args
+from ..auth.tokens import Token
+from ..batch import AsyncBatch, BatchItem, start_async_batch
+from ..errors import InvalidParameter
+from ..records import (
     CollectionMembership,
     LinkRecommendationSet,
     PageCollection,
@@ -30,7 +23,14 @@ from .models import (
     TranslationPage,
     TranslationRecommendation,
 )
-from .oauth import Token
+from ._base import (
+    ClientBase,
+    LinkOptions,
+    LinkPage,
+    RawTranslation,
+    TranslationOptions,
+    TranslationRequest,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self, Unpack

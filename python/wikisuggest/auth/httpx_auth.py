@@ -1,4 +1,4 @@
-"""``httpx.Auth`` over a token manager (see :mod:`wikisuggest.adapters`)."""
+"""``httpx.Auth`` over a token manager (see :mod:`wikisuggest.auth`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .adapters import bearer_header, bearer_manager, host_scope, in_scope
-from .oauth import Token, TokenManager
+from .bearer import bearer_header, bearer_manager, host_scope, in_scope
+from .manager import TokenManager
+from .tokens import Token
 
 if TYPE_CHECKING:
-    from ._native import NativeCall
+    from .._native import NativeCall
 
     #: What the flow yields: a manager's call to send, or a request for httpx to send.
     _Step = NativeCall[Any] | httpx.Request

@@ -3,7 +3,7 @@
 >>> wiki = wikisuggest.Wiki("https://en.wikipedia.org/w/api.php", USER_AGENT)  # doctest: +SKIP
 >>> page = wiki.page("Aardvark")  # doctest: +SKIP
 >>> result = engine.recommend(page.wikitext, page.title, revid=page.revid)  # doctest: +SKIP
->>> wiki.save(result.apply(page.wikitext), summary="Add links")  # doctest: +SKIP
+>>> wiki.save(wikisuggest.apply_links(page.wikitext, result), summary="Add links")  # doctest: +SKIP
 
 An edit is based on the revision the recommendations were made for (``AppliedLinks.revid``):
 if anyone saved the page since, the wiki refuses it and :class:`~wikisuggest.EditConflict` is
@@ -19,22 +19,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from . import _args
-from ._native import NativeWiki
+from .. import _args
+from .._native import NativeWiki
+from ..auth.manager import TokenManager, native_credentials
+from ..errors import InvalidParameter
 from .apply import AppliedLinks
-from .errors import InvalidParameter
-from .oauth import TokenManager, native_credentials
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["EditResult", "Page", "Wiki"]
+__all__ = ["EditResult", "Revision", "Wiki"]
 
 DEFAULT_SUMMARY = "Add links"
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class Revision:
     """One revision of a page: what link recommendations are computed from."""
 
     title: str
@@ -129,8 +129,8 @@ class _Edit:
         return EditResult(title=self.title, saved=False, diff=self.diff, dry_run=True)
 
 
-def _page(found: tuple[str, int, int, str] | None) -> Page | None:
-    return None if found is None else Page(*found)
+def _page(found: tuple[str, int, int, str] | None) -> Revision | None:
+    return None if found is None else Revision(*found)
 
 
 class Wiki:
@@ -171,13 +171,13 @@ class Wiki:
     def __repr__(self) -> str:
         return f"Wiki({self.api_url!r})"
 
-    def page(self, title: str | None = None, *, revid: int | None = None) -> Page | None:
+    def page(self, title: str | None = None, *, revid: int | None = None) -> Revision | None:
         """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
         return _page(self._native.page(*_page_args(title, revid)).send())
 
     async def page_async(
         self, title: str | None = None, *, revid: int | None = None
-    ) -> Page | None:
+    ) -> Revision | None:
         """:meth:`page` for asyncio."""
         return _page(await self._native.page(*_page_args(title, revid)).send_async())
 

@@ -9,17 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from . import _args, _env
-from ._native import NativeBatch, NativeClient
-from .batch import _Plan, link_item, translation_item
-from .errors import ClientClosed, InvalidParameter
-from .oauth import (
-    DEFAULT_AUTH_URL,
-    AuthorizationRequest,
-    TokenManager,
-    authorization_url,
-    native_credentials,
-)
+from .. import _args
+from .._native import NativeBatch, NativeClient
+from ..auth.authorize import AuthorizationRequest, authorization_url
+from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
+from ..batch import Plan
+from ..errors import ClientClosed, InvalidParameter
+from . import _env
+from ._items import link_item, translation_item
 
 DEFAULT_BASE_URL = "https://api.wikimedia.org"
 
@@ -263,14 +260,14 @@ class ClientBase:
 
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool
-    ) -> tuple[_Plan[Any], Any]:
+    ) -> tuple[Plan[Any], Any]:
         native = self._open()
-        plan: _Plan[Any] = _Plan(pages, link_item(defaults), "pages")
+        plan: Plan[Any] = Plan(pages, link_item(defaults), "pages")
         return plan, lambda items: NativeBatch.links(native, items, raw)
 
     def _translation_plan(
         self, requests: Iterable[TranslationRequest], defaults: dict[str, Any], raw: bool
-    ) -> tuple[_Plan[Any], Any]:
+    ) -> tuple[Plan[Any], Any]:
         native = self._open()
-        plan: _Plan[Any] = _Plan(requests, translation_item(defaults), "requests")
+        plan: Plan[Any] = Plan(requests, translation_item(defaults), "requests")
         return plan, lambda items: NativeBatch.translations(native, items, raw)

@@ -1,37 +1,14 @@
-"""OAuth 2.0 for other HTTP stacks: a :class:`~wikisuggest.TokenManager` (or a personal API
-token) authenticating a bot's other requests.
-
-- :class:`RequestsAuth` is a ``requests.auth.AuthBase``: set it as ``session.auth`` of a
-  ``requests.Session`` (and so of mwapi, which sends through such a session);
-- :class:`HttpxAuth` is an ``httpx.Auth`` for ``httpx.Client`` and ``httpx.AsyncClient``.
-
-Both send ``Authorization: Bearer <token>`` with the manager's current token, so every
-thread, task and stack shares one single-flight, rotation-safe token. When the server answers
-401 to a token (expired early, revoked), the manager renews it once — however many requests
-saw it rejected — and the request is sent again, once, with the new token. Neither shows a
-token in ``repr``; errors come from the manager, which never quotes one.
-
-``hosts=`` keeps the token to the hosts named (``["en.wikipedia.org"]``): a request to any
-other host goes out without it. Give it whenever the session or client also fetches other
-sites (pywikibot, for one, sends every request of a bot through one session).
-
-``requests`` and ``httpx`` are optional (extras ``wikisuggest[requests]``,
-``wikisuggest[httpx]``); each adapter imports its library when first used.
-"""
+"""Bearer-token helpers the adapters share: which hosts may carry a token, the header, and
+the manager behind a personal API token."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidParameter
-from .oauth import TokenManager
+from ..errors import InvalidParameter
+from .manager import TokenManager
 
-if TYPE_CHECKING:
-    from ._httpx_auth import HttpxAuth
-    from ._requests_auth import RequestsAuth
-
-__all__ = ["HttpxAuth", "RequestsAuth", "bearer_manager"]
+__all__ = ["bearer_header", "bearer_manager", "host_scope", "in_scope", "sent_token"]
 
 
 def bearer_manager(auth: TokenManager | str) -> TokenManager:
@@ -93,23 +70,3 @@ def sent_token(authorization: str | bytes | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     return (token.strip() or None) if scheme.lower() == "bearer" else None
-
-
-def __getattr__(name: str) -> Any:
-    # The adapters import their HTTP library only when asked for, so that neither is needed
-    # to import wikisuggest.
-    try:
-        if name == "RequestsAuth":
-            from ._requests_auth import RequestsAuth
-
-            return RequestsAuth
-        if name == "HttpxAuth":
-            from ._httpx_auth import HttpxAuth
-
-            return HttpxAuth
-    except ImportError as missing:
-        extra = "requests" if name == "RequestsAuth" else "httpx"
-        raise ImportError(
-            f"{name} needs {extra}: pip install 'wikisuggest[{extra}]'", name=missing.name
-        ) from missing
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

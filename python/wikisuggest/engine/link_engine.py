@@ -17,30 +17,23 @@ import os
 from collections import deque
 from collections.abc import Generator, Iterable, Mapping, Sized
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-from . import _args
-from ._native import NativeEngine, __version__
-from .batch import BatchInterrupted, BatchItem, BatchResults, _make_item, _Progress
-from .errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError, WikitextError
-from .models import LinkRecommendationSet
+from .. import _args
+from .._native import NativeEngine, __version__
+from .._progress import Progress
+from ..batch import BatchInterrupted, BatchItem, BatchResults, make_item
+from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
+from ..records import LinkRecommendationSet
+from .pages import NativePage, PageSpec, native_page, single_page
+from .sample import default_dataset_path
 
-__all__ = [
-    "CandidateScore",
-    "EngineInfo",
-    "LinkEngine",
-    "Page",
-    "PassOptions",
-    "RecommendOptions",
-    "default_dataset_path",
-    "demo_articles",
-]
+__all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
 
 #: Pages queued in the engine per worker ahead of the items returned: enough that a worker
 #: never waits for the next page (or behind one long page), few enough that memory stays flat.
@@ -48,33 +41,6 @@ _PAGES_PER_WORKER = 8
 
 #: Marks a page read from the caller's iterable and not yet handed to the engine.
 _UNSENT = Cancelled("interrupted before this page started")
-
-_PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
-
-#: Characters MediaWiki never allows in a title; one of them (or a line break) in a title
-#: means the caller swapped wikitext and title.
-_NOT_IN_TITLES = frozenset("[]{}|<>\n")
-
-
-class Page(NamedTuple):
-    """A page of :meth:`LinkEngine.recommend_many`, in the order :meth:`LinkEngine.recommend`
-    takes its arguments: ``Page(wikitext, page_title)`` or with keywords. A dict with these
-    keys (``title`` for ``page_title`` too) or a plain tuple in this order works the same."""
-
-    wikitext: str
-    page_title: str
-    pageid: int | None = None
-    revid: int | None = None
-    language_code: str | None = None
-
-    def __repr__(self) -> str:
-        # Short: the wikitext of an article runs to tens of thousands of characters.
-        size = len(self.wikitext) if isinstance(self.wikitext, str) else "?"
-        return f"Page(page_title={self.page_title!r}, wikitext=<{size} characters>)"
-
-
-#: A page of a batch: a :class:`Page`, a tuple in its order, or a dict with its fields.
-PageSpec = Page | tuple[Any, ...] | Mapping[str, Any]
 
 
 class PassOptions(TypedDict, total=False):
@@ -142,21 +108,6 @@ class CandidateScore:
     probability: float
 
 
-def default_dataset_path() -> Path:
-    """The enwiki sample dataset shipped inside the package."""
-    return Path(str(resources.files("wikisuggest") / "data" / "enwiki.linkdata"))
-
-
-def demo_articles() -> dict[str, str]:
-    """The real enwiki articles shipped for the demo: title → wikitext."""
-    folder = resources.files("wikisuggest") / "data" / "articles"
-    return {
-        entry.name.removesuffix(".wikitext").replace("_", " "): entry.read_text("utf-8")
-        for entry in folder.iterdir()
-        if entry.name.endswith(".wikitext")
-    }
-
-
 def _budget(value: Any) -> float | None:
     return None if value is None else _args.seconds("time_budget", value)
 
@@ -183,6 +134,18 @@ class LinkEngine:
         _args.text("wiki_id", wiki_id)
         checked = _args.flag("verify", verify)
         return cls(NativeEngine.open(os.fspath(path), wiki_id, __version__, checked))
+
+    @classmethod
+    def published(cls, wiki: str, **fetch_options: Any) -> LinkEngine:
+        """Production's engine for ``wiki`` (``"frwiki"``, ``"fr"``, ``"fr.wikipedia.org"``):
+        its published datasets, fetched, verified and converted on first use, then opened
+        from the cache in an instant. ``fetch_options`` are those of
+        :func:`wikisuggest.datasets.fetch` (``update=True`` to get a newer version,
+        ``offline=True``, ``cache_dir=``, ``expect=``, ``progress=True``, …)."""
+        from ..datasets.fetch import fetch
+        from ..datasets.published import wiki_id
+
+        return cls.open(fetch(wiki, **fetch_options), wiki_id(wiki))
 
     @classmethod
     def default(cls) -> LinkEngine:
@@ -329,11 +292,11 @@ class LinkEngine:
                 while in_engine < ahead and (entry := next(source, None)) is not None:
                     read.append((entry[0], entry[1], _UNSENT))
                     try:
-                        native_page = _page(entry[1])
+                        page = native_page(entry[1])
                     except WikisuggestError as err:
                         read[-1] = (entry[0], entry[1], err)
                         continue
-                    stream.push(native_page)
+                    stream.push(page)
                     read[-1] = (entry[0], entry[1], None)
                     in_engine += 1
                 if not read:
@@ -376,7 +339,7 @@ class LinkEngine:
         does not grow with the number of pages."""
         _args.not_text("pages", pages)
         total = len(pages) if isinstance(pages, Sized) else None
-        bar = _Progress(progress, total, "recommend")
+        bar = Progress(progress, total, "recommend")
         finished: BatchResults[LinkRecommendationSet] = BatchResults()
         items = self.recommend_iter(pages, workers=workers, **options)
         try:
@@ -401,7 +364,7 @@ class LinkEngine:
         src_dir: str | os.PathLike[str], wiki_id: str, out_dir: str | os.PathLike[str]
     ) -> Path:
         """See :func:`wikisuggest.datasets.convert`."""
-        from .datasets import convert
+        from ..datasets import convert
 
         return convert(src_dir, wiki_id, out_dir)
 
@@ -409,33 +372,6 @@ class LinkEngine:
 @functools.cache
 def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
-
-
-def _single(
-    wikitext: Any,
-    page_title: Any,
-    pageid: Any = None,
-    revid: Any = None,
-    language_code: Any = None,
-) -> tuple[str, str, int | None, int | None, str | None]:
-    """A page as the native tuple ``(wikitext, title, pageid, revid, language)``."""
-    if not isinstance(wikitext, str):
-        raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
-    title = _args.text("page_title", page_title)
-    if len(title) > 255 or not _NOT_IN_TITLES.isdisjoint(title):
-        raise InvalidParameter(
-            "page_title cannot be a MediaWiki title (too long, or it holds a line break or "
-            "one of []{}|<>): were wikitext and title swapped? The order is "
-            "(wikitext, page_title), as recommend takes them",
-            parameter="page_title",
-        )
-    return (
-        _args.encodable("wikitext", wikitext),
-        title,
-        _args.optional_integer("pageid", pageid),
-        _args.optional_integer("revid", revid),
-        _args.optional_text("language_code", language_code),
-    )
 
 
 def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -455,11 +391,11 @@ def _pass_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _one_page(
     wikitext: Any, page_title: Any, given: Mapping[str, Any]
-) -> tuple[tuple[str, str, int | None, int | None, str | None], dict[str, Any]]:
+) -> tuple[NativePage, dict[str, Any]]:
     """The native page and options of :meth:`LinkEngine.recommend`."""
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
     options = _pass_options({k: v for k, v in given.items() if k not in ids})
-    return _single(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
+    return single_page(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
 
 
 def _pair(
@@ -483,31 +419,7 @@ def _pair(
             cancelled = Cancelled("interrupted before this page started")
             items.append(BatchItem(index, spec, error=cancelled))
         elif outcome[0]:
-            items.append(_make_item(index, spec, outcome[1]))
+            items.append(make_item(index, spec, outcome[1]))
         else:
-            items.append(_make_item(index, spec, error=outcome[1]))
+            items.append(make_item(index, spec, error=outcome[1]))
     return items
-
-
-def _page(spec: Any) -> tuple[str, str, int | None, int | None, str | None]:
-    """A page of a batch: a :class:`Page` (or a tuple in its order) or a dict."""
-    if isinstance(spec, Mapping):
-        unknown = set(spec) - _PAGE_FIELDS
-        if unknown:
-            raise InvalidParameter(
-                f"unknown page fields: {', '.join(sorted(map(str, unknown)))}", parameter="pages"
-            )
-        return _single(
-            spec.get("wikitext"),
-            spec.get("page_title", spec.get("title")),
-            spec.get("pageid"),
-            spec.get("revid"),
-            spec.get("language_code"),
-        )
-    if isinstance(spec, (tuple, list)) and 2 <= len(spec) <= 5:
-        return _single(*spec)
-    raise InvalidParameter(
-        "a page must be a Page(wikitext, page_title, ...), a tuple in that order or a dict, "
-        f"got {type(spec).__name__}",
-        parameter="pages",
-    )

@@ -1,0 +1,104 @@
+"""``wikisuggest links`` and ``wikisuggest translate``: the services, from the command line.
+
+The User-Agent comes from ``--user-agent`` or ``WIKISUGGEST_USER_AGENT``; a token from
+``WIKISUGGEST_TOKEN``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .output import emit
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from ..client import Client
+
+    options: dict[str, Any] = {"base_url": args.base_url}
+    if args.concurrency is not None:
+        options["max_concurrency"] = args.concurrency
+    token = os.environ.get("WIKISUGGEST_TOKEN")
+    if token:
+        options["auth"] = token
+    return Client(args.user_agent, **options)
+
+
+def _links(args: argparse.Namespace) -> int:
+    items = _client(args).link_recommendations_many(
+        [(args.domain, title) for title in args.titles],
+        project=args.project,
+        language_code=args.language_code,
+        revision=args.revision,
+        threshold=args.threshold,
+        sections_to_exclude=args.exclude_section,
+        max_recommendations=args.max,
+    )
+
+    def rows(item: Any) -> list[dict[str, Any]]:
+        return [{"page": item.result.page_title, **link.to_dict()} for link in item.result.links]
+
+    columns = ["page", "link_text", "link_target", "score", "wikitext_offset"]
+    return emit(args, items, columns, rows)
+
+
+def _translate(args: argparse.Namespace) -> int:
+    items = _client(args).translation_recommendations_many(
+        [(args.source, args.target)],
+        count=args.count,
+        seed=args.seed,
+        topic=args.topic,
+        include_pageviews=args.pageviews,
+        rank_method=args.rank_method,
+    )
+
+    def rows(item: Any) -> list[dict[str, Any]]:
+        return [rec.to_dict() for rec in item.result]
+
+    columns = ["title", "wikidata_id", "langlinks_count", "pageviews", "rank"]
+    return emit(args, items, columns, rows)
+
+
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    from ..client import DEFAULT_BASE_URL
+
+    parser.add_argument(
+        "--base-url", default=os.environ.get("WIKISUGGEST_BASE_URL", DEFAULT_BASE_URL)
+    )
+    parser.add_argument(
+        "--user-agent",
+        default=None,
+        help="<app>/<version> (<contact>); default: $WIKISUGGEST_USER_AGENT",
+    )
+    parser.add_argument("--concurrency", type=int, default=None, help="requests in flight")
+    parser.add_argument(
+        "--format",
+        choices=["json", "table"],
+        default="table" if sys.stdout.isatty() else "json",
+    )
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    links = commands.add_parser("links", help="link recommendations for pages (GET)")
+    links.add_argument("domain", help="wiki subdomain, e.g. en")
+    links.add_argument("titles", nargs="+", help="page titles")
+    links.add_argument("--project", default="wikipedia")
+    links.add_argument("--language-code", default=None)
+    links.add_argument("--revision", type=int, default=None)
+    links.add_argument("--threshold", type=float, default=0.5)
+    links.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    links.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    add_client_options(links)
+    links.set_defaults(run=_links)
+
+    translate = commands.add_parser("translate", help="articles to translate from SOURCE to TARGET")
+    translate.add_argument("source")
+    translate.add_argument("target")
+    translate.add_argument("--count", type=int, default=12)
+    translate.add_argument("--seed", action="append", default=None, help="repeatable")
+    translate.add_argument("--topic", action="append", default=None, help="repeatable")
+    translate.add_argument("--pageviews", action="store_true", help="include pageviews")
+    translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
+    add_client_options(translate)
+    translate.set_defaults(run=_translate)

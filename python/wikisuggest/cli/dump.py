@@ -1,0 +1,66 @@
+"""``wikisuggest recommend-dump``: link recommendations for every article of an XML dump, to
+Parquet."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+
+from ..engine.dump import format_summary, recommend_dump
+
+
+def _bar_wanted(disabled: bool) -> bool:
+    """The command line shows a bar on a terminal when tqdm is installed."""
+    return not disabled and sys.stderr.isatty() and importlib.util.find_spec("tqdm") is not None
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
+        summary = recommend_dump(
+            args.dump,
+            args.datasets,
+            args.wiki,
+            args.out,
+            language_code=args.language_code,
+            threshold=args.threshold,
+            max_recommendations=args.max,
+            sections_to_exclude=args.exclude_section,
+            workers=args.workers,
+            progress=_bar_wanted(args.no_progress),
+            overwrite=args.overwrite,
+            pages_per_part=args.pages_per_part,
+            batch_pages=args.batch_pages,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"wikisuggest recommend-dump: interrupted; {args.out} keeps every finished part, "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    print(format_summary(summary), file=sys.stderr)
+    print(json.dumps(summary.to_dict()))
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    command = commands.add_parser(
+        "recommend-dump",
+        help="link recommendations for every article of an XML dump, to Parquet (needs pyarrow)",
+    )
+    command.add_argument("dump", help="pages-articles XML dump (.xml, .xml.bz2, multistream)")
+    command.add_argument("--datasets", required=True, help="the wiki's dataset (file or folder)")
+    command.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
+    command.add_argument("--out", required=True, help="output Parquet dataset (a directory)")
+    command.add_argument("--language-code", default=None)
+    command.add_argument("--threshold", type=float, default=0.5)
+    command.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    command.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")
+    command.add_argument("--batch-pages", type=int, default=256, help="articles read at once")
+    command.add_argument("--overwrite", action="store_true", help="discard an earlier run's output")
+    command.add_argument("--no-progress", action="store_true", help="no progress bar")
+    command.set_defaults(run=_command)

@@ -1,0 +1,132 @@
+"""The package's layout, as a rule: each wing imports only the floors below it, and the module
+paths of 0.1 still import (with a warning) for one release."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import wikisuggest
+from wikisuggest import _aliases
+
+PACKAGE = Path(__file__).resolve().parent.parent / "python" / "wikisuggest"
+
+#: The floors, from the ground up: a module may import from its own floor's rooms and any
+#: floor below, never from a floor above. A room is a top-level module or a wing (folder).
+FLOORS: list[set[str]] = [
+    {"errors", "_args", "_html", "_dataframes", "_progress", "_aliases"},
+    {"records", "batch"},
+    {"_native"},
+    {"auth", "datasets", "server"},
+    {"client", "engine"},
+    {"edits"},
+    {"__init__"},
+    {"cli"},
+    {"__main__"},
+]
+#: Wings on one floor that may not import each other, whatever their floor allows.
+APART = {
+    ("auth", "datasets"),
+    ("auth", "server"),
+    ("datasets", "server"),
+    ("client", "engine"),
+}
+
+
+def _room(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def _imported_rooms(path: Path) -> set[str]:
+    """The rooms a module imports from, by its relative and absolute imports."""
+    tree = ast.parse(path.read_text("utf-8"))
+    depth = len(path.relative_to(PACKAGE).parts) - 1
+    rooms: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = node.level - 1
+                if up > depth:
+                    continue
+                base = list(path.relative_to(PACKAGE).parts[: depth - up])
+                target = [*base, *(node.module.split(".") if node.module else [])]
+                if target:
+                    rooms.add(target[0])
+                else:  # `from .. import x`: each name is a room of the package
+                    rooms.update(alias.name for alias in node.names)
+            elif node.module and node.module.split(".")[0] == "wikisuggest":
+                names = node.module.split(".")[1:]
+                rooms.update([names[0]] if names else [a.name for a in node.names])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names = alias.name.split(".")
+                if names[0] == "wikisuggest":
+                    rooms.add(names[1] if len(names) > 1 else "__init__")
+    return rooms
+
+
+def _floor(room: str) -> int:
+    for level, rooms in enumerate(FLOORS):
+        if room in rooms:
+            return level
+    raise AssertionError(f"room {room!r} is on no floor: add it to FLOORS")
+
+
+def test_every_import_runs_down_or_across() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py*")):
+        if path.suffix not in (".py", ".pyi"):
+            continue
+        room = _room(path)
+        for target in _imported_rooms(path) - {room}:
+            if _floor(target) > _floor(room) or (room, target) in APART:
+                wrong.append(f"{path.relative_to(PACKAGE)} imports {target}")
+            if (target, room) in APART:
+                wrong.append(f"{path.relative_to(PACKAGE)} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_rule_sees_an_upward_import(tmp_path: Path) -> None:
+    """The check above is not vacuous: an import from a record module into a wing is seen."""
+    module = PACKAGE / "records.py"
+    assert "engine" not in _imported_rooms(module)
+    fake = tmp_path / "records.py"
+    fake.write_text("from .engine import LinkEngine\n")
+    rooms = set()
+    tree = ast.parse(fake.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            rooms.add(node.module.split(".")[0])
+    assert _floor("engine") > _floor("records") and rooms == {"engine"}
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(_aliases.MOVED.items()))
+def test_old_module_paths_still_import_with_a_warning(old: str, new: str) -> None:
+    sys.modules.pop(old, None)
+    if old == "wikisuggest.spark":
+        pytest.importorskip("pyspark")
+    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+        module = importlib.import_module(old)
+    replacement = importlib.import_module(new)
+    names = getattr(replacement, "__all__", [])
+    assert names and module.__all__ == names
+    for name in names:
+        assert getattr(module, name) is getattr(replacement, name)
+
+
+def test_the_old_page_name_is_the_revision_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match="wikisuggest.Revision"):
+        old = wikisuggest.Page
+    assert old is wikisuggest.Revision
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        engine_page: object = wikisuggest.engine.Page
+        assert engine_page is not wikisuggest.Revision
+    with pytest.raises(AttributeError):
+        _ = wikisuggest.NoSuchName
