@@ -117,8 +117,7 @@ fn progress_goes_through_the_phases_in_order_and_ends_complete() {
     assert_eq!((last.phase, last.done), (ConvertPhase::Verify, last.total));
     let written = seen
         .iter()
-        .filter(|p| p.phase == ConvertPhase::Write)
-        .last()
+        .rfind(|p| p.phase == ConvertPhase::Write)
         .unwrap();
     assert_eq!(written.done, written.total);
 }

@@ -36,7 +36,7 @@ impl Size {
     }
 }
 
-pub struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
     pub fn next(&mut self) -> u64 {

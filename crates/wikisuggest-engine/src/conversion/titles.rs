@@ -138,7 +138,6 @@ pub(super) fn number_titles(ctx: &mut Ctx<'_>, work: &WorkDir, d: &mut Decoded) 
     if index.is_some() {
         finish_title(&cur)?;
     }
-    drop(finish_title);
     drop(sorted);
     let (offsets, bytes, count) = strings.finish()?;
 
