@@ -6,15 +6,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import USER_AGENT
 from dataset_mirror import Mirror
 
+import wikisuggest
+from wikisuggest import LinkEngine
+
 PARITY = Path(__file__).parent / "data" / "parity" / "datasets" / "enwiki"
+ARTICLES = Path(__file__).parent / "data" / "parity" / "articles" / "enwiki"
 
 
 @pytest.fixture
@@ -134,3 +140,38 @@ def test_diff_reports_what_the_published_dataset_misses(mirror: Mirror, tmp_path
         mirror, tmp_path / "cache", "diff", "enwiki", "--dump", str(dump), "--format", "table"
     )
     assert "verdict:" in table.stdout and "published" in table.stdout
+
+
+def test_serve_fetches_its_wikis_at_start_up(mirror: Mirror, tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "ANALYTICS_BASE_URL": mirror.url("v2"),
+        "ANALYTICS_BASE_URL_LEGACY": mirror.url("legacy"),
+        "WIKISUGGEST_CACHE_DIR": str(tmp_path),
+    }
+    command = [
+        *(sys.executable, "-m", "wikisuggest", "serve", "--port", "0"),
+        *("--fetch", "enwiki", "--pages", str(ARTICLES)),
+    ]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as process:
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline().strip()
+            assert line.startswith("Serving on http://127.0.0.1:"), line
+            client = wikisuggest.Client(USER_AGENT, base_url=line.removeprefix("Serving on "))
+            result = client.link_recommendations("wikipedia", "en", "Aardvark")
+            with LinkEngine.open(PARITY, "enwiki") as engine:
+                text = (ARTICLES / "Aardvark.wikitext").read_text("utf-8")
+                local = engine.recommend(text, "Aardvark")
+            assert result.links
+            assert [link.link_target for link in result.links] == [
+                link.link_target for link in local.links
+            ]
+            assert result.meta is not None and local.meta is not None
+            assert result.meta.dataset_checksums == local.meta.dataset_checksums
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
+    assert len(mirror.gets("lr_enwiki_anchors.sql.gz")) == 1
