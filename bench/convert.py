@@ -4,7 +4,7 @@ The input is the benchmarks' synthetic enwiki-size tables (the shipped sample's 
 filler up to 7 M titles of which 6 M articles with 50-d vectors, 15 M anchors; see
 ``crates/wikisuggest-engine/benches/common/enwiki_tables.rs``) written in the published
 formats (``lr_enwiki_*.sql.gz`` with pickled values, the model, ``.checksum`` files) by
-``cargo run --release -p wikisuggest-build --example enwiki_published``, once per format
+``cargo run -p wikisuggest-build --example enwiki_published``, once per format
 under ``target/bench-convert/``.
 
 Each measurement runs in a fresh process and reports wall and CPU seconds and the peak
@@ -64,7 +64,9 @@ def published(divisor: int) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         subprocess.run(
             [
-                *("cargo", "run", "--quiet", "--release", "-p", "wikisuggest-build"),
+                # The development profile (the engine crates are optimised in it): no
+                # second build of everything for a generator whose speed does not matter.
+                *("cargo", "run", "--quiet", "-p", "wikisuggest-build"),
                 *("--example", "enwiki_published", "--", str(tmp), str(divisor)),
             ],
             cwd=ROOT,

@@ -467,3 +467,16 @@ def test_an_interrupted_conversion_leaves_its_verified_downloads_for_the_next_ca
     path = fetch.fetch("enwiki", cache_dir=tmp_path)
     assert file_gets(mirror) == [] and path.is_file()
     assert [p.name for p in store.downloads.iterdir()] == []
+
+
+def test_a_tampered_manifest_cannot_point_outside_its_snapshot(
+    mirror: Mirror, tmp_path: Path
+) -> None:
+    path = fetch.fetch("enwiki", cache_dir=tmp_path)
+    manifest_path = path.parent / cache.MANIFEST
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    manifest["native"]["file"] = "../../../outside.linkdata"
+    (tmp_path / "outside.linkdata").write_bytes(path.read_bytes())
+    manifest_path.write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(DatasetError, match="offline"):
+        fetch.fetch("enwiki", cache_dir=tmp_path, offline=True)

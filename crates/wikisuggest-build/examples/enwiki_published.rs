@@ -4,7 +4,7 @@
 //! values and the model, each with its `.checksum`.
 //!
 //! ```text
-//! cargo run --release -p wikisuggest-build --example enwiki_published -- OUT_DIR [DIVISOR]
+//! cargo run -p wikisuggest-build --example enwiki_published -- OUT_DIR [DIVISOR]
 //! ```
 //!
 //! `DIVISOR` writes a fraction of enwiki's size (e.g. 8 for an eighth).

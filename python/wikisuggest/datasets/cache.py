@@ -216,11 +216,16 @@ class WikiCache:
         manifest = _read_json(path / MANIFEST)
         if manifest is None or manifest.get("wiki") != self.wiki:
             return None
-        found = Snapshot(self.wiki, path, manifest)
-        try:
-            return found if found.native.is_file() else None
-        except (KeyError, TypeError):
+        native = manifest.get("native")
+        name = native.get("file") if isinstance(native, dict) else None
+        # The file must be inside the snapshot: a manifest cannot point elsewhere.
+        if not isinstance(name, str) or Path(name).name != name or not name:
             return None
+        sums = manifest.get("checksums")
+        if not isinstance(sums, dict) or not all(isinstance(sums.get(d), str) for d in DATASETS):
+            return None
+        found = Snapshot(self.wiki, path, manifest)
+        return found if found.native.is_file() else None
 
     def all_snapshots(self) -> list[Snapshot]:
         """Every complete snapshot, oldest fetch first."""
