@@ -7,8 +7,9 @@ formats (``lr_enwiki_*.sql.gz`` with pickled values, the model, ``.checksum`` fi
 ``cargo run -p wikisuggest-build --example enwiki_published``, once per format
 under ``target/bench-convert/``.
 
-Each measurement runs in a fresh process and reports wall and CPU seconds and the peak
-resident memory (``VmHWM``, interpreter included):
+Each measurement runs in a fresh process and reports wall and CPU seconds, the peak
+resident memory (``VmHWM``, interpreter included) and the largest disk use of the output
+folder (work files and native file, sampled every half second):
 
 * ``streamed``: ``wikisuggest.datasets.convert`` (the streamed converter), at an eighth of
   enwiki and at full size: its peak should not grow with the size beyond its stated bound
@@ -24,12 +25,14 @@ Run ``bash bench/run convert`` (``--divisors 8,1`` by default; ``--divisors 64``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,15 +79,32 @@ def published(divisor: int) -> Path:
     return folder
 
 
+def disk_use(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size if path.is_file() else 0
+    return total
+
+
 def measure(mode: str, src: Path) -> dict[str, float]:
+    """One conversion in a child process; the largest disk use of its output folder (work
+    files and output) is sampled every half second."""
     with tempfile.TemporaryDirectory(dir=WORK, prefix="out-") as out:
-        done = subprocess.run(
+        child = subprocess.Popen(
             [sys.executable, "-c", CHILD, mode, str(src), out],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=True,
         )
-        return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+        disk = 0
+        while child.poll() is None:
+            disk = max(disk, disk_use(Path(out)))
+            time.sleep(0.5)
+        stdout, stderr = child.communicate()
+        if child.returncode:
+            raise RuntimeError(f"{mode} conversion failed: {stderr}")
+        return {**json.loads(stdout.strip().splitlines()[-1]), "disk": disk}
 
 
 def main() -> int:
@@ -99,7 +119,7 @@ def main() -> int:
     print(f"conversion of enwiki-shaped published files; commit {commit}; {os.cpu_count()} cores")
     print(
         f"{'size':>6} {'mode':>10} {'sources MB':>10} {'native MB':>9} {'wall s':>7} "
-        f"{'CPU s':>7} {'peak MB':>8}"
+        f"{'CPU s':>7} {'peak MB':>8} {'disk MB':>8}"
     )
     rows = {}
     for divisor in divisors:
@@ -113,15 +133,22 @@ def main() -> int:
             native = f"{r['native'] / 1e6:9.0f}" if r["native"] else f"{'-':>9}"
             print(
                 f"{size:>6} {mode:>10} {sources / 1e6:10.0f} {native} {r['wall']:7.1f} "
-                f"{r['cpu']:7.1f} {r['peak_kib'] / 1024:8.0f}"
+                f"{r['cpu']:7.1f} {r['peak_kib'] / 1024:8.0f} {r['disk'] / 1e6:8.0f}"
             )
     small = max(divisors)
     if (small, "in-memory") in rows and (small, "streamed") in rows:
         base, ours = rows[(small, "in-memory")], rows[(small, "streamed")]
         print(
-            f"at 1/{small}: streamed peak / in-memory peak = "
-            f"{ours['peak_kib'] / base['peak_kib']:.2f}; in-memory extrapolated to full size: "
+            f"at 1/{small}, streamed / in-memory (baseline): peak memory "
+            f"{ours['peak_kib'] / base['peak_kib']:.2f}, wall {ours['wall'] / base['wall']:.2f}, "
+            f"CPU {ours['cpu'] / base['cpu']:.2f}; in-memory peak extrapolated to full size: "
             f"{base['peak_kib'] * small / 1024 / 1024:.1f} GB"
+        )
+    if (1, "streamed") in rows and (small, "streamed") in rows and small != 1:
+        full, part = rows[(1, "streamed")], rows[(small, "streamed")]
+        print(
+            f"streamed, full size / 1/{small}: peak memory "
+            f"{full['peak_kib'] / part['peak_kib']:.2f}, wall {full['wall'] / part['wall']:.2f}"
         )
     return 0
 
