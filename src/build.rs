@@ -12,10 +12,10 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use wikisuggest_build::{
-    BuildError, BuildOptions, Embedding, Scan, Split, WordVectors, backtest, scan, set_vectors,
-    training_rows, write_outputs,
+    BuildError, BuildOptions, Embedding, Scan, Split, WordVectors, backtest, backtest_against,
+    scan, set_vectors, training_rows, write_outputs,
 };
-use wikisuggest_engine::Engine;
+use wikisuggest_engine::{Dataset, Engine};
 
 use crate::errors::{build_error, wikisuggest_error};
 use crate::runtime::Worker;
@@ -224,9 +224,10 @@ impl NativeDatasetBuild {
 type BacktestResult = (Vec<(f64, u64, u64, u64)>, u64);
 
 /// Backtests the dataset of `wiki_id` in `data_dir` on the held-out articles of `dump`:
-/// a list of `(threshold, recommended, expected, correct)` and the article count.
+/// a list of `(threshold, recommended, expected, correct)` and the article count. With
+/// `reference_dir`, the articles' links are resolved against that dataset instead.
 #[pyfunction]
-#[pyo3(signature = (dump, data_dir, wiki_id, language_code, thresholds, holdout_fraction, max_test_articles))]
+#[pyo3(signature = (dump, data_dir, wiki_id, language_code, thresholds, holdout_fraction, max_test_articles, reference_dir=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn backtest_dataset(
     py: Python<'_>,
@@ -237,12 +238,19 @@ pub fn backtest_dataset(
     thresholds: Vec<f64>,
     holdout_fraction: f64,
     max_test_articles: usize,
+    reference_dir: Option<PathBuf>,
 ) -> PyResult<BacktestResult> {
     let s = split(holdout_fraction, usize::MAX, max_test_articles);
     let (wiki_id, language_code) = (wiki_id.to_owned(), language_code.to_owned());
     let result = Worker::spawn("wikisuggest-backtest", move || {
         let engine = Engine::open(&data_dir, &wiki_id)?;
-        backtest(&dump, &engine, &language_code, &s, &thresholds)
+        match &reference_dir {
+            Some(dir) => {
+                let reference = Dataset::open(dir, &wiki_id)?;
+                backtest_against(&dump, &engine, &reference, &language_code, &s, &thresholds)
+            }
+            None => backtest(&dump, &engine, &language_code, &s, &thresholds),
+        }
     })?
     .wait(py)?
     .map_err(build_error)?;

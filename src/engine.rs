@@ -277,18 +277,6 @@ impl NativeEngine {
         .map_err(|e| engine_error(py, &e))
     }
 
-    /// Converts a published (or legacy SQLite) dataset into a native file; returns its path.
-    #[staticmethod]
-    fn convert(
-        py: Python<'_>,
-        src_dir: PathBuf,
-        wiki_id: String,
-        out_dir: PathBuf,
-    ) -> PyResult<PathBuf> {
-        py.detach(|| wikisuggest_engine::convert(&src_dir, &wiki_id, &out_dir))
-            .map_err(|e| engine_error(py, &e))
-    }
-
     /// Recomputes the native image's checksum (reads it whole).
     fn verify(&self, py: Python<'_>) -> PyResult<()> {
         let engine = self.engine.clone();

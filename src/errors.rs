@@ -26,6 +26,7 @@ mod classes {
     pyo3::import_exception!(wikisuggest.errors, ReauthorizationRequired);
     pyo3::import_exception!(wikisuggest.errors, StateMismatch);
     pyo3::import_exception!(wikisuggest.errors, DatasetError);
+    pyo3::import_exception!(wikisuggest.errors, Cancelled);
     pyo3::import_exception!(wikisuggest.errors, WikitextError);
     pyo3::import_exception!(wikisuggest.errors, UnsupportedLanguage);
     pyo3::import_exception!(wikisuggest.errors, HTTPError);
@@ -132,6 +133,7 @@ fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
         EngineError::Text(_) => classes::WikitextError::type_object,
         EngineError::InvalidArgument(_) => classes::InvalidParameter::type_object,
         EngineError::Internal(_) => classes::WikisuggestError::type_object,
+        EngineError::Cancelled => classes::Cancelled::type_object,
         _ => classes::DatasetError::type_object,
     };
     instantiate(py, class, &error.to_string(), &kwargs)
@@ -192,6 +194,20 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             kwargs.set_item("title", title)?;
             kwargs.set_item("baserevid", baserevid)?;
             classes::EditConflict::type_object
+        }
+        Error::ChecksumMismatch {
+            url,
+            expected,
+            actual,
+        } => {
+            kwargs.set_item("url", url)?;
+            kwargs.set_item("expected", expected)?;
+            kwargs.set_item("actual", actual)?;
+            classes::DatasetError::type_object
+        }
+        Error::File { path, .. } => {
+            kwargs.set_item("path", path)?;
+            classes::DatasetError::type_object
         }
         Error::Internal(_) => classes::WikisuggestError::type_object,
     };

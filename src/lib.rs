@@ -18,6 +18,7 @@ mod build;
 mod call;
 mod client;
 mod convert;
+mod datasets;
 mod dump;
 mod engine;
 mod engine_batch;
@@ -48,6 +49,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rules::NativeLinkRules>()?;
     m.add_function(wrap_pyfunction!(rules::page_links, m)?)?;
     m.add_function(wrap_pyfunction!(rules::page_sections, m)?)?;
+    m.add_class::<datasets::NativeDownloader>()?;
+    m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;

@@ -88,7 +88,21 @@ pub fn in_flight_tasks() -> usize {
 /// and returns `Some` once the work is done. It runs without holding the interpreter, and
 /// between polls Python's signal handlers run; if one raises (`KeyboardInterrupt`), that error
 /// is returned and the work is left to the caller to stop.
-pub fn wait_interruptibly<T, F>(py: Python<'_>, mut poll: F) -> PyResult<T>
+pub fn wait_interruptibly<T, F>(py: Python<'_>, poll: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnMut(Duration) -> Option<T> + Send,
+{
+    wait_reporting(py, poll, |_| Ok(()))
+}
+
+/// [`wait_interruptibly`], calling `tick` with the interpreter between polls (after the
+/// signal handlers ran): how a long call reports its progress to Python as it goes.
+pub fn wait_reporting<T, F>(
+    py: Python<'_>,
+    mut poll: F,
+    mut tick: impl FnMut(Python<'_>) -> PyResult<()>,
+) -> PyResult<T>
 where
     T: Send,
     F: FnMut(Duration) -> Option<T> + Send,
@@ -98,6 +112,7 @@ where
             return Ok(done);
         }
         py.check_signals()?;
+        tick(py)?;
     }
 }
 
@@ -107,12 +122,27 @@ where
 pub fn wait_for_task<T: Send + 'static>(
     py: Python<'_>,
     rt: &Runtime,
-    mut task: tokio::task::JoinHandle<T>,
+    task: tokio::task::JoinHandle<T>,
 ) -> PyResult<T> {
-    let waited = wait_interruptibly(py, |interval| {
-        rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
-            .ok()
-    });
+    wait_for_task_reporting(py, rt, task, |_| Ok(()))
+}
+
+/// [`wait_for_task`], calling `tick` between polls (see [`wait_reporting`]); an error it
+/// returns stops the task as a signal does.
+pub fn wait_for_task_reporting<T: Send + 'static>(
+    py: Python<'_>,
+    rt: &Runtime,
+    mut task: tokio::task::JoinHandle<T>,
+    tick: impl FnMut(Python<'_>) -> PyResult<()>,
+) -> PyResult<T> {
+    let waited = wait_reporting(
+        py,
+        |interval| {
+            rt.block_on(async { tokio::time::timeout(interval, &mut task).await })
+                .ok()
+        },
+        tick,
+    );
     match waited {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(join_error)) => Err(wikisuggest_error(&format!(
@@ -165,6 +195,21 @@ impl<T: Send + 'static> Worker<T> {
     /// The result, or the error a signal handler raised (the work then goes on unless the
     /// caller stops it; if it is dropped, its result is discarded when it ends).
     pub fn wait(&self, py: Python<'_>) -> PyResult<T> {
-        wait_interruptibly(py, |interval| self.poll(interval))?
+        self.wait_reporting(py, |_| Ok(()))
+    }
+
+    /// Waits at most `limit` without the interpreter and without handling signals: for work
+    /// that was told to stop, to finish cleaning up after the caller was interrupted.
+    pub fn wait_for(&self, limit: Duration) -> Option<PyResult<T>> {
+        self.poll(limit)
+    }
+
+    /// [`Worker::wait`], calling `tick` between polls (see [`wait_reporting`]).
+    pub fn wait_reporting(
+        &self,
+        py: Python<'_>,
+        tick: impl FnMut(Python<'_>) -> PyResult<()>,
+    ) -> PyResult<T> {
+        wait_reporting(py, |interval| self.poll(interval), tick)?
     }
 }

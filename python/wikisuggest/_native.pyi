@@ -1,7 +1,7 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
@@ -20,6 +20,7 @@ __all__ = [
     "NativeCall",
     "NativeClient",
     "NativeDatasetBuild",
+    "NativeDownloader",
     "NativeDumpPages",
     "NativeEngine",
     "NativeEngineBatch",
@@ -31,6 +32,8 @@ __all__ = [
     "__version__",
     "authorization_url",
     "backtest_dataset",
+    "convert_dataset",
+    "dataset_drift",
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
@@ -169,8 +172,6 @@ class NativeGroup(Generic[_T]):
 class NativeEngine:
     @staticmethod
     def open(path: str, wiki_id: str, application_version: str, verify: bool) -> NativeEngine: ...
-    @staticmethod
-    def convert(src_dir: str, wiki_id: str, out_dir: str) -> str: ...
     def verify(self) -> None: ...
     def link_targets(self) -> list[str]: ...
     @property
@@ -253,6 +254,7 @@ def backtest_dataset(
     thresholds: list[float],
     holdout_fraction: float,
     max_test_articles: int,
+    reference_dir: str | None = None,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
 
 @final
@@ -332,3 +334,34 @@ class NativeServer:
     def running(self) -> bool: ...
     def reload_datasets(self) -> list[tuple[str, str]]: ...
     def stop(self) -> None: ...
+
+@final
+class NativeDownloader:
+    def __new__(
+        cls,
+        user_agent: str,
+        connect_timeout: float,
+        read_timeout: float,
+        max_retries: int,
+        backoff_base: float,
+        max_retry_after: float,
+    ) -> NativeDownloader: ...
+    def head(self, url: str) -> dict[str, Any] | None: ...
+    def get(self, url: str, limit: int) -> tuple[bytes, dict[str, Any]] | None: ...
+    def download(
+        self,
+        url: str,
+        dest: str,
+        sha256: str | None,
+        max_size: int,
+        progress: Callable[[int, int | None], object] | None = None,
+    ) -> dict[str, Any]: ...
+
+def convert_dataset(
+    src_dir: str,
+    wiki_id: str,
+    out_dir: str,
+    progress: Callable[[int, int | None, str], object] | None = None,
+    sort_budget: int | None = None,
+) -> str: ...
+def dataset_drift(published: str, current: str, examples: int) -> dict[str, Any]: ...

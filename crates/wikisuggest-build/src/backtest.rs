@@ -62,7 +62,28 @@ pub fn backtest(
     split: &Split,
     thresholds: &[f64],
 ) -> Result<Backtest> {
-    let dataset: &Dataset = engine.dataset();
+    backtest_against(
+        dump,
+        engine,
+        engine.dataset(),
+        language_code,
+        split,
+        thresholds,
+    )
+}
+
+/// [`backtest`], with the articles' links resolved against `reference` (its redirects and
+/// pages) rather than the engine's own dataset: an older dataset judged by the titles of a
+/// current one, so that links to articles it does not know count as missed.
+pub fn backtest_against(
+    dump: &Path,
+    engine: &Engine,
+    reference: &Dataset,
+    language_code: &str,
+    split: &Split,
+    thresholds: &[f64],
+) -> Result<Backtest> {
+    let dataset = reference;
     let mut result = Backtest {
         articles: 0,
         points: thresholds

@@ -32,7 +32,7 @@ use wikisuggest_engine::tables::{DatasetChecksums, VectorTable};
 use wikisuggest_engine::write_native_file;
 use wikisuggest_text::MwTokenizer;
 
-pub use backtest::{Backtest, BacktestPoint, backtest};
+pub use backtest::{Backtest, BacktestPoint, backtest, backtest_against};
 pub use embed::WordVectors;
 pub use error::{BuildError, Result};
 pub use scan::{BuildOptions, Scan, ScanStats, scan};

@@ -37,7 +37,11 @@ pub fn escape_mysql(out: &mut Vec<u8>, bytes: &[u8]) {
 
 /// Writes a gzip file with a fixed header (the inner file name, modification time 0), so
 /// its bytes depend on the content only.
-fn write_gzip(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+fn write_gzip(
+    path: &Path,
+    level: Compression,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
     let inner_name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -46,7 +50,7 @@ fn write_gzip(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<
     let mut gz = GzBuilder::new()
         .filename(inner_name)
         .mtime(0)
-        .write(BufWriter::with_capacity(1 << 20, file), Compression::new(9));
+        .write(BufWriter::with_capacity(1 << 20, file), level);
     fill(&mut gz).map_err(|e| BuildError::io(path, e))?;
     let mut w = gz.finish().map_err(|e| BuildError::io(path, e))?;
     w.flush().map_err(|e| BuildError::io(path, e))?;
@@ -71,10 +75,11 @@ pub fn write_checksum(path: &Path) -> Result<String> {
 /// Writes one table as a mysqldump file; `rows` yields `(lookup, pickle)` in id order.
 fn write_table<'a>(
     path: &Path,
+    level: Compression,
     table: &str,
     rows: impl Iterator<Item = (&'a str, Vec<u8>)>,
 ) -> Result<()> {
-    write_gzip(path, |w| {
+    write_gzip(path, level, |w| {
         // The header and footer mirror `mysqldump --skip-opt --no-create-info
         // --skip-extended-insert`; importers only execute the INSERT lines.
         writeln!(w, "-- wikisuggest dataset dump")?;
@@ -108,6 +113,17 @@ pub fn write_published(
     tables: &Tables,
     model_json: &[u8],
 ) -> Result<DatasetChecksums> {
+    write_published_with(dir, wiki_id, tables, model_json, Compression::new(9))
+}
+
+/// [`write_published`] at another gzip level (the benchmarks write gigabytes at level 1).
+pub fn write_published_with(
+    dir: &Path,
+    wiki_id: &str,
+    tables: &Tables,
+    model_json: &[u8],
+    level: Compression,
+) -> Result<DatasetChecksums> {
     validate_wiki_id(wiki_id)?;
     std::fs::create_dir_all(dir).map_err(|e| BuildError::io(dir, e))?;
     let mut sums = DatasetChecksums::default();
@@ -117,6 +133,7 @@ pub fn write_published(
         match kind {
             TableKind::Anchors => write_table(
                 &path,
+                level,
                 &table,
                 tables
                     .anchors
@@ -125,6 +142,7 @@ pub fn write_published(
             )?,
             TableKind::Redirects => write_table(
                 &path,
+                level,
                 &table,
                 tables
                     .redirects
@@ -133,6 +151,7 @@ pub fn write_published(
             )?,
             TableKind::PageIds => write_table(
                 &path,
+                level,
                 &table,
                 tables
                     .pageids
@@ -143,6 +162,7 @@ pub fn write_published(
                 let v = &tables.vectors;
                 write_table(
                     &path,
+                    level,
                     &table,
                     v.keys.iter().enumerate().map(|(i, k)| {
                         (

@@ -173,7 +173,7 @@ impl fmt::Debug for Client {
 
 /// Install the TLS crypto provider once per process (reqwest needs one; we use ring, which
 /// builds without cmake or nasm).
-fn ensure_crypto_provider() {
+pub(crate) fn ensure_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
@@ -686,7 +686,10 @@ async fn read_body(
 
 /// The start of an error response's body (at most [`ERROR_BODY_LIMIT`] bytes). A body cut
 /// short, or one that breaks off, still leaves the status to report.
-async fn read_error_body(mut response: reqwest::Response, url: &reqwest::Url) -> Result<Vec<u8>> {
+pub(crate) async fn read_error_body(
+    mut response: reqwest::Response,
+    url: &reqwest::Url,
+) -> Result<Vec<u8>> {
     let mut body = Vec::new();
     loop {
         match response.chunk().await {

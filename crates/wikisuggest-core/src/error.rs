@@ -83,6 +83,22 @@ pub enum Error {
     #[error("edit conflict on {title:?}: the page has changed since revision {baserevid}")]
     EditConflict { title: String, baserevid: u64 },
 
+    /// A downloaded file's sha256 is not the published one, after a second download from
+    /// zero.
+    #[error(
+        "the file downloaded from {url} has sha256 {actual}, not the published {expected} \
+         (twice, the second time from zero)"
+    )]
+    ChecksumMismatch {
+        url: String,
+        expected: String,
+        actual: String,
+    },
+
+    /// A local file of a download could not be read or written.
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+
     /// Anything that is a bug or an environment problem rather than a remote failure.
     #[error("{0}")]
     Internal(String),

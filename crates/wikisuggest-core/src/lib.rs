@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod client;
 pub mod config;
+pub mod download;
 pub mod encode;
 pub mod error;
 pub mod http_error;

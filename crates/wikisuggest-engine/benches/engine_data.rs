@@ -38,9 +38,14 @@ use wikisuggest_engine::{
     Dataset, DatasetChecksums, LinkModel, NUM_FEATURES, RustLowercase, Scorer, write_native_file,
 };
 
-const TITLES: usize = 7_000_000;
-const ARTICLES: usize = 6_000_000;
-const ANCHORS: usize = 15_000_000;
+#[path = "common/enwiki_tables.rs"]
+mod enwiki_tables;
+
+use enwiki_tables::{ENWIKI, Rng, enwiki_size_tables, words};
+
+const TITLES: usize = ENWIKI.titles;
+const ARTICLES: usize = ENWIKI.articles;
+const ANCHORS: usize = ENWIKI.anchors;
 const DIM: usize = 50;
 const WIKI: &str = "synthwiki";
 
@@ -50,22 +55,6 @@ fn repo() -> PathBuf {
 
 fn parity_dir() -> PathBuf {
     repo().join("tests/data/parity/datasets/enwiki")
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// CPU time of this thread in ns (from the scheduler), so results hold on a busy machine.
@@ -210,53 +199,6 @@ fn scoring() {
 }
 
 // ---------------------------------------------------------------------------------------
-
-const WORDS: &[&str] = &[
-    "river",
-    "history",
-    "john",
-    "county",
-    "school",
-    "national",
-    "united",
-    "album",
-    "the",
-    "football",
-    "of",
-    "station",
-    "de",
-    "church",
-    "war",
-    "film",
-    "new",
-    "saint",
-    "district",
-    "battle",
-    "island",
-    "railway",
-    "party",
-    "language",
-    "university",
-    "song",
-    "list",
-];
-
-fn words(rng: &mut Rng, n: usize, capital: bool) -> String {
-    let mut s = String::new();
-    for k in 0..n {
-        if k > 0 {
-            s.push(' ');
-        }
-        let w = WORDS[rng.below(WORDS.len())];
-        if capital && k == 0 {
-            s.push_str(&w[..1].to_uppercase());
-            s.push_str(&w[1..]);
-        } else {
-            s.push_str(w);
-        }
-    }
-    s
-}
 
 fn generate(dir: &Path) -> PathBuf {
     let t = Instant::now();
@@ -442,98 +384,6 @@ fn open_child(path: &Path) {
 
 // ---------------------------------------------------------------------------------------
 
-/// The sample's tables plus synthetic filler up to enwiki's size, as `convert` would
-/// write them (titles and anchors sorted, so the sample's keys are spread through the file
-/// as a real enwiki's would be).
-fn enwiki_size_tables(sample: &Dataset) -> (wikisuggest_engine::Tables, usize) {
-    use std::collections::HashSet;
-    use wikisuggest_engine::Tables;
-    let mut tables = Tables::default();
-    let mut titles: HashSet<String> = HashSet::new();
-    // Filler keys end in a word no article holds, so they change no answer.
-    let filler_key = |rng: &mut Rng, n: usize, capital: bool, i: usize| {
-        format!("{} zq{i:x}", words(rng, n, capital))
-    };
-    let dim = sample.dim().max(1);
-    tables.vectors.dim = dim;
-    for i in 0..sample.title_count() {
-        let t = sample.title_at(i).unwrap().to_owned();
-        if let Some(pid) = sample.page_id(&t).unwrap() {
-            tables.pageids.push((t.clone(), pid));
-        }
-        if let Some(target) = sample.redirect(&t).unwrap() {
-            tables.redirects.push((t.clone(), target.to_owned()));
-        }
-        if let Some(v) = sample.vector(&t).unwrap() {
-            tables.vectors.keys.push(t.clone());
-            tables.vectors.data.extend(v.iter());
-        }
-        titles.insert(t);
-    }
-    let mut anchors: HashSet<String> = HashSet::new();
-    sample
-        .for_each_anchor(|a, cands| {
-            anchors.insert(a.to_owned());
-            let cands = cands
-                .iter()
-                .map(|c| (c.title.to_owned(), c.count))
-                .collect();
-            tables.anchors.push((a.to_owned(), cands));
-            Ok(())
-        })
-        .unwrap();
-    let mut rng = Rng(7);
-    let mut filler = Vec::with_capacity(TITLES);
-    let mut i = 0usize;
-    while titles.len() + filler.len() < TITLES {
-        let n = 1 + rng.below(3);
-        let t = filler_key(&mut rng, n, true, i);
-        i += 1;
-        if !titles.contains(&t) {
-            filler.push(t);
-        }
-    }
-    let articles = ARTICLES.saturating_sub(tables.pageids.len());
-    for (k, t) in filler.iter().enumerate() {
-        if k < articles {
-            tables.pageids.push((t.clone(), 1_000_000_000 + k as i64));
-            tables.vectors.keys.push(t.clone());
-            for _ in 0..dim {
-                let x = (rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
-                tables.vectors.data.push(x);
-            }
-        } else {
-            let to = filler[rng.below(articles.max(1))].clone();
-            tables.redirects.push((t.clone(), to));
-        }
-    }
-    let mut i = 0usize;
-    while tables.anchors.len() < ANCHORS {
-        let n = 1 + rng.below(4);
-        let a = filler_key(&mut rng, n, false, i);
-        i += 1;
-        if anchors.contains(&a) {
-            continue;
-        }
-        // Mostly one candidate, a long tail of ambiguous anchors.
-        let k = match rng.below(100) {
-            0 => 10 + rng.below(200),
-            1..=20 => 2 + rng.below(4),
-            _ => 1,
-        };
-        let cands = (0..k)
-            .map(|_| {
-                (
-                    filler[rng.below(articles.max(1))].clone(),
-                    1 + rng.below(50) as u32,
-                )
-            })
-            .collect();
-        tables.anchors.push((a, cands));
-    }
-    (tables, filler.len())
-}
-
 fn sample_path() -> PathBuf {
     repo().join("python/wikisuggest/data/enwiki.linkdata")
 }
@@ -551,7 +401,7 @@ fn enwiki_size_file(sample: &Dataset) -> PathBuf {
         return path;
     }
     let t = Instant::now();
-    let (tables, filler) = enwiki_size_tables(sample);
+    let (tables, filler) = enwiki_size_tables(sample, ENWIKI);
     let input = NativeInput::from_tables(
         "enwiki",
         &tables,

@@ -3,6 +3,7 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use crate::conversion::ConvertOptions;
 use crate::error::{Error, Result};
 use crate::native::{self, NativeImage, NativeInput, write_native};
 use crate::published::{self, PublishedDataset, validate_wiki_id};
@@ -408,50 +409,76 @@ impl Dataset {
 /// Converts the published (or legacy SQLite) dataset of `wiki_id` in `src_dir` into the
 /// native file `out_dir/{wiki_id}.linkdata`, and returns its path.
 ///
-/// The file is written under a temporary name and renamed into place, so a reader never
-/// maps a half-written file.
+/// Published `.sql.gz` files are converted as a stream, in bounded memory (see
+/// [`crate::conversion`]); legacy SQLite files are read into memory. The file is written under
+/// a temporary name and renamed into place, so a reader never maps a half-written file.
 pub fn convert(src_dir: &Path, wiki_id: &str, out_dir: &Path) -> Result<PathBuf> {
+    convert_with(src_dir, wiki_id, out_dir, &ConvertOptions::default())
+}
+
+/// [`convert`] with progress reports, cancellation and a sort budget (published files).
+pub fn convert_with(
+    src_dir: &Path,
+    wiki_id: &str,
+    out_dir: &Path,
+    options: &ConvertOptions<'_>,
+) -> Result<PathBuf> {
     validate_wiki_id(wiki_id)?;
-    let data = if published::is_published_dir(src_dir, wiki_id) {
-        published::read_published(src_dir, wiki_id)?
-    } else {
-        #[cfg(feature = "sqlite")]
-        if crate::sqlite::is_sqlite_dir(src_dir, wiki_id) {
-            crate::sqlite::read_sqlite(src_dir, wiki_id)?
-        } else {
-            return Err(Error::NotFound {
-                dir: src_dir.to_owned(),
-                wiki_id: wiki_id.to_owned(),
-            });
-        }
-        #[cfg(not(feature = "sqlite"))]
-        return Err(Error::NotFound {
-            dir: src_dir.to_owned(),
-            wiki_id: wiki_id.to_owned(),
-        });
-    };
-    let input = NativeInput::from_tables(wiki_id, &data.tables, data.model_json, data.checksums)?;
-    drop(data.tables);
-    write_native_file(&input, out_dir)
+    if published::is_published_dir(src_dir, wiki_id) {
+        return crate::conversion::convert_published(src_dir, wiki_id, out_dir, options);
+    }
+    #[cfg(feature = "sqlite")]
+    if crate::sqlite::is_sqlite_dir(src_dir, wiki_id) {
+        let data = crate::sqlite::read_sqlite(src_dir, wiki_id)?;
+        let input =
+            NativeInput::from_tables(wiki_id, &data.tables, data.model_json, data.checksums)?;
+        drop(data.tables);
+        return write_native_file(&input, out_dir);
+    }
+    Err(Error::NotFound {
+        dir: src_dir.to_owned(),
+        wiki_id: wiki_id.to_owned(),
+    })
 }
 
 /// Writes `input` to `out_dir/{wiki_id}.linkdata` (via a temporary file and a rename).
 pub fn write_native_file(input: &NativeInput, out_dir: &Path) -> Result<PathBuf> {
-    validate_wiki_id(&input.wiki_id)?;
+    publish_native_file(
+        out_dir,
+        &input.wiki_id,
+        |w| write_native(input, w),
+        |tmp| {
+            NativeImage::open(tmp, native::reader::PRIVATE_COPY_MAX)
+                .and_then(|image| image.verify())
+        },
+    )
+}
+
+/// Writes the native file of `wiki_id` into `out_dir`: `fill` writes it under a temporary
+/// name, `verify` reads back what was written, and only then is it renamed into place. On
+/// any failure the temporary file is removed.
+pub(crate) fn publish_native_file(
+    out_dir: &Path,
+    wiki_id: &str,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
+    verify: impl FnOnce(&Path) -> Result<()>,
+) -> Result<PathBuf> {
+    validate_wiki_id(wiki_id)?;
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
-    let path = out_dir.join(native::native_file_name(&input.wiki_id));
+    let path = out_dir.join(native::native_file_name(wiki_id));
     let tmp = path.with_extension("linkdata.tmp");
-    let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    write_native(input, &mut w)?;
-    let file = w
-        .into_inner()
-        .map_err(|e| Error::io(&tmp, e.into_error()))?;
-    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
-    drop(file);
-    // Read back and verify what was written before it replaces anything.
-    let written =
-        NativeImage::open(&tmp, native::reader::PRIVATE_COPY_MAX).and_then(|image| image.verify());
+    let written = (|| {
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut w)?;
+        let file = w
+            .into_inner()
+            .map_err(|e| Error::io(&tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+        drop(file);
+        // Read back and verify what was written before it replaces anything.
+        verify(&tmp)
+    })();
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);

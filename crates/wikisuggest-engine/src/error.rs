@@ -130,6 +130,10 @@ pub enum Error {
     #[error("internal error: {0}")]
     Internal(String),
 
+    /// The caller cancelled a long operation (a conversion); nothing was left behind.
+    #[error("cancelled")]
+    Cancelled,
+
     /// A caller-supplied argument is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -31,9 +31,12 @@
 //! ```
 
 pub mod checksum;
+pub mod conversion;
 pub mod cosine;
 mod dataset;
+pub mod drift;
 mod error;
+mod extsort;
 pub mod features;
 pub mod jaro;
 pub mod kurtosis;
@@ -49,10 +52,11 @@ pub mod tables;
 mod wire;
 pub mod xgboost;
 
+pub use conversion::{ConvertOptions, Phase as ConvertPhase, Progress as ConvertProgress};
 pub use cosine::SdotKernel;
 pub use dataset::{
     Candidate, Dataset, DatasetInfo, DatasetSource, NativeOpenOptions, Vector, convert,
-    write_native_file,
+    convert_with, write_native_file,
 };
 pub use error::{Error, PickleError, Result};
 pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};

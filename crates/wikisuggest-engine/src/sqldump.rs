@@ -5,7 +5,7 @@
 //! never decoded as text as a whole.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
@@ -23,7 +23,6 @@ pub(crate) fn read_line_bounded(
     line: &mut Vec<u8>,
     max: u64,
 ) -> std::io::Result<Result<bool, ()>> {
-    use std::io::Read;
     line.clear();
     let n = reader.by_ref().take(max + 1).read_until(b'\n', line)?;
     if n as u64 > max {
@@ -51,10 +50,23 @@ pub struct SqlRow {
 pub fn read_dump(
     path: &Path,
     table: &str,
-    mut on_row: impl FnMut(SqlRow) -> Result<()>,
+    on_row: impl FnMut(SqlRow) -> Result<()>,
 ) -> Result<u64> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, MultiGzDecoder::new(BufReader::new(file)));
+    read_dump_from(file, path, table, on_row)
+}
+
+/// [`read_dump`] of the gzip bytes `compressed` reads (`path` names them in errors).
+pub fn read_dump_from(
+    compressed: impl Read,
+    path: &Path,
+    table: &str,
+    mut on_row: impl FnMut(SqlRow) -> Result<()>,
+) -> Result<u64> {
+    let mut reader = BufReader::with_capacity(
+        1 << 16,
+        MultiGzDecoder::new(BufReader::with_capacity(1 << 16, compressed)),
+    );
     let mut line = Vec::new();
     let mut line_no = 0u64;
     let mut rows = 0u64;

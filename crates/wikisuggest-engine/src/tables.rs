@@ -43,11 +43,7 @@ impl VectorTable {
         if self.keys.is_empty() {
             self.dim = v.len();
         } else if v.len() != self.dim {
-            return Err(bad_row(
-                "w2vfiltered",
-                &key,
-                format!("dimension {} differs from {}", v.len(), self.dim),
-            ));
+            return Err(dimension_mismatch(&key, v.len(), self.dim));
         }
         self.keys.push(key);
         self.data.extend_from_slice(v);
@@ -120,6 +116,15 @@ impl TableKind {
     }
 }
 
+/// The error for a vector whose dimension differs from the table's.
+pub(crate) fn dimension_mismatch(key: &str, got: usize, dim: usize) -> Error {
+    bad_row(
+        "w2vfiltered",
+        key,
+        format!("dimension {got} differs from {dim}"),
+    )
+}
+
 fn bad_row(table: &'static str, key: &str, reason: impl Into<String>) -> Error {
     Error::BadRow {
         table,
@@ -128,54 +133,71 @@ fn bad_row(table: &'static str, key: &str, reason: impl Into<String>) -> Error {
     }
 }
 
+/// One decoded row of a published table (the value after unpickling and checking).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Row {
+    /// `anchors`: candidates `(target title, count)` in stored order.
+    Anchor(Vec<(String, u32)>),
+    /// `redirects`: the target title.
+    Redirect(String),
+    /// `pageids`: the page id.
+    PageId(i64),
+    /// `w2vfiltered`: the embedding.
+    Vector(Vec<f32>),
+}
+
+/// Decodes the pickled `value` of the row `key` of table `kind`.
+pub fn decode_row(kind: TableKind, key: &str, value: &[u8]) -> Result<Row> {
+    let table = kind.name();
+    let v = pickle::loads(value).map_err(|e| bad_row(table, key, e.to_string()))?;
+    Ok(match kind {
+        TableKind::Anchors => {
+            let PickleValue::Dict(items) = v else {
+                return Err(bad_row(table, key, "value is not a dict"));
+            };
+            let mut cands = Vec::with_capacity(items.len());
+            for (title, count) in items {
+                let (PickleValue::Str(title), PickleValue::Int(count)) = (title, count) else {
+                    return Err(bad_row(table, key, "candidate is not str → int"));
+                };
+                let count = u32::try_from(count)
+                    .map_err(|_| bad_row(table, key, format!("count {count} outside 0..2^32")))?;
+                cands.push((title, count));
+            }
+            Row::Anchor(cands)
+        }
+        TableKind::Redirects => {
+            let PickleValue::Str(target) = v else {
+                return Err(bad_row(table, key, "value is not a str"));
+            };
+            Row::Redirect(target)
+        }
+        TableKind::PageIds => match v {
+            PickleValue::Int(id) => Row::PageId(id),
+            PickleValue::Bool(b) => Row::PageId(i64::from(b)),
+            _ => return Err(bad_row(table, key, "value is not an int")),
+        },
+        TableKind::Vectors => {
+            // Only float32 vectors are supported: they are what the published
+            // datasets hold, and their cosine is defined in float32 (spec §4.4).
+            let vector = match &v {
+                PickleValue::Array(a) => a.to_f32_vec(),
+                _ => None,
+            }
+            .ok_or_else(|| bad_row(table, key, "value is not a one-dimensional float32 array"))?;
+            Row::Vector(vector)
+        }
+    })
+}
+
 impl Tables {
     /// Decodes one `(key, pickle)` row of `kind` and appends it.
     pub fn push_row(&mut self, kind: TableKind, key: String, value: &[u8]) -> Result<()> {
-        let table = kind.name();
-        let v = pickle::loads(value).map_err(|e| bad_row(table, &key, e.to_string()))?;
-        match kind {
-            TableKind::Anchors => {
-                let PickleValue::Dict(items) = v else {
-                    return Err(bad_row(table, &key, "value is not a dict"));
-                };
-                let mut cands = Vec::with_capacity(items.len());
-                for (title, count) in items {
-                    let (PickleValue::Str(title), PickleValue::Int(count)) = (title, count) else {
-                        return Err(bad_row(table, &key, "candidate is not str → int"));
-                    };
-                    let count = u32::try_from(count).map_err(|_| {
-                        bad_row(table, &key, format!("count {count} outside 0..2^32"))
-                    })?;
-                    cands.push((title, count));
-                }
-                self.anchors.push((key, cands));
-            }
-            TableKind::Redirects => {
-                let PickleValue::Str(target) = v else {
-                    return Err(bad_row(table, &key, "value is not a str"));
-                };
-                self.redirects.push((key, target));
-            }
-            TableKind::PageIds => {
-                let id = match v {
-                    PickleValue::Int(id) => id,
-                    PickleValue::Bool(b) => i64::from(b),
-                    _ => return Err(bad_row(table, &key, "value is not an int")),
-                };
-                self.pageids.push((key, id));
-            }
-            TableKind::Vectors => {
-                // Only float32 vectors are supported: they are what the published
-                // datasets hold, and their cosine is defined in float32 (spec §4.4).
-                let vector = match &v {
-                    PickleValue::Array(a) => a.to_f32_vec(),
-                    _ => None,
-                }
-                .ok_or_else(|| {
-                    bad_row(table, &key, "value is not a one-dimensional float32 array")
-                })?;
-                self.vectors.push(key, &vector)?;
-            }
+        match decode_row(kind, &key, value)? {
+            Row::Anchor(cands) => self.anchors.push((key, cands)),
+            Row::Redirect(target) => self.redirects.push((key, target)),
+            Row::PageId(id) => self.pageids.push((key, id)),
+            Row::Vector(vector) => self.vectors.push(key, &vector)?,
         }
         Ok(())
     }

@@ -1,8 +1,261 @@
-"""``wikisuggest convert``: the engine's datasets from the command line."""
+"""``wikisuggest datasets …`` (production's datasets: fetch, list, path, verify, prune, diff)
+and ``wikisuggest convert`` (a published folder into the engine's native file)."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import email.utils
+import json
+import logging
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetError, WikisuggestError
+
+__all__ = ["add_parser"]
+
+
+def _expect(values: list[str] | None) -> dict[str, str] | None:
+    if not values:
+        return None
+    out = {}
+    for value in values:
+        name, sep, sha = value.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"--expect takes DATASET=SHA256, got {value!r}")
+        out[name.strip()] = sha.strip()
+    return out
+
+
+def _format(args: argparse.Namespace) -> str:
+    """``--format``, else a table for a terminal and JSON for a pipe."""
+    return str(args.format or ("table" if sys.stdout.isatty() else "json"))
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    if args.quiet:
+        return False
+    if not sys.stderr.isatty():
+        return False
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from ..datasets.fetch import fetch
+
+    progress = _progress(args)
+    if not args.quiet and not progress:
+        # Sizes, waits and the snapshot made, as lines on stderr (logs, CI).
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger = logging.getLogger("wikisuggest.datasets")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    for wiki in args.wiki:
+        path = fetch(
+            wiki,
+            source=args.source,
+            cache_dir=args.cache_dir,
+            update=args.update,
+            offline=True if args.offline else None,
+            expect=_expect(args.expect),
+            progress=progress,
+            user_agent=args.user_agent,
+            keep_sources=args.keep_sources,
+        )
+        print(path)
+    return 0
+
+
+def _age(last_modified: str | None) -> str | None:
+    if not last_modified:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(last_modified)
+    except (TypeError, ValueError):
+        return None
+    days = (datetime.datetime.now(datetime.timezone.utc) - when).days
+    return f"{when.date().isoformat()} ({days} d)"
+
+
+def _list(args: argparse.Namespace) -> int:
+    from ..datasets import cache
+    from ..datasets.fetch import published_index, published_version
+
+    root = cache.cache_root(args.cache_dir)
+    wikis = args.wiki or cache.known_wikis(root)
+    index = None
+    if not args.offline and wikis:
+        try:
+            index = published_index(args.source, cache_dir=root, user_agent=args.user_agent)
+        except WikisuggestError as err:
+            print(
+                f"wikisuggest datasets list: cannot read the published index: {err}",
+                file=sys.stderr,
+            )
+    rows: list[dict[str, Any]] = []
+    for wiki in wikis:
+        store = cache.WikiCache(root, wiki)
+        current = store.current()
+        row: dict[str, Any] = {
+            "wiki": wiki,
+            "snapshot": current.id if current else None,
+            "source": current.source if current else None,
+            "size": current.size() if current else None,
+            "model_last_modified": current.model_last_modified if current else None,
+            "model_age": _age(current.model_last_modified) if current else None,
+            "fetched_at": current.manifest.get("fetched_at") if current else None,
+            "snapshots": len(store.all_snapshots()),
+            "path": str(current.native) if current else None,
+        }
+        newer: str | None = None
+        if index is not None:
+            if index.base_of(wiki) is None:
+                newer = "unpublished"
+            else:
+                try:
+                    published = published_version(
+                        wiki, source=args.source, cache_dir=root, user_agent=args.user_agent
+                    )
+                except WikisuggestError as err:
+                    print(f"wikisuggest datasets list: {wiki}: {err}", file=sys.stderr)
+                    published = None
+                if published is None:
+                    newer = "unknown"
+                elif current is None:
+                    newer = "not fetched"
+                else:
+                    newer = "yes" if published.checksums != current.checksums else "no"
+        row["newer_published"] = newer
+        rows.append(row)
+    if _format(args) == "json":
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+    else:
+        from .output import table
+
+        shown = [
+            {**r, "size": f"{r['size'] / 1e6:.0f} MB" if r["size"] is not None else None}
+            for r in rows
+        ]
+        print(
+            table(
+                shown,
+                ["wiki", "snapshot", "source", "size", "model_age", "newer_published", "snapshots"],
+            )
+        )
+    return 0
+
+
+def _path(args: argparse.Namespace) -> int:
+    from ..datasets import cache
+    from ..datasets.published import wiki_id
+
+    wiki = wiki_id(args.wiki)
+    current = cache.WikiCache(cache.cache_root(args.cache_dir), wiki).current()
+    if current is None:
+        raise DatasetError(
+            f"{wiki} is not in the cache; fetch it with: wikisuggest datasets fetch {wiki}"
+        )
+    print(current.native)
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from ..datasets import cache
+    from ..datasets.published import wiki_id
+    from ..engine import LinkEngine
+
+    root = cache.cache_root(args.cache_dir)
+    wikis = [wiki_id(w) for w in args.wiki] or cache.known_wikis(root)
+    bad = 0
+    for wiki in wikis:
+        for snapshot in cache.WikiCache(root, wiki).all_snapshots():
+            want = snapshot.manifest["native"]["sha256"]
+            got = cache.sha256_file(snapshot.native)
+            problem = None
+            if got != want:
+                problem = f"sha256 {got}, the manifest says {want}"
+            else:
+                try:
+                    with LinkEngine.open(snapshot.native, wiki, verify=True) as engine:
+                        sums = engine.info().checksums
+                    if sums != snapshot.checksums:
+                        problem = "its checksums are not the manifest's"
+                except WikisuggestError as err:
+                    problem = str(err)
+            if problem:
+                bad += 1
+                print(f"{wiki} {snapshot.id}: damaged: {problem}", file=sys.stderr)
+            else:
+                print(f"{wiki} {snapshot.id}: ok")
+    return 2 if bad else 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from ..datasets import cache
+    from ..datasets.published import wiki_id
+
+    root = cache.cache_root(args.cache_dir)
+    wikis = [wiki_id(w) for w in args.wiki] or cache.known_wikis(root)
+    freed = 0
+    for wiki in wikis:
+        store = cache.WikiCache(root, wiki)
+        with store.lock():
+            current = store.current()
+            others = [s for s in store.all_snapshots() if current is None or s.id != current.id]
+            # Newest first: the first `keep` of them stay.
+            for snapshot in others[::-1][args.keep :]:
+                size = snapshot.size()
+                print(f"{wiki}: {'would remove' if args.dry_run else 'removing'} {snapshot.path}")
+                if not args.dry_run:
+                    shutil.rmtree(snapshot.path, ignore_errors=True)
+                freed += size
+            leftovers = [*store.remove_stale()] if not args.dry_run else []
+            if args.partial and store.downloads.is_dir():
+                for p in store.downloads.iterdir():
+                    print(f"{wiki}: {'would remove' if args.dry_run else 'removing'} {p}")
+                    freed += p.stat().st_size if p.is_file() else 0
+                    if not args.dry_run:
+                        p.unlink(missing_ok=True)
+            for p in leftovers:
+                print(f"{wiki}: removed the leftover {p}")
+    serve = root / "datasets" / "serve"
+    if not args.wiki and serve.is_dir():
+        # Hard links for `wikisuggest serve --fetch`: made again when next needed.
+        print(f"{'would remove' if args.dry_run else 'removing'} {serve}")
+        if not args.dry_run:
+            shutil.rmtree(serve, ignore_errors=True)
+    verb = "would free" if args.dry_run else "freed"
+    print(f"{verb} {freed / 1e6:.0f} MB")
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from ..datasets.diff import diff
+
+    found = diff(
+        args.wiki,
+        args.dump,
+        language_code=args.language,
+        cache_dir=args.cache_dir,
+        offline=True if args.offline else None,
+        user_agent=args.user_agent,
+        max_test_articles=args.max_test_articles,
+    )
+    if _format(args) == "json":
+        json.dump(found.to_dict(), sys.stdout, indent=1, ensure_ascii=False)
+        print()
+    else:
+        print(found.format())
+    return 0
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -13,7 +266,88 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _common(p: argparse.ArgumentParser, *, network: bool = True) -> None:
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="cache root (default: WIKISUGGEST_CACHE_DIR, else the platform's cache folder)",
+    )
+    if network:
+        p.add_argument(
+            "--source",
+            default="auto",
+            help="'auto' (v2, else legacy), 'v2', 'legacy' or a mirror's URL",
+        )
+        p.add_argument(
+            "--offline",
+            action="store_true",
+            help="never touch the network (also: WIKISUGGEST_OFFLINE=1)",
+        )
+        p.add_argument("--user-agent", help="default: WIKISUGGEST_USER_AGENT, else wikisuggest's")
+
+
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    group = commands.add_parser(
+        "datasets",
+        help="production's published datasets: fetch, list, path, verify, prune, diff",
+        description="Production's link datasets for any published wiki, cached and kept fresh.",
+    )
+    sub = group.add_subparsers(dest="datasets_command", required=True)
+
+    fetch = sub.add_parser("fetch", help="download, verify and convert; print the native file")
+    fetch.add_argument("wiki", nargs="+", help="e.g. frwiki, fr or fr.wikipedia.org")
+    _common(fetch)
+    fetch.add_argument("--update", action="store_true", help="fetch a newer published version")
+    fetch.add_argument(
+        "--expect",
+        action="append",
+        metavar="DATASET=SHA256",
+        help="pin a version, e.g. model=3f2a… (repeatable)",
+    )
+    fetch.add_argument(
+        "--keep-sources",
+        action="store_true",
+        help="keep the published files (a new version then downloads only what changed)",
+    )
+    fetch.add_argument("--quiet", action="store_true", help="no sizes or progress bars")
+    fetch.set_defaults(run=_fetch)
+
+    listing = sub.add_parser("list", help="cached wikis, their age, and whether newer is published")
+    listing.add_argument("wiki", nargs="*", help="default: every cached wiki")
+    _common(listing)
+    listing.add_argument("--format", choices=["json", "table"], default=None)
+    listing.set_defaults(run=_list)
+
+    path = sub.add_parser("path", help="print the cached native file of a wiki (no network)")
+    path.add_argument("wiki")
+    _common(path, network=False)
+    path.set_defaults(run=_path)
+
+    verify = sub.add_parser("verify", help="check the cached snapshots against their manifests")
+    verify.add_argument("wiki", nargs="*", help="default: every cached wiki")
+    _common(verify, network=False)
+    verify.set_defaults(run=_verify)
+
+    prune = sub.add_parser("prune", help="remove snapshots other than the current ones")
+    prune.add_argument("wiki", nargs="*", help="default: every cached wiki")
+    _common(prune, network=False)
+    prune.add_argument("--keep", type=int, default=0, help="older snapshots to keep per wiki")
+    prune.add_argument("--partial", action="store_true", help="remove unfinished downloads too")
+    prune.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    prune.set_defaults(run=_prune)
+
+    diff = sub.add_parser(
+        "diff",
+        help="what a published dataset misses against a current dump; retrain? (needs [train])",
+    )
+    diff.add_argument("wiki")
+    diff.add_argument("--dump", required=True, help="the wiki's pages-articles XML (.bz2 or not)")
+    diff.add_argument("--language", help="language code (default: from the wiki id)")
+    diff.add_argument("--max-test-articles", type=int, default=10_000)
+    _common(diff)
+    diff.add_argument("--format", choices=["json", "table"], default=None)
+    diff.set_defaults(run=_diff)
+
     convert = commands.add_parser(
         "convert", help="convert a published link dataset into the local engine's format"
     )

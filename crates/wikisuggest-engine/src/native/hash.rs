@@ -186,6 +186,14 @@ impl Builder {
         false
     }
 
+    /// Adds the word prefix with hash `h`: flags the anchor for which `is_key(index)` holds
+    /// (the anchor equal to the prefix), or, if there is none, inserts a prefix-only entry.
+    pub(crate) fn add_prefix(&mut self, h: u64, is_key: impl Fn(u32) -> bool) {
+        if !self.mark_prefix(h, is_key) {
+            self.insert(h, PREFIX_ONLY, true);
+        }
+    }
+
     /// The slot array and its probe bound: the longest distance from a key's start slot
     /// to the slot holding it.
     pub(crate) fn finish(self) -> (Vec<u64>, u32) {
@@ -232,10 +240,7 @@ pub(crate) fn build_anchor_index<'a>(
         b.insert(hash(key(i)), i as u32 + 1, false);
     }
     for p in &prefixes {
-        let h = hash(p);
-        if !b.mark_prefix(h, |i| key(i as usize) == *p) {
-            b.insert(h, PREFIX_ONLY, true);
-        }
+        b.add_prefix(hash(p), |i| key(i as usize) == *p);
     }
     let (table, bound) = b.finish();
     (table, bound, prefixes.len())

@@ -55,6 +55,12 @@ pub(crate) const ENTRY_LEN: usize = 24;
 /// Section alignment.
 pub(crate) const ALIGN: usize = 64;
 
+/// Size of the header area (header and section table, padded to the alignment) of a file
+/// with `sections` sections: where the body, and the digest's first part, starts.
+pub(crate) fn header_area_len(sections: usize) -> usize {
+    (HEADER_LEN + sections * ENTRY_LEN).div_ceil(ALIGN) * ALIGN
+}
+
 /// "No value" in the per-title u32 columns (redirect target, vector row).
 pub const NONE_U32: u32 = u32::MAX;
 /// "Not an article" in the page-id column.

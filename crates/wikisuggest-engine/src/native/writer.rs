@@ -5,9 +5,7 @@ use std::io::{Seek, SeekFrom, Write};
 
 use sha2::{Digest, Sha256};
 
-use super::{
-    ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
-};
+use super::{ALIGN, DIGEST_AT, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash};
 use crate::error::{Error, Result};
 use crate::tables::{DatasetChecksums, Tables};
 use crate::xgboost::LinkModel;
@@ -250,14 +248,14 @@ fn dup(table: &'static str, key: &str) -> Error {
 }
 
 /// Counts and hashes everything written after the header area.
-struct BodyWriter<W> {
+pub(crate) struct BodyWriter<W> {
     inner: W,
     pos: u64,
     sha: Sha256,
 }
 
 impl<W: Write> BodyWriter<W> {
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.inner.write_all(bytes)?;
         self.sha.update(bytes);
         self.pos += bytes.len() as u64;
@@ -270,7 +268,7 @@ impl<W: Write> BodyWriter<W> {
     }
 
     /// Writes fixed-size items through a buffer (sections can be gigabytes).
-    fn put_items<T: Copy, const N: usize>(
+    pub(crate) fn put_items<T: Copy, const N: usize>(
         &mut self,
         items: &[T],
         enc: impl Fn(T) -> [u8; N],
@@ -287,6 +285,14 @@ impl<W: Write> BodyWriter<W> {
     }
 }
 
+/// Encodes one candidate pair as stored: title index, then count, little-endian.
+pub(crate) fn candidate_bytes((title, count): (u32, u32)) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&title.to_le_bytes());
+    b[4..].copy_from_slice(&count.to_le_bytes());
+    b
+}
+
 /// Writes `input` in the native format to `out`, which must be positioned at its start.
 pub fn write_native<W: Write + Seek>(input: &NativeInput, out: W) -> Result<()> {
     input.check()?;
@@ -294,8 +300,49 @@ pub fn write_native<W: Write + Seek>(input: &NativeInput, out: W) -> Result<()> 
 }
 
 fn write_sections<W: Write + Seek>(input: &NativeInput, out: W) -> std::io::Result<()> {
-    let table_len = Section::ALL.len() * ENTRY_LEN;
-    let header_area = (HEADER_LEN + table_len).div_ceil(ALIGN) * ALIGN;
+    let (title_hash, title_bound) = hash::build(input.titles.len(), |i| input.titles.get(i));
+    let (anchor_hash, anchor_bound, prefixes) =
+        hash::build_anchor_index(input.anchors.len(), |i| input.anchors.get(i));
+    let model = input.model.to_bytes();
+    let meta = serde_json::to_vec(&input.meta(prefixes)).map_err(std::io::Error::other)?;
+    write_layout(
+        out,
+        (title_bound, anchor_bound),
+        |section, w| match section {
+            Section::Meta => w.put(&meta),
+            Section::TitleOffsets => w.put_items(&input.titles.offsets, u64::to_le_bytes),
+            Section::TitleBytes => w.put(&input.titles.bytes),
+            Section::TitleHash => w.put_items(&title_hash, u64::to_le_bytes),
+            Section::PageIds => w.put_items(&input.page_ids, i64::to_le_bytes),
+            Section::Redirects => w.put_items(&input.redirects, u32::to_le_bytes),
+            Section::VectorRows => w.put_items(&input.vector_rows, u32::to_le_bytes),
+            Section::Vectors => w.put_items(&input.vectors, f32::to_le_bytes),
+            Section::AnchorOffsets => w.put_items(&input.anchors.offsets, u64::to_le_bytes),
+            Section::AnchorBytes => w.put(&input.anchors.bytes),
+            Section::AnchorHash => w.put_items(&anchor_hash, u64::to_le_bytes),
+            Section::CandidateOffsets => w.put_items(&input.candidate_offsets, u64::to_le_bytes),
+            Section::Candidates => w.put_items(&input.candidates, candidate_bytes),
+            Section::Model => w.put(&model),
+            Section::ModelJson => w.put(&input.model_json),
+        },
+    )
+}
+
+/// Writes the file around its sections: the header area, then each section (written by
+/// `section`, in `Section::ALL` order, each aligned), then the header with the section table
+/// and the digest. The one place that knows the layout, whether the sections come from
+/// memory or from files.
+pub(crate) fn write_layout<W: Write + Seek>(
+    out: W,
+    (title_bound, anchor_bound): (u32, u32),
+    mut section: impl FnMut(Section, &mut BodyWriter<W>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if title_bound.max(anchor_bound) > hash::MAX_PROBE_BOUND {
+        return Err(std::io::Error::other(
+            "hash index too clustered (probe bound above the format's limit)",
+        ));
+    }
+    let header_area = super::header_area_len(Section::ALL.len());
     let mut w = BodyWriter {
         inner: out,
         pos: 0,
@@ -304,44 +351,12 @@ fn write_sections<W: Write + Seek>(input: &NativeInput, out: W) -> std::io::Resu
     w.inner.write_all(&vec![0u8; header_area])?;
     w.pos = header_area as u64;
 
-    let (title_hash, title_bound) = hash::build(input.titles.len(), |i| input.titles.get(i));
-    let (anchor_hash, anchor_bound, prefixes) =
-        hash::build_anchor_index(input.anchors.len(), |i| input.anchors.get(i));
-    if title_bound.max(anchor_bound) > hash::MAX_PROBE_BOUND {
-        return Err(std::io::Error::other(
-            "hash index too clustered (probe bound above the format's limit)",
-        ));
-    }
-    let model = input.model.to_bytes();
-    let meta = serde_json::to_vec(&input.meta(prefixes)).map_err(std::io::Error::other)?;
-
     let mut entries = Vec::with_capacity(Section::ALL.len());
-    for section in Section::ALL {
+    for s in Section::ALL {
         w.align()?;
         let start = w.pos;
-        match section {
-            Section::Meta => w.put(&meta)?,
-            Section::TitleOffsets => w.put_items(&input.titles.offsets, u64::to_le_bytes)?,
-            Section::TitleBytes => w.put(&input.titles.bytes)?,
-            Section::TitleHash => w.put_items(&title_hash, u64::to_le_bytes)?,
-            Section::PageIds => w.put_items(&input.page_ids, i64::to_le_bytes)?,
-            Section::Redirects => w.put_items(&input.redirects, u32::to_le_bytes)?,
-            Section::VectorRows => w.put_items(&input.vector_rows, u32::to_le_bytes)?,
-            Section::Vectors => w.put_items(&input.vectors, f32::to_le_bytes)?,
-            Section::AnchorOffsets => w.put_items(&input.anchors.offsets, u64::to_le_bytes)?,
-            Section::AnchorBytes => w.put(&input.anchors.bytes)?,
-            Section::AnchorHash => w.put_items(&anchor_hash, u64::to_le_bytes)?,
-            Section::CandidateOffsets => w.put_items(&input.candidate_offsets, u64::to_le_bytes)?,
-            Section::Candidates => w.put_items(&input.candidates, |(t, c)| {
-                let mut b = [0u8; 8];
-                b[..4].copy_from_slice(&t.to_le_bytes());
-                b[4..].copy_from_slice(&c.to_le_bytes());
-                b
-            })?,
-            Section::Model => w.put(&model)?,
-            Section::ModelJson => w.put(&input.model_json)?,
-        }
-        entries.push((section, start, w.pos - start));
+        section(s, &mut w)?;
+        entries.push((s, start, w.pos - start));
     }
     let file_len = w.pos;
 
