@@ -9,11 +9,11 @@ mod batch;
 mod build;
 mod client;
 mod convert;
-mod dump;
 mod engine;
 mod errors;
 mod limits;
 mod link_body;
+mod linkrows;
 mod logging;
 mod mediawiki;
 mod oauth;
@@ -41,6 +41,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
     build::register(m)?;
-    dump::register(m)?;
+    linkrows::register(m)?;
     Ok(())
 }

@@ -12,14 +12,17 @@ _T = TypeVar("_T")
 _TokenDict = dict[str, Any]
 
 __all__ = [
+    "LINK_ROWS_SPARK_DDL",
+    "NativeArrowBatch",
     "NativeBatch",
     "NativeBatchStream",
     "NativeCall",
     "NativeClient",
     "NativeDatasetBuild",
-    "NativeDumpPages",
+    "NativeDumpRows",
     "NativeEngine",
     "NativeGroup",
+    "NativeRowChunks",
     "NativeServer",
     "NativeTokenManager",
     "NativeWiki",
@@ -29,6 +32,8 @@ __all__ = [
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
+    "link_rows",
+    "link_rows_schema",
     "parse_redirect",
     "quiesce",
 ]
@@ -217,18 +222,49 @@ def backtest_dataset(
     max_test_articles: int,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
 
+#: The link rows' schema as a Spark DDL string.
+LINK_ROWS_SPARK_DDL: str
+
 @final
-class NativeDumpPages:
+class NativeArrowBatch:
+    """A record batch of link rows: ``pyarrow.record_batch(batch)`` takes it without a copy."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+
+@final
+class NativeDumpRows:
     def __new__(
         cls,
+        engine: NativeEngine,
         path: str | PathLike[str],
+        options: dict[str, Any],
+        *,
+        wiki_db: str,
         namespaces: list[int],
         skip_redirects: bool,
         skip_pages: int,
-        max_pages: int,
-        max_bytes: int,
-    ) -> NativeDumpPages: ...
-    def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
+        pages_per_batch: int,
+        rows_per_batch: int,
+        workers: int | None,
+        max_page_bytes: int,
+    ) -> NativeDumpRows: ...
+    def next_batch(self) -> dict[str, Any] | None: ...
+    def close(self) -> None: ...
+
+@final
+class NativeRowChunks:
+    def __iter__(self) -> NativeRowChunks: ...
+    def __next__(self) -> NativeArrowBatch: ...
+
+def link_rows(
+    pages: object,
+    engines: dict[str, NativeEngine],
+    refused: dict[str, str],
+    options: dict[str, Any],
+    chunk_bytes: int,
+) -> NativeRowChunks: ...
+def link_rows_schema() -> NativeArrowBatch: ...
 
 @final
 class NativeWiki:
