@@ -68,7 +68,10 @@ fn import_batch(object: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
     // `ArrowSchema` and an `ArrowArray`. The array is moved out (an empty, released one left
     // in its place, which the capsule's destructor then ignores), the schema only read.
     let data = unsafe {
-        let array = std::ptr::replace(array_ptr.cast::<FFI_ArrowArray>().as_ptr(), FFI_ArrowArray::empty());
+        let array = std::ptr::replace(
+            array_ptr.cast::<FFI_ArrowArray>().as_ptr(),
+            FFI_ArrowArray::empty(),
+        );
         from_ffi(array, schema_ptr.cast::<FFI_ArrowSchema>().as_ref())
     }
     .map_err(|e| refused(format!("cannot be read as Arrow data: {e}")))?;
@@ -132,7 +135,10 @@ impl NativeDumpRows {
             return Err(invalid_parameter("max_page_bytes", "must be at least 1"));
         }
         if !path.is_file() {
-            return Err(PyOSError::new_err(format!("{}: no such dump file", path.display())));
+            return Err(PyOSError::new_err(format!(
+                "{}: no such dump file",
+                path.display()
+            )));
         }
         let options = DumpRunOptions {
             wiki_db,
@@ -141,7 +147,9 @@ impl NativeDumpRows {
             skip_pages,
             pages_per_batch,
             rows_per_batch,
-            workers: workers.unwrap_or_else(wikisuggest_engine::default_workers).max(1),
+            workers: workers
+                .unwrap_or_else(wikisuggest_engine::default_workers)
+                .max(1),
             dump: DumpOptions {
                 max_page_bytes,
                 ..DumpOptions::default()
@@ -202,7 +210,11 @@ impl NativeRowChunks {
         let Some(range) = next else {
             return Err(PyStopIteration::new_err(()));
         };
-        let (pages, engines, options) = (self.pages.clone(), self.engines.clone(), self.options.clone());
+        let (pages, engines, options) = (
+            self.pages.clone(),
+            self.engines.clone(),
+            self.options.clone(),
+        );
         let worker = Worker::spawn("wikisuggest-rows", move || {
             pages.link_rows(range, &engines, &options)
         })?;

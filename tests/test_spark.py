@@ -271,3 +271,33 @@ def test_bad_arguments_are_refused_before_the_job(spark: SparkSession, tmp_path:
         wspark.recommend_links(pages, ENWIKI, title_col=3)  # type: ignore[arg-type]
     with pytest.raises(wikisuggest.InvalidParameter, match="threshold"):
         wspark.recommend_links(pages, ENWIKI, threshold="high")  # type: ignore[arg-type]
+
+
+def test_worker_function_gives_a_page_over_its_budget_an_error_row() -> None:
+    """A nested-markup page of 400 KB among ordinary ones: over the per-page budget, it is that
+    page's error row (the default budget applies when none is given; here a short one)."""
+    title, text = sorted(demo_articles().items())[0]
+    nested = "[[a|" * 66_000 + "a" + "]]" * 66_000
+    job = wspark._Job(
+        datasets=(("enwiki", str(ENWIKI)),),
+        shipped=False,
+        options=(("time_budget", 1.0),),
+        chunk_bytes=1 << 30,
+    )
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "wiki_db": ["enwiki"] * 3,
+            "page_id": [1, 2, 3],
+            "revision_id": [11, 12, 13],
+            "page_title": [title, "Nested", title],
+            "wikitext": [text, nested, text],
+        }
+    )
+    (rows,) = list(wspark._map_arrow(job, [batch]))
+    got = rows.to_pylist()
+    (error,) = [r for r in got if r["error"] is not None]
+    assert (error["page_id"], error["revision_id"]) == (2, 12)
+    assert error["error"].startswith("WikitextError: the page was not finished within its time")
+    expected = _expected(wikisuggest.LinkEngine.default(), "enwiki", [(1, 11, title, text)])
+    assert [r for r in got if r["page_id"] == 1] == expected
+    assert rows.schema == wspark.link_row_schema()

@@ -27,7 +27,9 @@ pub enum DumpError {
     },
     /// The dump ends before its `</mediawiki>`: it was cut short (a partial download, a copy
     /// cut between pages or at a compressed stream's boundary).
-    #[error("{path}: the dump is cut short: it ends at byte {offset} {place}, without </mediawiki>")]
+    #[error(
+        "{path}: the dump is cut short: it ends at byte {offset} {place}, without </mediawiki>"
+    )]
     Truncated {
         /// The dump.
         path: PathBuf,
@@ -43,7 +45,7 @@ pub enum DumpError {
         /// The dump.
         path: PathBuf,
         /// The page.
-        error: PageError,
+        error: Box<PageError>,
     },
 }
 

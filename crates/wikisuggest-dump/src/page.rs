@@ -148,7 +148,9 @@ pub(crate) fn parse(bytes: &[u8], all_revisions: bool, page: &mut Page) -> Resul
 }
 
 fn parse_id(text: &str, what: &str) -> Result<i64, String> {
-    text.trim().parse().map_err(|_| format!("bad {what} {text:?}"))
+    text.trim()
+        .parse()
+        .map_err(|_| format!("bad {what} {text:?}"))
 }
 
 pub(crate) fn attribute(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {

@@ -200,9 +200,11 @@ impl DumpReader {
             return Err(self.truncated(format!("inside the page that starts at byte {start}")));
         }
         let item = if over {
-            Err(failure(&bytes, start, format!(
-                "the page is larger than the limit of {max} bytes (max_page_bytes)"
-            )))
+            Err(failure(
+                &bytes,
+                start,
+                format!("the page is larger than the limit of {max} bytes (max_page_bytes)"),
+            ))
         } else {
             let mut page = Page {
                 offset: start,
@@ -260,7 +262,7 @@ impl DumpReader {
             Some(Ok(page)) => Ok(Some(page)),
             Some(Err(error)) => Err(DumpError::Page {
                 path: self.path.clone(),
-                error,
+                error: Box::new(error),
             }),
         }
     }

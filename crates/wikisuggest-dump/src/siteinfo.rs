@@ -58,7 +58,11 @@ impl SiteInfo {
                 .map_err(|e| format!("{e} (at byte {})", reader.buffer_position()))?;
             match event {
                 Event::Start(e) if e.local_name().as_ref() == b"namespace" => {
-                    namespace = Some(attribute(&e, b"key").and_then(|k| k.parse().ok()).unwrap_or(0));
+                    namespace = Some(
+                        attribute(&e, b"key")
+                            .and_then(|k| k.parse().ok())
+                            .unwrap_or(0),
+                    );
                     text.clear();
                 }
                 Event::Start(e) if e.local_name().as_ref() == b"dbname" => {

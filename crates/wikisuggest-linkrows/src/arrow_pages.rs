@@ -157,7 +157,8 @@ impl ArrowPages {
     /// its rows held, a part at a time.
     pub fn chunks(&self, limit: usize) -> Vec<Range<usize>> {
         let Ok(text) = texts(&self.batch, "wikitext") else {
-            return vec![0..self.len()];
+            // Checked when the pages were made: cannot happen; one chunk of every row.
+            return std::iter::once(0..self.len()).collect();
         };
         let mut out = Vec::new();
         let (mut start, mut size) = (0, 0usize);
@@ -187,7 +188,11 @@ impl ArrowPages {
         options: &RecommendOptions,
     ) -> Result<RecordBatch, ArrowError> {
         let b = &self.batch;
-        let (wikis, ids, revisions) = (texts(b, "wiki_db")?, ints(b, "page_id")?, ints(b, "revision_id")?);
+        let (wikis, ids, revisions) = (
+            texts(b, "wiki_db")?,
+            ints(b, "page_id")?,
+            ints(b, "revision_id")?,
+        );
         let (titles, text) = (texts(b, "page_title")?, texts(b, "wikitext")?);
         let mut out = RowBuilder::new();
         for i in rows.start..rows.end.min(self.len()) {
@@ -218,5 +223,74 @@ impl ArrowPages {
             out.add_outcome(&key, &outcome, options.time_budget);
         }
         out.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+
+    fn pages(texts: &[Option<&str>]) -> Result<ArrowPages, ArrowError> {
+        let n = texts.len();
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            (
+                "wiki_db",
+                Arc::new(StringArray::from(vec![Some("enwiki"); n])),
+            ),
+            (
+                "page_id",
+                Arc::new(Int64Array::from((0..n as i64).collect::<Vec<_>>())),
+            ),
+            ("revision_id", Arc::new(Int64Array::from(vec![None; n]))),
+            (
+                "page_title",
+                Arc::new(StringArray::from(vec![Some("T"); n])),
+            ),
+            ("wikitext", Arc::new(StringArray::from(texts.to_vec()))),
+        ];
+        ArrowPages::new(RecordBatch::try_from_iter(columns)?)
+    }
+
+    #[test]
+    fn chunks_end_at_the_row_that_reaches_the_limit() -> Result<(), ArrowError> {
+        let p = pages(&[Some("aaaa"), Some("bb"), None, Some("cccccc"), Some("d")])?;
+        assert_eq!(p.chunks(5), vec![0..2, 2..4, 4..5]);
+        assert_eq!(p.chunks(1), vec![0..1, 1..2, 2..4, 4..5]);
+        assert_eq!(p.chunks(usize::MAX), vec![0..5]);
+        Ok(())
+    }
+
+    #[test]
+    fn pages_of_an_unknown_or_missing_wiki_are_error_rows() -> Result<(), ArrowError> {
+        let p = pages(&[Some("text"), None])?;
+        let mut engines = Engines::new();
+        engines.refuse("enwiki".into(), "DatasetError: broken".into());
+        let rows = p.link_rows(0..2, &engines, &RecommendOptions::default())?;
+        assert_eq!(rows.num_rows(), 2);
+        let errors = rows.column_by_name("error").map(|c| {
+            c.as_string::<i32>()
+                .iter()
+                .map(|v| v.map(str::to_owned))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(
+            errors,
+            Some(vec![Some("DatasetError: broken".to_owned()); 2])
+        );
+        let unknown = p.link_rows(0..1, &Engines::new(), &RecommendOptions::default())?;
+        let text = unknown.column(12).as_string::<i32>().value(0).to_owned();
+        assert_eq!(text, "DatasetError: no dataset for wiki \"enwiki\"");
+        Ok(())
+    }
+
+    #[test]
+    fn a_column_of_another_type_is_refused() {
+        let batch = RecordBatch::try_from_iter(vec![(
+            "wiki_db",
+            Arc::new(Int64Array::from(vec![1])) as ArrayRef,
+        )]);
+        let refused = batch.and_then(ArrowPages::new).err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("must hold strings")));
     }
 }

@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
@@ -129,7 +129,11 @@ enum Pending {
     /// Its result will come from the engine.
     Engine { key: OwnedKey, position: u64 },
     /// It could not be read: its error row.
-    Error { key: OwnedKey, error: String, position: u64 },
+    Error {
+        key: OwnedKey,
+        error: String,
+        position: u64,
+    },
 }
 
 struct OwnedKey {
@@ -231,7 +235,11 @@ impl Coordinator {
             }
             // Settle what is ready at the front of the queue, in dump order.
             if self.outcomes.is_empty() && in_engine > 0 {
-                let wait = if reading { Duration::from_millis(20) } else { Duration::from_secs(1) };
+                let wait = if reading {
+                    Duration::from_millis(20)
+                } else {
+                    Duration::from_secs(1)
+                };
                 for outcome in stream.take(wait) {
                     in_engine -= 1;
                     self.outcomes.push_back(outcome.unwrap_or_else(|| {
@@ -272,11 +280,16 @@ impl Coordinator {
         loop {
             let position = match self.queue.front() {
                 Some(Pending::Error { .. }) => {
-                    let Some(Pending::Error { key, error, position }) = self.queue.pop_front()
+                    let Some(Pending::Error {
+                        key,
+                        error,
+                        position,
+                    }) = self.queue.pop_front()
                     else {
                         return true;
                     };
-                    self.rows.add_error(&key.borrowed(&self.options.wiki_db), &error);
+                    self.rows
+                        .add_error(&key.borrowed(&self.options.wiki_db), &error);
                     position
                 }
                 Some(Pending::Engine { .. }) if !self.outcomes.is_empty() => {
@@ -286,7 +299,8 @@ impl Coordinator {
                         return true;
                     };
                     let key = key.borrowed(&self.options.wiki_db);
-                    self.rows.add_outcome(&key, &outcome, self.recommend.time_budget);
+                    self.rows
+                        .add_outcome(&key, &outcome, self.recommend.time_budget);
                     position
                 }
                 _ => return true,

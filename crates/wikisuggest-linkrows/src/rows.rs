@@ -116,13 +116,15 @@ impl RowBuilder {
     pub fn add_links(&mut self, key: &PageKey<'_>, set: &LinkRecommendationSet) {
         for link in &set.links {
             self.key(key);
-            self.link_index.append_option(i64::try_from(link.link_index).ok());
+            self.link_index
+                .append_option(i64::try_from(link.link_index).ok());
             self.link_text.append_value(&link.link_text);
             self.link_target.append_value(&link.link_target);
             self.score.append_value(f64::from(link.score));
             self.wikitext_offset
                 .append_option(i64::try_from(link.wikitext_offset).ok());
-            self.match_index.append_option(i64::try_from(link.match_index).ok());
+            self.match_index
+                .append_option(i64::try_from(link.match_index).ok());
             self.context_before.append_value(&link.context_before);
             self.context_after.append_value(&link.context_after);
             self.error.append_null();

@@ -34,7 +34,11 @@ const DUMP: &str = r#"<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10
 "#;
 
 fn reader(bytes: &[u8], options: &DumpOptions) -> Result<DumpReader> {
-    DumpReader::new(Box::new(std::io::Cursor::new(bytes.to_vec())), Path::new("t.xml"), options)
+    DumpReader::new(
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        Path::new("t.xml"),
+        options,
+    )
 }
 
 /// Every item, and how the reading ended.
@@ -115,28 +119,49 @@ fn keeps_every_revision_when_asked() -> Result<()> {
         panic!("{got:?}");
     };
     assert_eq!(first.revision_id, Some(999));
-    assert_eq!(first.earlier_revisions, [Revision { id: Some(998), text: "old".into() }]);
+    assert_eq!(
+        first.earlier_revisions,
+        [Revision {
+            id: Some(998),
+            text: "old".into()
+        }]
+    );
     // By default only the last is kept.
     let (got, _) = items(text.as_bytes(), &DumpOptions::default());
-    assert!(matches!(got.first(), Some(Ok(p)) if p.earlier_revisions.is_empty() && p.text.starts_with("A [[dish")));
+    assert!(
+        matches!(got.first(), Some(Ok(p)) if p.earlier_revisions.is_empty() && p.text.starts_with("A [[dish"))
+    );
     Ok(())
 }
 
 #[test]
 fn a_dump_cut_between_pages_or_inside_one_is_truncated() {
-    let whole = dump_of(&(0..200).map(|i| page(&format!("P{i}"), i, "text")).collect::<Vec<_>>());
+    let whole = dump_of(
+        &(0..200)
+            .map(|i| page(&format!("P{i}"), i, "text"))
+            .collect::<Vec<_>>(),
+    );
     let (got, end) = items(whole.as_bytes(), &DumpOptions::default());
     assert!(end.is_ok() && got.len() == 200);
     // Cut after page 97: every page before it is read, then the end is refused.
-    let cut = whole.match_indices("</page>").nth(96).map_or(0, |(i, _)| i + 8);
+    let cut = whole
+        .match_indices("</page>")
+        .nth(96)
+        .map_or(0, |(i, _)| i + 8);
     let (got, end) = items(&whole.as_bytes()[..cut], &DumpOptions::default());
     assert_eq!(got.len(), 97);
-    assert!(matches!(end, Err(DumpError::Truncated { ref place, .. }) if place == "between pages"), "{end:?}");
+    assert!(
+        matches!(end, Err(DumpError::Truncated { ref place, .. }) if place == "between pages"),
+        "{end:?}"
+    );
     // Cut inside a page.
     let (got, end) = items(&whole.as_bytes()[..cut + 40], &DumpOptions::default());
     assert_eq!(got.len(), 97);
     let message = end.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(message.contains("inside the page that starts at byte"), "{message}");
+    assert!(
+        message.contains("inside the page that starts at byte"),
+        "{message}"
+    );
     // Cut before any page.
     let (_, end) = items(&whole.as_bytes()[..100], &DumpOptions::default());
     assert!(matches!(end, Err(DumpError::Truncated { .. })));
@@ -154,7 +179,11 @@ fn a_dump_without_pages_ends_cleanly() -> Result<()> {
 #[test]
 fn an_oversized_page_is_its_error_and_reading_goes_on() -> Result<()> {
     let big = "x".repeat(5000);
-    let dump = dump_of(&[page("Small", 1, "a"), page("Big", 2, &big), page("After", 3, "b")]);
+    let dump = dump_of(&[
+        page("Small", 1, "a"),
+        page("Big", 2, &big),
+        page("After", 3, "b"),
+    ]);
     let options = DumpOptions {
         max_page_bytes: 4096,
         ..DumpOptions::default()
@@ -165,19 +194,37 @@ fn an_oversized_page_is_its_error_and_reading_goes_on() -> Result<()> {
     let Some(Err(error)) = got.get(1) else {
         panic!("{got:?}");
     };
-    assert_eq!((error.title.as_deref(), error.id, error.ns), (Some("Big"), Some(2), Some(0)));
-    assert_eq!(error.offset, dump.find("<page>\n    <title>Big").unwrap_or(0) as u64);
-    assert!(error.to_string().contains("larger than the limit of 4096 bytes"), "{error}");
+    assert_eq!(
+        (error.title.as_deref(), error.id, error.ns),
+        (Some("Big"), Some(2), Some(0))
+    );
+    assert_eq!(
+        error.offset,
+        dump.find("<page>\n    <title>Big").unwrap_or(0) as u64
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("larger than the limit of 4096 bytes"),
+        "{error}"
+    );
     assert!(matches!(got.get(2), Some(Ok(p)) if p.title == "After" && p.text == "b"));
     Ok(())
 }
 
 #[test]
 fn an_invalid_utf8_byte_is_that_pages_error_and_reading_resynchronises() -> Result<()> {
-    let dump = dump_of(&[page("One", 1, "a"), page("Two", 2, "b\u{00e9}c"), page("Three", 3, "d")]);
+    let dump = dump_of(&[
+        page("One", 1, "a"),
+        page("Two", 2, "b\u{00e9}c"),
+        page("Three", 3, "d"),
+    ]);
     let mut bytes = dump.into_bytes();
     // The second byte of "é" replaced: an invalid sequence in the second page's text.
-    let at = bytes.windows(2).position(|w| w == "é".as_bytes()).unwrap_or(0);
+    let at = bytes
+        .windows(2)
+        .position(|w| w == "é".as_bytes())
+        .unwrap_or(0);
     bytes[at + 1] = b'(';
     let (got, end) = items(&bytes, &DumpOptions::default());
     end?;
@@ -185,7 +232,10 @@ fn an_invalid_utf8_byte_is_that_pages_error_and_reading_resynchronises() -> Resu
     let Some(Err(error)) = got.get(1) else {
         panic!("{got:?}");
     };
-    assert_eq!((error.title.as_deref(), error.id, error.revision_id), (Some("Two"), Some(2), Some(102)));
+    assert_eq!(
+        (error.title.as_deref(), error.id, error.revision_id),
+        (Some("Two"), Some(2), Some(102))
+    );
     assert!(matches!(got.get(2), Some(Ok(p)) if p.title == "Three"));
     Ok(())
 }
@@ -234,9 +284,16 @@ fn reads_multistream_bz2_and_refuses_one_cut_at_a_stream_boundary() -> std::io::
     // Wikimedia's multistream dumps are concatenated bzip2 streams: the header, then pages.
     let (head, tail) = DUMP.split_at(DUMP.find("  <page>").unwrap_or(0));
     let (pages, end) = tail.split_at(tail.find("</mediawiki>").unwrap_or(0));
-    let streams = [bz2(head.as_bytes())?, bz2(pages.as_bytes())?, bz2(end.as_bytes())?];
+    let streams = [
+        bz2(head.as_bytes())?,
+        bz2(pages.as_bytes())?,
+        bz2(end.as_bytes())?,
+    ];
     let path = write_temp("multi.xml.bz2", &streams.concat())?;
-    assert_eq!(titles(&path).ok(), Some(vec!["Fish & Chips".to_owned(), "Chips".to_owned()]));
+    assert_eq!(
+        titles(&path).ok(),
+        Some(vec!["Fish & Chips".to_owned(), "Chips".to_owned()])
+    );
     // Without its last stream the dump decompresses cleanly, but it has no end.
     std::fs::write(&path, streams[..2].concat())?;
     assert!(matches!(titles(&path), Err(DumpError::Truncated { .. })));
@@ -254,7 +311,10 @@ fn reads_every_member_of_a_multi_member_gzip() -> std::io::Result<()> {
         bytes.extend(enc.finish()?);
     }
     let path = write_temp("members.xml.gz", &bytes)?;
-    assert_eq!(titles(&path).ok(), Some(vec!["Fish & Chips".to_owned(), "Chips".to_owned()]));
+    assert_eq!(
+        titles(&path).ok(),
+        Some(vec!["Fish & Chips".to_owned(), "Chips".to_owned()])
+    );
     std::fs::remove_file(&path)
 }
 
@@ -294,7 +354,10 @@ fn a_compressed_bomb_is_read_in_bounded_memory_to_the_next_page() -> std::io::Re
     };
     std::fs::remove_file(&path)?;
     assert!(end.is_ok(), "{end:?}");
-    assert!(matches!(got.first(), Some(Err(e)) if e.title.as_deref() == Some("Bomb")), "{got:?}");
+    assert!(
+        matches!(got.first(), Some(Err(e)) if e.title.as_deref() == Some("Bomb")),
+        "{got:?}"
+    );
     assert!(matches!(got.get(1), Some(Ok(p)) if p.title == "After"));
     Ok(())
 }
