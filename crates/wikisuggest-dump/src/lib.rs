@@ -19,6 +19,7 @@
 //! not use, are not looked into).
 
 mod error;
+mod multistream;
 mod page;
 mod reader;
 mod scanner;
@@ -26,6 +27,7 @@ mod siteinfo;
 mod source;
 
 pub use error::{DumpError, PageError, Result};
+pub use multistream::ParallelBz2;
 pub use page::{Page, Revision};
 pub use reader::{DumpOptions, DumpReader, Item, open};
 pub use siteinfo::{Namespaces, SiteInfo};

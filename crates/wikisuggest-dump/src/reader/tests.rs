@@ -361,3 +361,128 @@ fn a_compressed_bomb_is_read_in_bounded_memory_to_the_next_page() -> std::io::Re
     assert!(matches!(got.get(1), Some(Ok(p)) if p.title == "After"));
     Ok(())
 }
+
+/// Every item of the dump `source` gives, and how the reading ended.
+fn items_of(source: Box<dyn Read + Send>, options: &DumpOptions) -> (Vec<Item>, Result<()>) {
+    let mut r = match DumpReader::new(source, Path::new("t.xml.bz2"), options) {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Err(e)),
+    };
+    let mut out = Vec::new();
+    loop {
+        match r.next_item() {
+            Ok(Some(item)) => out.push(item),
+            Ok(None) => return (out, Ok(())),
+            Err(e) => return (out, Err(e)),
+        }
+    }
+}
+
+/// The items of the file at `path` decoded in parallel and by one sequential decoder.
+fn parallel_and_sequential(
+    path: &Path,
+    options: &DumpOptions,
+) -> std::io::Result<[(Vec<Item>, Result<()>); 2]> {
+    let parallel = crate::multistream::ParallelBz2::open(path, 2)?;
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
+    let sequential = bzip2::read::MultiBzDecoder::new(file);
+    Ok([
+        items_of(Box::new(parallel), options),
+        items_of(Box::new(sequential), options),
+    ])
+}
+
+/// A multistream dump as Wikimedia writes it: the header, streams of 100 pages, the end.
+/// The page texts barely compress, so that the file spans several decoding jobs.
+fn multistream_dump(pages: usize) -> std::io::Result<Vec<Vec<u8>>> {
+    let head = &DUMP[..DUMP.find("  <page>").unwrap_or(0)];
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    let mut text = |len: usize| -> String {
+        (0..len)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                char::from(b"abcdefghijklmnop [|]\n"[((x >> 33) % 21) as usize])
+            })
+            .collect()
+    };
+    let mut streams = vec![bz2(head.as_bytes())?];
+    for first in (0..pages).step_by(100) {
+        let chunk: String = (first..pages.min(first + 100))
+            .map(|i| page(&format!("P{i}"), i64::try_from(i).unwrap_or(0), &text(4000)))
+            .collect();
+        streams.push(bz2(chunk.as_bytes())?);
+    }
+    streams.push(bz2(b"</mediawiki>\n")?);
+    Ok(streams)
+}
+
+#[test]
+fn a_multistream_dump_decoded_in_parallel_gives_the_pages_of_sequential_decoding()
+-> std::io::Result<()> {
+    let streams = multistream_dump(1500)?;
+    let whole = streams.concat();
+    assert!(whole.len() > 2 * crate::multistream::JOB_BYTES);
+    let path = write_temp("parallel.xml.bz2", &whole)?;
+    let options = DumpOptions::default();
+
+    let [(parallel, parallel_end), (sequential, sequential_end)] =
+        parallel_and_sequential(&path, &options)?;
+    assert!(parallel_end.is_ok() && sequential_end.is_ok());
+    assert_eq!(parallel.len(), 1500);
+    assert!(parallel == sequential);
+    assert!(matches!(parallel.last(), Some(Ok(p)) if p.title == "P1499"));
+
+    // Cut at a stream boundary (the end's stream is missing): every page, then truncated.
+    std::fs::write(&path, streams[..streams.len() - 1].concat())?;
+    let [(parallel, parallel_end), (sequential, sequential_end)] =
+        parallel_and_sequential(&path, &options)?;
+    assert!(matches!(parallel_end, Err(DumpError::Truncated { .. })));
+    assert!(matches!(sequential_end, Err(DumpError::Truncated { .. })));
+    assert!(parallel == sequential && parallel.len() == 1500);
+
+    // Cut inside a stream in the middle: the pages before it, then the decoder's error
+    // (as on one thread, up to a chunk of the bytes before a decoder's error is not handed on).
+    let cut = streams[..8].concat().len() + streams[8].len() / 2;
+    std::fs::write(&path, &whole[..cut])?;
+    let [(parallel, parallel_end), (sequential, sequential_end)] =
+        parallel_and_sequential(&path, &options)?;
+    assert!(parallel_end.is_err() && sequential_end.is_err());
+    assert!(sequential.len() < 800 && sequential.starts_with(&parallel));
+    let chunk_pages = crate::source::Prefetch::CHUNK / 4000;
+    assert!(parallel.len() >= 700 - chunk_pages, "{}", parallel.len());
+    std::fs::remove_file(&path)
+}
+
+#[test]
+fn a_bomb_stream_in_a_multistream_dump_is_that_pages_error_in_parallel_decoding()
+-> std::io::Result<()> {
+    // One stream in the middle holds a page of more than a decoding job's largest output.
+    let mut streams = multistream_dump(300)?;
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+    enc.write_all(b"  <page><title>Bomb</title><ns>0</ns><id>9999</id><revision><text>")?;
+    let block = vec![b'a'; 1 << 20];
+    for _ in 0..(crate::multistream::MAX_JOB_OUTPUT >> 20) + 8 {
+        enc.write_all(&block)?;
+    }
+    enc.write_all(b"</text></revision></page>\n")?;
+    streams.insert(2, enc.finish()?);
+    let path = write_temp("parallel-bomb.xml.bz2", &streams.concat())?;
+    let options = DumpOptions {
+        max_page_bytes: 1 << 20,
+        ..DumpOptions::default()
+    };
+    let [(parallel, parallel_end), (sequential, sequential_end)] =
+        parallel_and_sequential(&path, &options)?;
+    std::fs::remove_file(&path)?;
+    assert!(
+        parallel_end.is_ok() && sequential_end.is_ok(),
+        "{parallel_end:?}"
+    );
+    assert!(parallel == sequential);
+    assert_eq!(parallel.len(), 301);
+    assert!(matches!(&parallel[100], Err(e) if e.title.as_deref() == Some("Bomb")));
+    assert!(matches!(parallel.last(), Some(Ok(p)) if p.title == "P299"));
+    Ok(())
+}
