@@ -311,7 +311,7 @@ def test_a_dump_cut_between_pages_or_at_a_stream_boundary_is_never_complete(
     at = [i for i in range(len(xml)) if xml.startswith(b"</page>", i)][96] + len(b"</page>\n")
     cut = tmp_path / "cut-97.xml"
     cut.write_bytes(xml[:at])
-    with pytest.raises(wikisuggest.WikisuggestError, match="cut short.*between pages"):
+    with pytest.raises(wikisuggest.WikisuggestError, match=r"cut short.*between pages"):
         recommend_dump(cut, DATASET, "enwiki", tmp_path / "a", pages_per_part=30)
     state = json.loads((tmp_path / "a" / MANIFEST).read_text())
     assert (state["pages"], state["complete"]) == (97, False)
@@ -363,7 +363,9 @@ def test_resume_refuses_another_dataset_or_another_dump_of_the_same_name_and_siz
     # The same name and size, one title changed in the middle: another dump.
     xml = two_hundred["xml"]
     middle = xml.index(b"<title>", len(xml) // 2) + len(b"<title>")
-    changed = xml[:middle] + (b"X" if xml[middle:middle + 1] != b"X" else b"Y") + xml[middle + 1 :]
+    changed = (
+        xml[:middle] + (b"X" if xml[middle : middle + 1] != b"X" else b"Y") + xml[middle + 1 :]
+    )
     stat = dump.stat()
     dump.write_bytes(changed)
     os.utime(dump, ns=(stat.st_atime_ns, stat.st_mtime_ns))
@@ -390,13 +392,13 @@ def test_a_deleted_part_or_an_edited_position_is_refused(
     assert len(state["parts"]) == 10
     # A deleted part: even a complete run no longer reads as complete.
     (out / "part-00003.parquet").rename(tmp_path / "aside.parquet")
-    with pytest.raises(wikisuggest.InvalidParameter, match="part-00003.parquet is missing"):
+    with pytest.raises(wikisuggest.InvalidParameter, match=r"part-00003\.parquet is missing"):
         recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=20)
     (tmp_path / "aside.parquet").rename(out / "part-00003.parquet")
     # A changed part.
     saved = (out / "part-00004.parquet").read_bytes()
     (out / "part-00004.parquet").write_bytes(saved[:-8] + b"\0" * 8)
-    with pytest.raises(wikisuggest.InvalidParameter, match="part-00004.parquet was changed"):
+    with pytest.raises(wikisuggest.InvalidParameter, match=r"part-00004\.parquet was changed"):
         recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=20)
     (out / "part-00004.parquet").write_bytes(saved)
     # An edited position, forward or back.
@@ -433,7 +435,11 @@ def test_overwrite_deletes_only_the_runs_own_files(tmp_path: Path) -> None:
     summary = recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=2, overwrite=True)
     assert summary.complete and summary.pages == 6
     assert sorted(p.name for p in out.iterdir()) == [
-        ".lock", MANIFEST, "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"
+        ".lock",
+        MANIFEST,
+        "part-00000.parquet",
+        "part-00001.parquet",
+        "part-00002.parquet",
     ]
 
 
@@ -495,7 +501,7 @@ def test_a_nested_markup_page_over_its_budget_is_an_error_row(tmp_path: Path) ->
     it; over the per-page budget it is that page's error row, and every resume goes past it."""
     nested = "[[a|" * 66_000 + "a" + "]]" * 66_000
     assert 390_000 < len(nested) < 410_000
-    pages = _pages(2) + [("Nested", nested)] + _pages(5)[3:]
+    pages = [*_pages(2), ("Nested", nested), *_pages(5)[3:]]
     dump = tmp_path / "nested.xml"
     dump.write_bytes(_xml(pages))
     out = tmp_path / "out"
@@ -534,7 +540,10 @@ def test_a_compressed_bomb_is_an_error_row_in_bounded_memory(kind: str, tmp_path
     head = _xml([])[: _xml([]).index(b"</mediawiki>")]
     after = _xml(_pages(2))
     after = after[after.index(b"  <page>") :]
-    page = b"  <page>\n    <title>Bomb</title>\n    <ns>0</ns>\n    <id>77</id>\n    <revision><id>78</id><text>"
+    page = (
+        b"  <page>\n    <title>Bomb</title>\n    <ns>0</ns>\n    <id>77</id>\n"
+        b"    <revision><id>78</id><text>"
+    )
     block = b"a" * (1 << 24)
     if kind == "bz2":
         streams = [bz2.compress(head)]

@@ -229,7 +229,9 @@ LINK_ROWS_SPARK_DDL: str
 class NativeArrowBatch:
     """A record batch of link rows: ``pyarrow.record_batch(batch)`` takes it without a copy."""
 
-    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...
     def __len__(self) -> int: ...
 
 @final

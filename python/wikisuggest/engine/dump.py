@@ -163,8 +163,15 @@ def _dataset_identity(engine: LinkEngine) -> dict[str, Any]:
     info = engine.info()
     return {
         "checksums": dict(sorted(info.checksums.items())),
-        "sizes": [info.titles, info.pages, info.redirects, info.anchors, info.candidates,
-                  info.vectors, info.model_trees],  # fmt: skip
+        "sizes": [
+            info.titles,
+            info.pages,
+            info.redirects,
+            info.anchors,
+            info.candidates,
+            info.vectors,
+            info.model_trees,
+        ],
     }
 
 

@@ -40,9 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "link_row_schema", "recommend_links"]
 
 #: The columns of the link rows, in order (their one definition is the extension's schema).
-COLUMNS: tuple[str, ...] = tuple(
-    name.split(" ", 1)[0] for name in LINK_ROWS_SPARK_DDL.split(", ")
-)
+COLUMNS: tuple[str, ...] = tuple(name.split(" ", 1)[0] for name in LINK_ROWS_SPARK_DDL.split(", "))
 #: Spark's setting for the rows per Arrow batch handed to a Python worker.
 _MAX_RECORDS = "spark.sql.execution.arrow.maxRecordsPerBatch"
 #: Input columns, as the worker receives them.
