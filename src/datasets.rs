@@ -4,10 +4,10 @@
 //! polls of the shared interruptible wait, and Ctrl-C stops them (a download keeps its
 //! partial file for the next call; a conversion removes its work files).
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::future::Future;
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -147,7 +147,11 @@ impl NativeDownloader {
         limit: usize,
     ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyDict>)>> {
         let inner = self.inner.clone();
-        let small = run(py, async move { inner.get_small(&url, limit).await }, |_| Ok(()))?;
+        let small = run(
+            py,
+            async move { inner.get_small(&url, limit).await },
+            |_| Ok(()),
+        )?;
         small
             .map(|s| Ok((PyBytes::new(py, &s.body), remote_dict(py, &s.remote)?)))
             .transpose()

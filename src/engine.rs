@@ -26,7 +26,7 @@ pub struct NativeEngine {
 /// The options shared by the pages of one call, as the Python layer passes them (a dict).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-struct OptionArgs {
+pub(crate) struct OptionArgs {
     language_code: Option<String>,
     threshold: f64,
     max_recommendations: i64,
@@ -37,7 +37,7 @@ struct OptionArgs {
 
 impl OptionArgs {
     /// Checked with the client's own rules, so a value one path refuses the other refuses too.
-    fn validate(self, py: Python<'_>) -> PyResult<RecommendOptions> {
+    pub(crate) fn validate(self, py: Python<'_>) -> PyResult<RecommendOptions> {
         wikisuggest_core::params::check_link_options(
             self.threshold,
             self.max_recommendations,
@@ -138,6 +138,13 @@ fn scores_to_py<'py>(py: Python<'py>, scores: &MentionScores) -> PyResult<Bound<
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, rows)?.into_any())
+}
+
+impl NativeEngine {
+    /// The engine, for native entries that run it themselves.
+    pub(crate) fn shared(&self) -> Arc<Engine> {
+        self.engine.clone()
+    }
 }
 
 #[pymethods]

@@ -125,15 +125,16 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
 
 fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
     let kwargs = PyDict::new(py);
-    let class: Class = match error {
-        EngineError::Text(TextError::UnsupportedLanguage { language }) => {
-            kwargs.set_item("language", language)?;
-            classes::UnsupportedLanguage::type_object
-        }
-        EngineError::Text(_) => classes::WikitextError::type_object,
-        EngineError::InvalidArgument(_) => classes::InvalidParameter::type_object,
-        EngineError::Internal(_) => classes::WikisuggestError::type_object,
-        EngineError::Cancelled => classes::Cancelled::type_object,
+    if let EngineError::Text(TextError::UnsupportedLanguage { language }) = error {
+        kwargs.set_item("language", language)?;
+    }
+    // One classification for exceptions and for the error rows of whole-wiki runs.
+    let class: Class = match wikisuggest_linkrows::error_class(error) {
+        "UnsupportedLanguage" => classes::UnsupportedLanguage::type_object,
+        "WikitextError" => classes::WikitextError::type_object,
+        "InvalidParameter" => classes::InvalidParameter::type_object,
+        "WikisuggestError" => classes::WikisuggestError::type_object,
+        "Cancelled" => classes::Cancelled::type_object,
         _ => classes::DatasetError::type_object,
     };
     instantiate(py, class, &error.to_string(), &kwargs)

@@ -19,11 +19,12 @@ mod call;
 mod client;
 mod convert;
 mod datasets;
-mod dump;
+mod dump_pages;
 mod engine;
 mod engine_batch;
 mod errors;
 mod limits;
+mod linkrows;
 mod logging;
 mod mediawiki;
 mod oauth;
@@ -50,6 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::page_links, m)?)?;
     m.add_function(wrap_pyfunction!(rules::page_sections, m)?)?;
     m.add_class::<datasets::NativeDownloader>()?;
+    m.add_class::<dump_pages::NativeDumpPages>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
@@ -59,6 +61,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
     build::register(m)?;
-    dump::register(m)?;
+    linkrows::register(m)?;
     Ok(())
 }

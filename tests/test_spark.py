@@ -302,3 +302,34 @@ def test_rules_reach_the_workers(spark: SparkSession, tmp_path: Path) -> None:
     for given in (rules, {"enwiki": path}):
         got = _collect(wspark.recommend_links(pages, {"enwiki": ENWIKI}, rules=given))
         assert _sorted(got) == _sorted(expected)
+
+
+def test_worker_function_gives_a_page_over_its_budget_an_error_row() -> None:
+    """A nested-markup page of 400 KB among ordinary ones: over the per-page budget, it is that
+    page's error row (the default budget applies when none is given; here a short one)."""
+    title, text = sorted(demo_articles().items())[0]
+    nested = "[[a|" * 66_000 + "a" + "]]" * 66_000
+    job = wspark._Job(
+        datasets=(("enwiki", str(ENWIKI)),),
+        shipped=False,
+        options=(("time_budget", 1.0),),
+        chunk_bytes=1 << 30,
+    )
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "wiki_db": ["enwiki"] * 3,
+            "page_id": [1, 2, 3],
+            "revision_id": [11, 12, 13],
+            "page_title": [title, "Nested", title],
+            "wikitext": [text, nested, text],
+        }
+    )
+    (rows,) = list(wspark._map_arrow(job, [batch]))
+    got = rows.to_pylist()
+    (error,) = [r for r in got if r["error"] is not None]
+    assert (error["page_id"], error["revision_id"]) == (2, 12)
+    # Refused by the engine's bound on nested links, or stopped by the budget: an error row.
+    assert error["error"].startswith("WikitextError: ")
+    expected = _expected(wikisuggest.LinkEngine.default(), "enwiki", [(1, 11, title, text)])
+    assert [r for r in got if r["page_id"] == 1] == expected
+    assert rows.schema == wspark.link_row_schema()

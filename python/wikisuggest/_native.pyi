@@ -16,16 +16,20 @@ _TokenDict = dict[str, Any]
 _EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
+    "LINK_ROWS_SPARK_DDL",
+    "NativeArrowBatch",
     "NativeBatch",
     "NativeCall",
     "NativeClient",
     "NativeDatasetBuild",
     "NativeDownloader",
     "NativeDumpPages",
+    "NativeDumpRows",
     "NativeEngine",
     "NativeEngineBatch",
     "NativeGroup",
     "NativeLinkRules",
+    "NativeRowChunks",
     "NativeServer",
     "NativeTokenManager",
     "NativeWiki",
@@ -37,6 +41,8 @@ __all__ = [
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
+    "link_rows",
+    "link_rows_schema",
     "page_links",
     "page_sections",
     "parse_redirect",
@@ -256,6 +262,52 @@ def backtest_dataset(
     max_test_articles: int,
     reference_dir: str | None = None,
 ) -> tuple[list[tuple[float, int, int, int]], int]: ...
+
+#: The link rows' schema as a Spark DDL string.
+LINK_ROWS_SPARK_DDL: str
+
+@final
+class NativeArrowBatch:
+    """A record batch of link rows: ``pyarrow.record_batch(batch)`` takes it without a copy."""
+
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+
+@final
+class NativeDumpRows:
+    def __new__(
+        cls,
+        engine: NativeEngine,
+        path: str | PathLike[str],
+        options: EngineOptions,
+        *,
+        wiki_db: str,
+        namespaces: list[int],
+        skip_redirects: bool,
+        skip_pages: int,
+        pages_per_batch: int,
+        rows_per_batch: int,
+        workers: int | None,
+        max_page_bytes: int,
+    ) -> NativeDumpRows: ...
+    def next_batch(self) -> dict[str, Any] | None: ...
+    def close(self) -> None: ...
+
+@final
+class NativeRowChunks:
+    def __iter__(self) -> NativeRowChunks: ...
+    def __next__(self) -> NativeArrowBatch: ...
+
+def link_rows(
+    pages: object,
+    engines: dict[str, NativeEngine],
+    refused: dict[str, str],
+    options: EngineOptions,
+    chunk_bytes: int,
+) -> NativeRowChunks: ...
+def link_rows_schema() -> NativeArrowBatch: ...
 
 @final
 class NativeDumpPages:

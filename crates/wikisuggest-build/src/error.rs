@@ -14,14 +14,9 @@ pub enum BuildError {
         /// The cause.
         source: std::io::Error,
     },
-    /// The dump is not well-formed MediaWiki export XML.
-    #[error("{path}: malformed dump: {reason}")]
-    Dump {
-        /// The dump.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// The dump cannot be read: malformed, cut short, or a page that cannot be read.
+    #[error(transparent)]
+    Dump(#[from] wikisuggest_dump::DumpError),
     /// An argument is out of range or inconsistent.
     #[error("{0}")]
     InvalidArgument(String),

@@ -1,14 +1,13 @@
 //! The local page store that GET link recommendations read wikitext from, in place of the
-//! MediaWiki API: a MediaWiki XML export (`.xml` or `.xml.bz2`, read as a stream), or a
-//! directory of `Title.wikitext` files (underscores in file names stand for spaces).
+//! MediaWiki API: a MediaWiki XML export (`.xml`, `.xml.bz2`, `.xml.gz`, read as a stream by
+//! the project's one dump reader), or a directory of `Title.wikitext` files (underscores in
+//! file names stand for spaces).
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::Read;
 use std::path::Path;
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
+use wikisuggest_dump::{DumpError, DumpOptions, DumpReader};
 
 use crate::error::{Error, Result};
 
@@ -35,17 +34,16 @@ impl PageStore {
         if path.is_dir() {
             return Self::from_dir(path);
         }
-        let file = File::open(path).map_err(|e| Error::input(path, e))?;
-        let name = path.to_string_lossy();
-        if name.ends_with(".bz2") {
-            let decoder = bzip2::read::MultiBzDecoder::new(BufReader::new(file));
-            Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
-        } else if name.ends_with(".gz") {
-            // Every member: `cat a.gz b.gz`, pigz and bgzip write several.
-            let decoder = flate2::read::MultiGzDecoder::new(BufReader::new(file));
-            Self::from_xml(BufReader::new(decoder)).map_err(|e| Error::input(path, e))
-        } else {
-            Self::from_xml(BufReader::new(file)).map_err(|e| Error::input(path, e))
+        let reader = wikisuggest_dump::open(path, &Self::dump_options())
+            .map_err(|e| Error::input(path, reason(e)))?;
+        Self::from_reader(reader).map_err(|e| Error::input(path, reason(e)))
+    }
+
+    /// Every revision is kept (GET by revision id), each page bounded by the reader's limit.
+    fn dump_options() -> DumpOptions {
+        DumpOptions {
+            all_revisions: true,
+            ..DumpOptions::default()
         }
     }
 
@@ -77,63 +75,41 @@ impl PageStore {
     }
 
     /// Streams an export: only `<dbname>`, and per page its title, id and revisions are kept.
-    pub fn from_xml<R: BufRead>(input: R) -> std::result::Result<Self, String> {
-        let mut reader = Reader::from_reader(input);
-        let mut store = Self::default();
-        let mut buf = Vec::new();
-        let mut path: Vec<Vec<u8>> = Vec::new();
-        let mut text = String::new();
-        let (mut title, mut pageid) = (String::new(), 0i64);
-        let (mut revid, mut wikitext) = (0i64, String::new());
-        loop {
-            match reader.read_event_into(&mut buf) {
-                Ok(Event::Start(e)) => {
-                    path.push(e.local_name().as_ref().to_vec());
-                    text.clear();
+    pub fn from_xml<R: Read + Send + 'static>(input: R) -> std::result::Result<Self, String> {
+        let reader = DumpReader::new(Box::new(input), Path::new("-"), &Self::dump_options())
+            .map_err(reason)?;
+        Self::from_reader(reader).map_err(reason)
+    }
+
+    /// The pages of `reader`; a page that cannot be read (over the size limit, malformed) is
+    /// left out with a warning, and the others are served.
+    fn from_reader(mut reader: DumpReader) -> std::result::Result<Self, DumpError> {
+        let mut store = Self {
+            wiki_id: reader.site().dbname.clone(),
+            ..Self::default()
+        };
+        while let Some(item) = reader.next_item()? {
+            let page = match item {
+                Ok(page) => page,
+                Err(error) => {
+                    log::warn!("{}: {error}; the page is left out", reader.path().display());
+                    continue;
                 }
-                Ok(Event::Empty(e)) => {
-                    // `<text/>` (deleted or empty revision) has no content.
-                    if e.local_name().as_ref() == b"text" {
-                        wikitext.clear();
-                    }
-                }
-                Ok(Event::Text(e)) => {
-                    // Entity references arrive as separate `GeneralRef` events.
-                    text.push_str(&e.decode().map_err(|e| e.to_string())?);
-                }
-                Ok(Event::GeneralRef(e)) => {
-                    let name = e.decode().map_err(|e| e.to_string())?;
-                    let entity = format!("&{name};");
-                    let part = quick_xml::escape::unescape(&entity).map_err(|e| e.to_string())?;
-                    text.push_str(&part);
-                }
-                Ok(Event::CData(e)) => {
-                    text.push_str(&String::from_utf8_lossy(&e.into_inner()));
-                }
-                Ok(Event::End(_)) => {
-                    let tag = path.pop().unwrap_or_default();
-                    let parent = path.last().map(Vec::as_slice);
-                    match (tag.as_slice(), parent) {
-                        (b"dbname", _) => store.wiki_id = Some(text.trim().to_owned()),
-                        (b"title", Some(b"page")) => title = text.clone(),
-                        (b"id", Some(b"page")) => pageid = parse_id(&text)?,
-                        (b"id", Some(b"revision")) => revid = parse_id(&text)?,
-                        (b"text", Some(b"revision")) => wikitext = std::mem::take(&mut text),
-                        (b"revision", _) => store.insert(Revision {
-                            pageid,
-                            revid,
-                            title: title.clone(),
-                            wikitext: std::mem::take(&mut wikitext),
-                        }),
-                        _ => {}
-                    }
-                    text.clear();
-                }
-                Ok(Event::Eof) => break,
-                Ok(_) => {}
-                Err(e) => return Err(format!("at byte {}: {e}", reader.buffer_position())),
+            };
+            for earlier in page.earlier_revisions {
+                store.insert(Revision {
+                    pageid: page.id,
+                    revid: earlier.id.unwrap_or_default(),
+                    title: page.title.clone(),
+                    wikitext: earlier.text,
+                });
             }
-            buf.clear();
+            store.insert(Revision {
+                pageid: page.id,
+                revid: page.revision_id.unwrap_or_default(),
+                title: page.title,
+                wikitext: page.text,
+            });
         }
         Ok(store)
     }
@@ -174,14 +150,22 @@ impl PageStore {
     }
 }
 
-fn parse_id(text: &str) -> std::result::Result<i64, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("not an id: {text:?}"))
+/// The reader's error without the file name, which [`Error::input`] puts first.
+fn reason(error: DumpError) -> String {
+    match error {
+        DumpError::Io { source, .. } => source.to_string(),
+        DumpError::Malformed { offset, reason, .. } => {
+            format!("malformed dump: {reason} (at byte {offset})")
+        }
+        DumpError::Page { error, .. } => error.to_string(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+
     use super::*;
 
     const DUMP: &str = r#"<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">

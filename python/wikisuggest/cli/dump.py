@@ -8,7 +8,12 @@ import importlib.util
 import json
 import sys
 
-from ..engine.dump import format_summary, recommend_dump
+from ..engine.dump import (
+    DEFAULT_MAX_PAGE_BYTES,
+    DEFAULT_TIME_BUDGET,
+    format_summary,
+    recommend_dump,
+)
 
 
 def _bar_wanted(disabled: bool) -> bool:
@@ -28,11 +33,12 @@ def _command(args: argparse.Namespace) -> int:
             max_recommendations=args.max,
             sections_to_exclude=args.exclude_section,
             rules=args.rules,
+            time_budget=args.time_budget if args.time_budget > 0 else None,
             workers=args.workers,
             progress=_bar_wanted(args.no_progress),
             overwrite=args.overwrite,
             pages_per_part=args.pages_per_part,
-            batch_pages=args.batch_pages,
+            max_page_bytes=args.max_page_bytes,
         )
     except KeyboardInterrupt:
         print(
@@ -51,7 +57,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "recommend-dump",
         help="link recommendations for every article of an XML dump, to Parquet (needs pyarrow)",
     )
-    command.add_argument("dump", help="pages-articles XML dump (.xml, .xml.bz2, multistream)")
+    command.add_argument(
+        "dump", help="pages-articles XML dump (.xml, .xml.bz2 multistream included, .xml.gz)"
+    )
     command.add_argument("--datasets", required=True, help="the wiki's dataset (file or folder)")
     command.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
     command.add_argument("--out", required=True, help="output Parquet dataset (a directory)")
@@ -62,7 +70,22 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command.add_argument("--rules", default=None, help="never-link rule file (TOML or JSON)")
     command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")
-    command.add_argument("--batch-pages", type=int, default=256, help="articles read at once")
+    command.add_argument(
+        "--time-budget",
+        type=float,
+        default=DEFAULT_TIME_BUDGET,
+        help="seconds per article; an article over it is an error row (0: no budget; "
+        f"default {DEFAULT_TIME_BUDGET:g})",
+    )
+    command.add_argument(
+        "--max-page-bytes",
+        type=int,
+        default=DEFAULT_MAX_PAGE_BYTES,
+        help="largest <page> of the dump, in bytes of XML; a larger one is an error row "
+        f"(default {DEFAULT_MAX_PAGE_BYTES})",
+    )
+    # No longer used: the dump is read ahead of the engine by a bounded window.
+    command.add_argument("--batch-pages", type=int, default=None, help=argparse.SUPPRESS)
     command.add_argument("--overwrite", action="store_true", help="discard an earlier run's output")
     command.add_argument("--no-progress", action="store_true", help="no progress bar")
     command.set_defaults(run=_command)

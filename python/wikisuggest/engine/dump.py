@@ -4,16 +4,18 @@
 >>> summary = recommend_dump("enwiki-pages-articles.xml.bz2", "data/enwiki", "enwiki",
 ...                          "enwiki-links.parquet")  # doctest: +SKIP
 
-The dump (``.xml``, ``.xml.bz2``, multistream included) is parsed in Rust on a thread of its
-own, a bounded batch of articles at a time (main namespace, redirects left out), while the
-engine recommends links for the previous batch on every core. Memory stays bounded whatever
-the dump size.
+The dump (``.xml``, ``.xml.bz2`` multistream included, ``.xml.gz``) is read and decompressed
+in Rust on threads of their own, its articles (main namespace, redirects left out) run on the
+engine's workers, and the link rows are built in Rust as Arrow record batches: no wikitext and
+no link becomes a Python object. Memory stays bounded whatever the dump size.
 
 The output is a Parquet dataset: a directory of ``part-NNNNN.parquet`` files (read it with
 ``pyarrow.parquet.read_table``, ``pandas.read_parquet`` or ``spark.read.parquet``) and a small
-``_progress.json`` manifest. Each part is written to a hidden temporary file and renamed, and
-the manifest is replaced atomically after it, so a run that is interrupted (Ctrl-C, or killed)
-leaves only complete parts behind; running it again resumes after the last recorded part.
+``_progress.json`` manifest that records, for each part, the dump pages it covers, its rows and
+its sha256. Each part is written to a hidden temporary file, synced and renamed, and the
+manifest is replaced the same way after it, so a run that is interrupted (Ctrl-C, or killed)
+leaves only complete parts behind; running it again checks every recorded part and resumes
+after the last one. See ``docs/whole-wikis.md``.
 """
 
 from __future__ import annotations
@@ -22,29 +24,57 @@ import bz2
 import hashlib
 import json
 import os
+import re
 import time
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
 from .. import _args
-from .._native import NativeDumpPages
-from ..batch import BatchInterrupted
+from .._native import NativeDumpRows
 from ..errors import InvalidParameter
-from ._linkrows import LinkRows
-from .link_engine import LinkEngine
-from .rules import LinkRules
+from .link_engine import LinkEngine, PassOptions, _pass_options
 
-__all__ = ["DumpSummary", "format_summary", "recommend_dump", "write_dump"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+try:  # POSIX: the output folder is locked while a run writes it.
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "DEFAULT_MAX_PAGE_BYTES",
+    "DEFAULT_TIME_BUDGET",
+    "DumpSummary",
+    "format_summary",
+    "recommend_dump",
+    "write_dump",
+]
 
 MANIFEST = "_progress.json"
-_FORMAT = 1
+#: The manifest's format: 2 records each part's pages, rows and sha256.
+_FORMAT = 2
+#: The only names a run writes (and so the only ones ``overwrite`` deletes).
+_PART = re.compile(r"part-[0-9]{5}\.parquet\Z")
+_TEMPORARY = re.compile(r"\.(part-[0-9]{5}\.parquet|_progress\.json)\.[0-9]+\.tmp\Z")
+_LOCK = ".lock"
 _MAIN_NAMESPACE = 0
-#: Rows held before a part is written early (with no limit on links per page, a part's pages
-#: could otherwise hold any number of rows).
+#: Rows after which a part ends early (with no limit on links per page, a part's pages could
+#: otherwise hold any number of rows).
 _ROWS_PER_PART = 500_000
+#: Bytes hashed at each end of the dump for its identity.
+_END_BYTES = 1 << 20
+
+#: The default per-page budget of whole-wiki runs, in seconds: a page the engine has not
+#: finished by then becomes that page's error row (its links would depend on machine speed).
+DEFAULT_TIME_BUDGET = 30.0
+#: The default largest ``<page>`` of a dump, in bytes of XML (MediaWiki's own limit on a
+#: page's wikitext is 2 MiB); a larger page becomes that page's error row.
+DEFAULT_MAX_PAGE_BYTES = 32 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +90,7 @@ class DumpSummary:
     errors: int
     #: Part files of the dataset.
     parts: int
-    #: Whether the whole dump has been read.
+    #: Whether the whole dump has been read, to its end.
     complete: bool
     #: Articles this run processed (the others were done by an earlier run).
     pages_this_run: int
@@ -76,89 +106,262 @@ class DumpSummary:
         return {**asdict(self), "articles_per_second": self.articles_per_second}
 
 
+def _fsync_dir(path: Path) -> None:
+    """Makes the renames inside ``path`` durable (a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - Windows
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _write_atomically(path: Path, write: Any) -> None:
-    """``write(tmp_path)``, then ``tmp_path`` renamed to ``path`` (hidden until complete)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
+    """``write(tmp_path)``, synced, then renamed to ``path`` (hidden until complete). The
+    temporary name holds the process id: two writers never share one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _dump_identity(path: Path) -> dict[str, Any]:
+    """What tells one dump from another of the same name and size: its size, modification
+    time and a hash of its first and last MiB."""
+    stat = path.stat()
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        digest.update(f.read(_END_BYTES))
+        f.seek(max(0, stat.st_size - _END_BYTES))
+        digest.update(f.read(_END_BYTES))
+    return {
+        "name": path.name,
+        "bytes": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "ends_sha256": digest.hexdigest(),
+    }
+
+
+def _dataset_identity(engine: LinkEngine) -> dict[str, Any]:
+    """What tells one dataset from another: its checksums, and its sizes for sources that
+    have none."""
+    info = engine.info()
+    return {
+        "checksums": dict(sorted(info.checksums.items())),
+        "sizes": [
+            info.titles,
+            info.pages,
+            info.redirects,
+            info.anchors,
+            info.candidates,
+            info.vectors,
+            info.model_trees,
+        ],
+    }
+
+
+def _json_ready(options: dict[str, Any]) -> dict[str, Any]:
+    """The options as the manifest records them (any value JSON cannot hold as its text)."""
+    return json.loads(json.dumps(options, sort_keys=True, default=str))  # type: ignore[no-any-return]
 
 
 class _Output:
-    """The Parquet dataset directory and its manifest."""
+    """The Parquet dataset directory, its lock and its manifest."""
 
     def __init__(self, out: Path, identity: dict[str, Any], overwrite: bool) -> None:
         try:
+            import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError as err:  # pragma: no cover - depends on the environment
             raise ImportError(
                 "writing Parquet needs pyarrow: pip install 'wikisuggest[parquet]'"
             ) from err
+        self._pa = pa
         self._pq = pq
         self.out = out
-        manifest = out / MANIFEST
-        if overwrite and manifest.is_file():
-            for name in json.loads(manifest.read_text("utf-8")).get("parts", []):
-                (out / name).unlink(missing_ok=True)
-            manifest.unlink()
         if out.exists() and not out.is_dir():
             raise InvalidParameter(f"{out} exists and is not a directory", parameter="out")
-        if manifest.is_file():
-            state = json.loads(manifest.read_text("utf-8"))
-            if state.get("identity") != identity:
-                raise InvalidParameter(
-                    f"{out} holds the output of a run with another dump or other options "
-                    f"({state.get('identity')}); choose another output or overwrite it",
-                    parameter="out",
-                )
-        elif out.is_dir() and any(out.iterdir()):
+        manifest = out / MANIFEST
+        if not manifest.exists() and out.is_dir() and _foreign(out):
             raise InvalidParameter(
                 f"{out} is not empty and has no {MANIFEST}; choose another output",
                 parameter="out",
             )
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            state = {
-                "format": _FORMAT,
-                "identity": identity,
-                "position": 0,
-                "parts": [],
-                "pages": 0,
-                "links": 0,
-                "errors": 0,
-                "complete": False,
-            }
-        self.state: dict[str, Any] = state
-        # Parts written after the last manifest update belong to no run: redo them.
-        known = set(state["parts"])
-        for leftover in out.iterdir():
-            is_part = leftover.name.startswith("part-") and leftover.name not in known
-            if is_part or (leftover.name.startswith(".") and leftover.name.endswith(".tmp")):
-                leftover.unlink()
+        out.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(out)
+        try:
+            if overwrite:
+                _clear(out)
+            self.state = self._resume(identity) if manifest.exists() else _fresh(identity)
+            # Parts written after the last manifest update belong to no run: redo them.
+            known = {part["name"] for part in self.state["parts"]}
+            for leftover in out.iterdir():
+                name = leftover.name
+                if (_PART.match(name) and name not in known) or _TEMPORARY.match(name):
+                    leftover.unlink()
+        except BaseException:
+            self.close()
+            raise
 
-    def commit(self, rows: LinkRows, pages: int, position: int, complete: bool) -> None:
-        """Writes ``rows`` as the next part (if any), then records the progress.
+    def close(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def _resume(self, identity: dict[str, Any]) -> dict[str, Any]:
+        out = self.out
+        try:
+            state = json.loads((out / MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError) as err:
+            raise InvalidParameter(
+                f"{out / MANIFEST} cannot be read ({err}); run with overwrite to start again",
+                parameter="out",
+            ) from err
+        if not isinstance(state, dict) or state.get("format") != _FORMAT:
+            raise InvalidParameter(
+                f"{out} holds the output of another version of recommend-dump; "
+                "choose another output or overwrite it",
+                parameter="out",
+            )
+        if state.get("identity") != identity:
+            raise InvalidParameter(
+                f"{out} holds the output of a run with another dump, dataset or options "
+                f"({state.get('identity')}); choose another output or overwrite it",
+                parameter="out",
+            )
+        self.check(state)
+        return dict(state)
+
+    def check(self, state: dict[str, Any]) -> None:
+        """Every recorded part is there with its rows and sha256, and the parts cover the
+        dump's pages from the first up to the recorded position, each once."""
+
+        def broken(why: str) -> InvalidParameter:
+            return InvalidParameter(
+                f"{self.out}: {why}; the folder no longer holds what its run wrote "
+                "(run with overwrite to start again)",
+                parameter="out",
+            )
+
+        position, totals = 0, {"pages": 0, "links": 0, "errors": 0}
+        try:
+            for part in state["parts"]:
+                name = part["name"]
+                if not isinstance(name, str) or not _PART.match(name):
+                    raise broken(f"the manifest names a part {name!r} it cannot have written")
+                if part["first_position"] != position or part["position"] < position:
+                    raise broken(f"{name} does not follow the part before it")
+                path = self.out / name
+                if not path.is_file():
+                    raise broken(f"{name} is missing")
+                if _sha256(path) != part["sha256"]:
+                    raise broken(f"{name} was changed")
+                if part["links"] + part["errors"] != part["rows"]:
+                    raise broken(f"the manifest's counts of {name} disagree")
+                position = part["position"]
+                for key in totals:
+                    totals[key] += part[key]
+            if state["position"] != position:
+                raise broken("the recorded position is not where the last part ends")
+            if any(state[key] != total for key, total in totals.items()):
+                raise broken("the recorded totals are not the sums of the parts")
+        except (KeyError, TypeError) as err:
+            raise broken(f"the manifest is malformed ({err!r})") from err
+
+    def commit(self, batch: dict[str, Any], complete: bool) -> None:
+        """Writes ``batch``'s rows as the next part, then records it. A batch with no page
+        and no progress through the dump only records ``complete``.
 
         The part comes first so that a recorded part always exists: a process killed between
         the two steps leaves one unrecorded part, which the next run removes and redoes."""
         state = self.state
-        if len(rows):
+        if batch["pages"] or batch["position"] != state["position"]:
             name = f"part-{len(state['parts']):05d}.parquet"
-            table = self._pq_table(rows)
-            _write_atomically(self.out / name, lambda p: self._pq.write_table(table, p))
-            state["parts"].append(name)
-        state["position"] = position
-        state["pages"] += pages
-        state["links"] += rows.links
-        state["errors"] += rows.errors
+            path = self.out / name
+            table = self._pa.Table.from_batches([self._pa.record_batch(batch["rows"])])
+            _write_atomically(path, lambda p: self._pq.write_table(table, p))
+            state["parts"].append(
+                {
+                    "name": name,
+                    "first_position": state["position"],
+                    "position": batch["position"],
+                    "pages": batch["pages"],
+                    "rows": table.num_rows,
+                    "links": batch["links"],
+                    "errors": batch["errors"],
+                    "sha256": _sha256(path),
+                }
+            )
+            state["position"] = batch["position"]
+            for key in ("pages", "links", "errors"):
+                state[key] += batch[key]
+        if complete:
+            # A part deleted or changed during the run must not end "complete".
+            self.check(state)
         state["complete"] = complete
         text = json.dumps(state, indent=1, ensure_ascii=False)
         _write_atomically(self.out / MANIFEST, lambda p: p.write_text(text, "utf-8"))
 
-    @staticmethod
-    def _pq_table(rows: LinkRows) -> Any:
-        import pyarrow as pa
 
-        return pa.Table.from_batches([rows.to_arrow()])
+def _fresh(identity: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": _FORMAT,
+        "identity": identity,
+        "position": 0,
+        "parts": [],
+        "pages": 0,
+        "links": 0,
+        "errors": 0,
+        "complete": False,
+    }
+
+
+def _foreign(out: Path) -> bool:
+    """Whether ``out`` holds anything a run did not write."""
+    return any(
+        not (_PART.match(p.name) or _TEMPORARY.match(p.name) or p.name == _LOCK)
+        for p in out.iterdir()
+    )
+
+
+def _clear(out: Path) -> None:
+    """Deletes a run's own files inside ``out`` (never a path its manifest names, which may
+    have been edited to point anywhere)."""
+    for path in out.iterdir():
+        if _PART.match(path.name) or _TEMPORARY.match(path.name) or path.name == MANIFEST:
+            path.unlink()
+
+
+def _lock(out: Path) -> int | None:
+    """An exclusive lock on ``out`` for the time of the run."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return None
+    fd = os.open(out / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        os.close(fd)
+        raise InvalidParameter(
+            f"{out} is being written by another run of recommend-dump; wait for it to end "
+            "or choose another output",
+            parameter="out",
+        ) from err
+    return fd
 
 
 class _Bar:
@@ -189,17 +392,14 @@ def recommend_dump(
     wiki_id: str,
     out: str | os.PathLike[str],
     *,
-    language_code: str | None = None,
-    threshold: float = 0.5,
-    max_recommendations: int = 15,
-    sections_to_exclude: Iterable[str] | None = None,
-    rules: LinkRules | str | os.PathLike[str] | None = None,
     workers: int | None = None,
     progress: bool = False,
     overwrite: bool = False,
     pages_per_part: int = 5000,
-    batch_pages: int = 256,
-    batch_bytes: int = 32 << 20,
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    batch_pages: int | None = None,
+    batch_bytes: int | None = None,
+    **options: Unpack[PassOptions],
 ) -> DumpSummary:
     """Recommends links for every article of ``dump`` with the dataset of ``wiki_id`` at
     ``datasets`` (as :meth:`LinkEngine.open`), writing the Parquet dataset ``out``.
@@ -207,56 +407,75 @@ def recommend_dump(
     Rows are those of :meth:`LinkEngine.recommend` on each article, in dump order (columns:
     ``wiki_db, page_id, revision_id, page_title, link_index, link_text, link_target, score,
     wikitext_offset, match_index, context_before, context_after, error``); an article that
-    fails gives one row with ``error`` set and the run goes on.
+    fails gives one row with ``error`` set and the run goes on. ``options`` are those of
+    :meth:`LinkEngine.recommend_many` (``threshold``, ``max_recommendations``, …), except that
+    ``time_budget`` defaults to :data:`DEFAULT_TIME_BUDGET` seconds per page (``None``: no
+    budget) and a page over it is an error row, never a partial list of links. A ``<page>``
+    over ``max_page_bytes`` of XML, or one that is not well-formed (an invalid UTF-8 byte, …),
+    is an error row too, and reading goes on at the next page.
 
-    If ``out`` already holds an unfinished run over the same dump with the same options, the
-    run resumes after its last part (a different dump or options raise
-    :class:`~wikisuggest.InvalidParameter`, unless ``overwrite``). A part is written every
-    ``pages_per_part`` articles: an interruption loses at most that much work. Articles are
-    read ``batch_pages`` (or about ``batch_bytes`` of wikitext) at a time.
+    If ``out`` already holds an unfinished run over the same dump (same size, modification
+    time and ends) with the same dataset and options, every recorded part is checked and the
+    run resumes after the last one; another dump, dataset or options, or a folder whose parts
+    were deleted or changed, raise :class:`~wikisuggest.InvalidParameter`, unless
+    ``overwrite`` (which deletes the run's own files in ``out``, and nothing else). A part is
+    written every ``pages_per_part`` articles: an interruption loses at most that much work.
+    ``out`` is locked while a run writes it.
 
-    On Ctrl-C, ``KeyboardInterrupt`` is raised once the pages already running have finished;
-    every part recorded so far stays. A malformed dump raises
-    :class:`~wikisuggest.WikisuggestError` (the parts before it stay too).
+    The dump must end with ``</mediawiki>``: a dump cut short raises
+    :class:`~wikisuggest.WikisuggestError` after the parts before the cut are written, and the
+    run is not complete. On Ctrl-C, ``KeyboardInterrupt`` is raised and every part recorded so
+    far stays. ``batch_pages`` and ``batch_bytes`` are no longer used (deprecated).
     """
     started = time.monotonic()
-    for name, value in [
-        ("pages_per_part", pages_per_part),
-        ("batch_pages", batch_pages),
-        ("batch_bytes", batch_bytes),
-    ]:
+    if batch_pages is not None or batch_bytes is not None:
+        warnings.warn(
+            "batch_pages and batch_bytes are no longer used: the dump is read ahead of the "
+            "engine's workers by a bounded window",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    for name, value in [("pages_per_part", pages_per_part), ("max_page_bytes", max_page_bytes)]:
         if _args.integer(name, value) < 1:
             raise InvalidParameter(f"{name} must be at least 1", parameter=name)
+    if workers is not None and _args.integer("workers", workers) < 1:
+        raise InvalidParameter("workers must be at least 1", parameter="workers")
+    _args.text("wiki_id", wiki_id)
     dump_path = Path(dump)
     if not dump_path.is_file():
         raise InvalidParameter(f"{dump_path}: no such dump file", parameter="dump")
-    options: dict[str, Any] = {
-        "language_code": _args.optional_text("language_code", language_code),
-        "threshold": _args.number("threshold", threshold),
-        "max_recommendations": _args.integer("max_recommendations", max_recommendations),
-        "sections_to_exclude": _args.text_list("sections_to_exclude", sections_to_exclude),
-    }
+    checked = _pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
+    engine = LinkEngine.open(datasets, wiki_id)
     identity = {
         "wiki_db": wiki_id,
-        "dump": dump_path.name,
-        "dump_bytes": dump_path.stat().st_size,
-        "options": options,
+        "dump": _dump_identity(dump_path),
+        "dataset": _dataset_identity(engine),
+        "options": _json_ready({**checked, "rules": None, "max_page_bytes": max_page_bytes}),
     }
-    checked = None
-    if rules is not None:
+    if checked["rules"] is not None:
         # Resuming under other rules would mix two runs in one dataset.
-        checked = rules if isinstance(rules, LinkRules) else LinkRules.load(rules)
-        identity["rules"] = hashlib.sha256(
-            json.dumps(checked.to_dict(), sort_keys=True).encode()
-        ).hexdigest()
-    engine = LinkEngine.open(datasets, wiki_id)
+        identity["rules"] = hashlib.sha256(checked["rules"].to_json().encode()).hexdigest()
     output = _Output(Path(out), identity, overwrite)
-    done_before = int(output.state["pages"])
-    if not output.state["complete"]:
-        run_options = {**options, "rules": checked}
-        _run(engine, dump_path, output, run_options, workers, progress, pages_per_part,
-             batch_pages, batch_bytes)  # fmt: skip
-    state = output.state
+    try:
+        done_before = int(output.state["pages"])
+        if not output.state["complete"]:
+            rows = NativeDumpRows(
+                engine._open(),
+                dump_path,
+                checked,
+                wiki_db=wiki_id,
+                namespaces=[_MAIN_NAMESPACE],
+                skip_redirects=True,
+                skip_pages=int(output.state["position"]),
+                pages_per_batch=pages_per_part,
+                rows_per_batch=_ROWS_PER_PART,
+                workers=workers,
+                max_page_bytes=max_page_bytes,
+            )
+            _write_parts(rows, output, progress)
+        state = output.state
+    finally:
+        output.close()
     return DumpSummary(
         out=str(out),
         pages=state["pages"],
@@ -269,50 +488,22 @@ def recommend_dump(
     )
 
 
-def _run(
-    engine: LinkEngine,
-    dump: Path,
-    output: _Output,
-    options: dict[str, Any],
-    workers: int | None,
-    progress: bool,
-    pages_per_part: int,
-    batch_pages: int,
-    batch_bytes: int,
-) -> None:
+def _batches(rows: NativeDumpRows) -> Iterator[dict[str, Any]]:
+    while (batch := rows.next_batch()) is not None:
+        yield batch
+
+
+def _write_parts(rows: NativeDumpRows, output: _Output, progress: bool) -> None:
     state = output.state
-    pages_source = NativeDumpPages(
-        dump, [_MAIN_NAMESPACE], True, int(state["position"]), batch_pages, batch_bytes
-    )
-    wiki = engine.wiki_id
     bar = _Bar(progress, int(state["pages"]))
-    rows = LinkRows()
-    pages_in_part = 0
-    position = int(state["position"])
     try:
-        while (batch := pages_source.next_batch()) is not None:
-            pages, position = batch
-            items = engine.recommend_iter(
-                (
-                    {"wikitext": text, "page_title": title, "pageid": pid, "revid": rev}
-                    for pid, rev, title, text in pages
-                ),
-                workers=workers,
-                **options,
-            )
-            for (pid, rev, title, _), item in zip(pages, items, strict=True):
-                rows.add_page(wiki, pid, rev, title, item)
-            pages_in_part += len(pages)
-            bar.update(len(pages), state["links"] + rows.links, state["errors"] + rows.errors)
-            if pages_in_part >= pages_per_part or len(rows) >= _ROWS_PER_PART:
-                output.commit(rows, pages_in_part, position, complete=False)
-                rows, pages_in_part = LinkRows(), 0
-        output.commit(rows, pages_in_part, position, complete=True)
-    except BatchInterrupted as interrupted:
-        # Pages of the unfinished part are redone on the next run.
-        raise KeyboardInterrupt from interrupted
+        for batch in _batches(rows):
+            output.commit(batch, complete=bool(batch["last"]))
+            bar.update(batch["pages"], state["links"], state["errors"])
     finally:
         bar.close()
+        # Stops the reader and the engine's workers at once (on Ctrl-C or an error too).
+        rows.close()
 
 
 def write_dump(path: str | os.PathLike[str], pages: Iterable[tuple[str, str]]) -> Path:

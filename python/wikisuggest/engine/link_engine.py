@@ -33,23 +33,36 @@ from .pages import NativePage, PageSpec, native_page, single_page
 from .rules import ExplainedResult, LinkRules, native_rules
 from .sample import default_dataset_path
 
-__all__ = ["CandidateScore", "EngineInfo", "LinkEngine", "PassOptions", "RecommendOptions"]
+__all__ = [
+    "CandidateScore",
+    "EngineInfo",
+    "LinkEngine",
+    "PassOptions",
+    "RecommendOptions",
+    "ScoringOptions",
+]
 
 #: Pages queued in the engine per worker ahead of the items returned: enough that a worker
 #: never waits for the next page (or behind one long page), few enough that memory stays flat.
 _PAGES_PER_WORKER = 8
 
 
-class PassOptions(TypedDict, total=False):
-    """The keyword arguments of every :class:`LinkEngine` recommendation, for all its pages;
-    the defaults are ``_PASS_DEFAULTS``: the wiki's language, ``threshold=0.5``,
-    ``max_recommendations=15``, no excluded sections and no time budget."""
+class ScoringOptions(TypedDict, total=False):
+    """:class:`PassOptions` but the rules: what a whole-wiki run over several wikis takes
+    besides its rules per wiki."""
 
     language_code: str | None
     threshold: float
     max_recommendations: int
     sections_to_exclude: Iterable[str] | None
     time_budget: float | None
+
+
+class PassOptions(ScoringOptions, total=False):
+    """The keyword arguments of every :class:`LinkEngine` recommendation, for all its pages;
+    the defaults are ``_PASS_DEFAULTS``: the wiki's language, ``threshold=0.5``,
+    ``max_recommendations=15``, no excluded sections, no time budget and no rules."""
+
     #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
     rules: LinkRules | str | os.PathLike[str] | None
 

@@ -11,7 +11,9 @@ workers of a node share one copy through the page cache) and runs it on one thre
 per task, as Spark schedules them. Pages reach the workers as Arrow batches of at most
 ``batch_rows`` rows (``mapInArrow`` on Spark 3.3+, ``mapInPandas`` before) and are processed in
 chunks of about ``chunk_bytes`` of wikitext, so a batch of long pages cannot exhaust a worker's
-memory. A page that fails gives one row with ``error`` set; it never fails the task.
+memory. The rows are built by the extension straight from the Arrow batch (no wikitext or link
+becomes a Python object). A page that fails, or runs over its time budget, gives one row with
+``error`` set; it never fails the task.
 """
 
 from __future__ import annotations
@@ -25,22 +27,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
+from .._native import LINK_ROWS_SPARK_DDL, NativeEngine, link_rows, link_rows_schema
 from ..errors import DatasetError, InvalidParameter
-from ._linkrows import COLUMNS, SPARK_DDL, LinkRows
-from .link_engine import LinkEngine
+from .dump import DEFAULT_TIME_BUDGET
+from .link_engine import LinkEngine, ScoringOptions, _pass_options
 from .rules import LinkRules
 
 if TYPE_CHECKING:
+    import pyarrow
     from pyspark.sql import Column, DataFrame
+    from typing_extensions import Unpack
 
-__all__ = ["COLUMNS", "recommend_links"]
+__all__ = ["COLUMNS", "link_row_schema", "recommend_links"]
 
+#: The columns of the link rows, in order (their one definition is the extension's schema).
+COLUMNS: tuple[str, ...] = tuple(name.split(" ", 1)[0] for name in LINK_ROWS_SPARK_DDL.split(", "))
 #: Spark's setting for the rows per Arrow batch handed to a Python worker.
 _MAX_RECORDS = "spark.sql.execution.arrow.maxRecordsPerBatch"
 #: Input columns, as the worker receives them.
 _INPUT = ("wiki_db", "page_id", "revision_id", "page_title", "wikitext")
 #: Stands for "the one dataset" when ``datasets`` is a single path.
 _ANY_WIKI = ""
+
+
+def link_row_schema() -> pyarrow.Schema:
+    """The link rows' schema as a ``pyarrow.Schema`` (needs pyarrow); ``recommend_dump``
+    writes it and ``recommend_links`` returns it."""
+    import pyarrow as pa
+
+    return pa.record_batch(link_rows_schema()).schema
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,7 @@ class _Job:
     #: wiki_db (or ``_ANY_WIKI``) → local path, or SparkFiles name when ``shipped``.
     datasets: tuple[tuple[str, str], ...]
     shipped: bool
+    #: The engine's pass options, as checked on the driver.
     options: tuple[tuple[str, Any], ...]
     chunk_bytes: int
     #: wiki_db (or ``_ANY_WIKI``) → its never-link rules (they pickle to a self-contained dict).
@@ -83,6 +99,47 @@ def _engine(job: _Job, wiki: str) -> LinkEngine:
     return engine
 
 
+def _rows(job: _Job, pages: pyarrow.RecordBatch) -> Iterator[pyarrow.RecordBatch]:
+    """The link rows of ``pages`` (the ``_INPUT`` columns), a chunk at a time: built by the
+    extension from the Arrow batch, so no wikitext or link becomes a Python object."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    engines: dict[str, NativeEngine] = {}
+    refused: dict[str, str] = {}
+    for wiki in pc.unique(pages.column("wiki_db")).to_pylist():
+        if wiki is None:
+            continue
+        try:
+            engines[wiki] = _engine(job, wiki)._open()
+        except Exception as err:  # a page of an unusable wiki fails alone, as its row
+            refused[wiki] = f"{type(err).__name__}: {err}"
+    known = dict(job.rules)
+    if set(known) <= {_ANY_WIKI}:
+        groups = [(pages, known.get(_ANY_WIKI))]
+    else:
+        # Rules differ by wiki: each wiki's pages go with their own.
+        wikis = pages.column("wiki_db")
+        groups = [
+            (
+                pages.filter(pc.is_null(wikis) if wiki is None else pc.equal(wikis, wiki)),
+                known.get(wiki, known.get(_ANY_WIKI)) if wiki is not None else None,
+            )
+            for wiki in pc.unique(wikis).to_pylist()
+        ]
+    for group, rules in groups:
+        options = _pass_options({**dict(job.options), "rules": rules})
+        for chunk in link_rows(group, engines, refused, options, job.chunk_bytes):
+            rows = pa.record_batch(chunk)
+            if rows.num_rows:
+                yield rows
+
+
+def _map_arrow(job: _Job, batches: Iterable[Any]) -> Iterator[Any]:
+    for batch in batches:
+        yield from _rows(job, batch)
+
+
 def _int_or_none(value: Any) -> int | None:
     """Ids as Python ints; pandas hands over missing integers as NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -91,68 +148,8 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def _str_or_none(value: Any) -> Any:
-    """Text values as they are, pandas' missing values as None (a wrong type stays, to fail
-    as that page's error)."""
+    """Text values as they are, pandas' missing values as None."""
     return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def _chunks(texts: list[Any], limit: int) -> Iterator[range]:
-    """Consecutive row ranges holding about ``limit`` characters of wikitext each."""
-    start, size = 0, 0
-    for i, text in enumerate(texts):
-        size += len(text) if isinstance(text, str) else 0
-        if size >= limit:
-            yield range(start, i + 1)
-            start, size = i + 1, 0
-    if start < len(texts):
-        yield range(start, len(texts))
-
-
-def _recommend_rows(job: _Job, columns: dict[str, list[Any]]) -> Iterator[LinkRows]:
-    """The link rows of the pages in ``columns`` (the ``_INPUT`` columns), a chunk at a time."""
-    wikis = [_str_or_none(w) for w in columns["wiki_db"]]
-    page_ids = [_int_or_none(v) for v in columns["page_id"]]
-    revisions = [_int_or_none(v) for v in columns["revision_id"]]
-    titles = [_str_or_none(v) for v in columns["page_title"]]
-    texts = [_str_or_none(v) for v in columns["wikitext"]]
-    options = dict(job.options)
-    for rows_range in _chunks(texts, job.chunk_bytes):
-        rows = LinkRows()
-        by_wiki: dict[Any, list[int]] = {}
-        for i in rows_range:
-            by_wiki.setdefault(wikis[i], []).append(i)
-        outcomes: dict[int, Any] = {}
-        for wiki, indices in by_wiki.items():
-            try:
-                if not isinstance(wiki, str):
-                    raise InvalidParameter(f"wiki_db must be text, got {wiki!r}")
-                engine = _engine(job, wiki)
-            except Exception as err:  # a page of an unusable wiki fails alone, as its row
-                for i in indices:
-                    outcomes[i] = err
-                continue
-            pages = (
-                {
-                    "wikitext": texts[i],
-                    "page_title": titles[i],
-                    "pageid": page_ids[i],
-                    "revid": revisions[i],
-                }
-                for i in indices
-            )
-            known = dict(job.rules)
-            ruled = {**options, "rules": known.get(wiki, known.get(_ANY_WIKI))}
-            # One thread: Spark runs one task per core already.
-            items = engine.recommend_iter(pages, workers=1, **ruled)
-            outcomes.update(zip(indices, items, strict=True))
-        for i in rows_range:
-            outcome = outcomes[i]
-            if isinstance(outcome, BaseException):
-                rows.add_error(wikis[i], page_ids[i], revisions[i], titles[i], outcome)
-            else:
-                rows.add_page(wikis[i], page_ids[i], revisions[i], titles[i], outcome)
-        if len(rows):
-            yield rows
 
 
 def _rules(rules: Any) -> tuple[tuple[str, LinkRules], ...]:
@@ -167,23 +164,26 @@ def _rules(rules: Any) -> tuple[tuple[str, LinkRules], ...]:
     return tuple(sorted(out, key=lambda pair: pair[0]))
 
 
-def _map_arrow(job: _Job, batches: Iterable[Any]) -> Iterator[Any]:
-    for batch in batches:
-        columns = {name: batch.column(name).to_pylist() for name in _INPUT}
-        for rows in _recommend_rows(job, columns):
-            yield rows.to_arrow()
-
-
 def _map_pandas(job: _Job, frames: Iterable[Any]) -> Iterator[Any]:
+    """The fallback before Spark 3.3: each frame becomes an Arrow batch of pages, each batch
+    of rows a frame of object columns (ints and nulls kept exact until Spark converts them)."""
     import pandas as pd
+    import pyarrow as pa
 
+    schema = pa.schema([("wiki_db", pa.string()), ("page_id", pa.int64()),
+                        ("revision_id", pa.int64()), ("page_title", pa.string()),
+                        ("wikitext", pa.string())])  # fmt: skip
     for frame in frames:
-        columns = {
-            name: [None if pd.isna(v) else v for v in frame[name].tolist()] for name in _INPUT
-        }
-        for rows in _recommend_rows(job, columns):
-            # Object columns keep ints and None exact (no float NaN) until Spark converts them.
-            yield pd.DataFrame({c: pd.Series(rows.columns[c], dtype=object) for c in COLUMNS})
+        columns = {name: frame[name].tolist() for name in _INPUT}
+        columns["page_id"] = [_int_or_none(v) for v in columns["page_id"]]
+        columns["revision_id"] = [_int_or_none(v) for v in columns["revision_id"]]
+        for name in ("wiki_db", "page_title", "wikitext"):
+            columns[name] = [_str_or_none(v) for v in columns[name]]
+        pages = pa.RecordBatch.from_pydict(columns, schema=schema)
+        for rows in _rows(job, pages):
+            yield pd.DataFrame(
+                {c: pd.Series(rows.column(c).to_pylist(), dtype=object) for c in COLUMNS}
+            )
 
 
 def _column(value: str | Column, argument: str, name: str, kind: str) -> Column:
@@ -246,15 +246,12 @@ def recommend_links(
     page_id_col: str | Column = "page_id",
     revision_col: str | Column = "revision_id",
     wiki_col: str | Column = "wiki_db",
-    language_code: str | None = None,
-    threshold: float = 0.5,
-    max_recommendations: int = 15,
-    sections_to_exclude: Iterable[str] | None = None,
     rules: LinkRules | str | os.PathLike[str] | Mapping[str, Any] | None = None,
     ship: bool = False,
     batch_rows: int = 64,
     chunk_bytes: int = 16 << 20,
     method: str = "auto",
+    **options: Unpack[ScoringOptions],
 ) -> DataFrame:
     """Link recommendations for every page of ``df``: one row per link (``wiki_db, page_id,
     revision_id, page_title, link_index, link_text, link_target, score, wikitext_offset,
@@ -263,7 +260,10 @@ def recommend_links(
     failed (null text, unknown wiki, …).
 
     The ``*_col`` arguments are column names or Column expressions (for instance
-    ``F.col("revision_content_slots")["main"]["content_body"]``). ``datasets`` is one dataset
+    ``F.col("revision_content_slots")["main"]["content_body"]``). ``options`` are those of
+    :meth:`LinkEngine.recommend_many`, except that ``time_budget`` defaults to
+    :data:`~wikisuggest.engine.dump.DEFAULT_TIME_BUDGET` seconds per page and a page over it
+    is an error row, never a partial list of links. ``datasets`` is one dataset
     path (a ``.linkdata`` file or a folder, as :meth:`LinkEngine.open`) or a mapping
     ``wiki_db → path`` for a job over several wikis. With ``wiki_id``, every page belongs to
     that wiki and ``wiki_col`` is not read.
@@ -293,12 +293,7 @@ def recommend_links(
     for name, value in [("batch_rows", batch_rows), ("chunk_bytes", chunk_bytes)]:
         if _args.integer(name, value) < 1:
             raise InvalidParameter(f"{name} must be at least 1", parameter=name)
-    options = {
-        "language_code": _args.optional_text("language_code", language_code),
-        "threshold": _args.number("threshold", threshold),
-        "max_recommendations": _args.integer("max_recommendations", max_recommendations),
-        "sections_to_exclude": _args.text_list("sections_to_exclude", sections_to_exclude),
-    }
+    checked = _pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
     paths = _datasets(datasets)
     if wiki_id is not None:
         _args.text("wiki_id", wiki_id)
@@ -315,7 +310,7 @@ def recommend_links(
     job = _Job(
         datasets=tuple(sorted(locations.items())),
         shipped=bool(ship),
-        options=tuple(options.items()),
+        options=tuple(checked.items()),
         chunk_bytes=chunk_bytes,
         rules=_rules(rules),
     )
@@ -331,5 +326,5 @@ def recommend_links(
         _column(text_col, "text_col", "wikitext", "string"),
     )
     if method == "pandas" or not has_arrow:
-        return pages.mapInPandas(functools.partial(_map_pandas, job), SPARK_DDL)
-    return pages.mapInArrow(functools.partial(_map_arrow, job), SPARK_DDL)
+        return pages.mapInPandas(functools.partial(_map_pandas, job), LINK_ROWS_SPARK_DDL)
+    return pages.mapInArrow(functools.partial(_map_arrow, job), LINK_ROWS_SPARK_DDL)
