@@ -17,6 +17,7 @@ mod link_body;
 mod logging;
 mod mediawiki;
 mod oauth;
+mod plain_text;
 mod runtime;
 mod server;
 
@@ -34,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::NativeBatchStream>()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<mediawiki::NativeWiki>()?;
+    m.add_class::<plain_text::NativePlainText>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;
