@@ -157,10 +157,16 @@ class AppliedLinks:
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The review of these links as an HTML fragment (what a notebook shows): each
+        placed link in its text with the article it goes to, each skipped one with its
+        reason. Everything from the page is escaped."""
         from .review import applied_links_html
 
         return applied_links_html(self)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
 
 def link_markup(link_text: str, target: str, *, first_letter_case: bool = True) -> str:
