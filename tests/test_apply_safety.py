@@ -206,6 +206,8 @@ def test_reprs_are_short() -> None:
     out = wikisuggest.apply_links(text, links)
     assert len(repr(out)) < 200 and "1 applied" in repr(out)
     assert len(repr(out.applied[0])) < 100
+    many = wikisuggest.LinkRecommendationSet(links=tuple(links * 500), page_title="Cats")
+    assert len(repr(many)) < 200 and "500 links" in repr(many)
     revision = wikisuggest.Revision("Cat", 1, 2, text)
     assert len(repr(revision)) < 120
     assert "80,000 characters" in repr(revision)
