@@ -247,7 +247,7 @@ def test_cli_apply_names_wrongly_typed_json(tmp_path: Path, document: Any) -> No
 # --- with MediaWiki 1.39's own parser --------------------------------------------------------
 
 
-def _article_links(parsed: dict[str, Any]) -> list[str]:
+def _article_links(parsed: dict[str, Any]) -> list[str | None]:
     """The titles of the page's links, with ``None`` for a link outside the main namespace."""
     return [link["title"] if link["ns"] == 0 else None for link in parsed["links"]]
 

@@ -20,6 +20,7 @@ __all__ = [
     "NativeDumpPages",
     "NativeEngine",
     "NativeGroup",
+    "NativePlainText",
     "NativeServer",
     "NativeTokenManager",
     "NativeWiki",

@@ -282,7 +282,6 @@ class DeprecatedAsyncMethods:
         edit = prepare(applied, options)
         if edit.dry_run:
             return edit.proposed()
-        if self._site is None:
-            self._site = site_info(await self._native.siteinfo().send_async())
-        edit.check_targets(self._site)
+        site = self._site or site_info(await self._native.siteinfo().send_async())
+        edit.check_targets(site)
         return edit.result(await self._native.edit(*edit.native_args()).send_async())
