@@ -316,3 +316,20 @@ def test_text_that_is_not_unicode_is_a_typed_error_before_sending(
     with pytest.raises(wikisuggest.InvalidParameter, match="wikitext"):
         wikisuggest.apply_links("Some cats \ud800 here.", [])
     assert server.requests == []
+
+
+@pytest.mark.parametrize("handler", [_endless, _gigabyte_error, _echo_api_error])
+def test_the_server_survives_a_wiki_that_misbehaves(
+    hostile: Callable[[Handler], HostileWiki], handler: Handler
+) -> None:
+    """``serve --wiki-api`` reads pages through the same client: a wiki that streams without
+    end, sends a 1 GB error or echoes requests costs one failed request, not the server."""
+    from reference_server import DATASETS
+
+    server = hostile(handler)
+    with wikisuggest.Server(datasets=DATASETS, wiki_apis={"enwiki": server.url}, port=0) as served:
+        client = wikisuggest.Client(USER_AGENT, base_url=served.url, max_retries=0)
+        for _ in range(2):
+            with pytest.raises(wikisuggest.ServerError):
+                client.link_recommendations("wikipedia", "en", "Pets")
+        assert served.running
