@@ -28,6 +28,7 @@ mod linkrows;
 mod logging;
 mod mediawiki;
 mod oauth;
+mod plain_text;
 mod records_json;
 mod rules;
 mod runtime;
@@ -54,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dump_pages::NativeDumpPages>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
+    m.add_class::<plain_text::NativePlainText>()?;
     m.add_function(wrap_pyfunction!(runtime::in_flight_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::authorization_url, m)?)?;

@@ -1,13 +1,16 @@
-//! `NativeWiki`: the object behind `wikisuggest.Wiki` (a wiki's Action API). Each operation
-//! is prepared once and returned as a `NativeCall`, sent blocking or awaited; results are
-//! plain tuples that `python/wikisuggest/edit.py` turns into records.
+//! `NativeWiki`: the object behind `wikisuggest.Wiki` and `wikisuggest.AsyncWiki` (a wiki's
+//! Action API). Each operation is prepared once and returned as a `NativeCall`, sent blocking
+//! or awaited; results are plain tuples that `python/wikisuggest/edits/wiki.py` turns into
+//! records.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_core::client::StaticToken;
-use wikisuggest_core::mediawiki::{ActionApi, ActionApiConfig, EditRequest, PageRevision};
+use wikisuggest_core::mediawiki::{
+    ActionApi, ActionApiConfig, EditRequest, PageRevision, SiteInfo,
+};
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Error, Secret};
 
@@ -19,6 +22,9 @@ use crate::oauth::NativeTokenManager;
 type PageOut = Option<(String, u64, u64, String)>;
 /// `(title, pageid, old_revid, new_revid, nochange)`.
 type EditOut = (String, u64, Option<u64>, Option<u64>, bool);
+/// `(lang, first_letter_case, legal_title_chars, namespace_names, interwiki_prefixes,
+/// behaviour_switches)`.
+type SiteInfoOut = (String, bool, String, Vec<String>, Vec<String>, Vec<String>);
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeWiki {
@@ -35,6 +41,25 @@ async fn fetch_page(
     revid: Option<u64>,
 ) -> Result<PageOut, Error> {
     Ok(page_out(api.page(title.as_deref(), revid).await?))
+}
+
+async fn site_info(api: Arc<ActionApi>) -> Result<SiteInfoOut, Error> {
+    let SiteInfo {
+        lang,
+        first_letter_case,
+        legal_title_chars,
+        namespace_names,
+        interwiki_prefixes,
+        behaviour_switches,
+    } = api.siteinfo().await?;
+    Ok((
+        lang,
+        first_letter_case,
+        legal_title_chars,
+        namespace_names,
+        interwiki_prefixes,
+        behaviour_switches,
+    ))
 }
 
 async fn log_in(api: Arc<ActionApi>, username: String, password: Secret) -> Result<(), Error> {
@@ -60,7 +85,7 @@ async fn save(api: Arc<ActionApi>, edit: EditRequest) -> Result<EditOut, Error> 
 #[pymethods]
 impl NativeWiki {
     #[new]
-    #[pyo3(signature = (*, api_url, user_agent, timeout, max_retries, maxlag=None, token=None, manager=None))]
+    #[pyo3(signature = (*, api_url, user_agent, timeout, max_retries, maxlag=None, token=None, manager=None, max_body_size=None, allow_insecure_http=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -71,6 +96,8 @@ impl NativeWiki {
         maxlag: Option<u32>,
         token: Option<String>,
         manager: Option<Bound<'_, NativeTokenManager>>,
+        max_body_size: Option<usize>,
+        allow_insecure_http: bool,
     ) -> PyResult<Self> {
         let manager = manager.map(|m| m.get().inner.clone());
         let build = || -> Result<ActionApi, Error> {
@@ -83,6 +110,9 @@ impl NativeWiki {
                     max_retries,
                     ..RetryPolicy::default()
                 },
+                max_body_size: max_body_size
+                    .unwrap_or(wikisuggest_core::config::DEFAULT_MAX_BODY_SIZE),
+                allow_insecure_http,
                 ..ActionApiConfig::new(api_url, user_agent)
             };
             let auth: Option<Arc<dyn AuthProvider>> = match (token, manager) {
@@ -118,6 +148,10 @@ impl NativeWiki {
     /// A read of the Action API (`action=query`, `parse` or `wbgetentities`): its JSON body.
     fn read(&self, params: Vec<(String, String)>) -> NativeCall {
         NativeCall::value(read(self.inner.clone(), params))
+    }
+
+    fn siteinfo(&self) -> NativeCall {
+        NativeCall::value(site_info(self.inner.clone()))
     }
 
     fn login(&self, username: String, password: String) -> NativeCall {

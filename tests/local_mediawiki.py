@@ -49,6 +49,29 @@ class LocalWiki:
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.load(response)
 
+    def parse(self, text: str, title: str = "Sandbox") -> Any:
+        """What MediaWiki's parser makes of ``text`` as the content of page ``title`` (with the
+        pre-save transform a save applies): its HTML and the links, categories, language and
+        interwiki links and page properties it sets."""
+        body = urllib.parse.urlencode(
+            {
+                "action": "parse",
+                "text": text,
+                "title": title,
+                "contentmodel": "wikitext",
+                "pst": "1",
+                "prop": "text|links|categories|langlinks|iwlinks|properties|images|templates",
+                "disablelimitreport": "1",
+                "format": "json",
+                "formatversion": "2",
+            }
+        ).encode()
+        request = urllib.request.Request(
+            self.api_url, data=body, headers={"User-Agent": USER_AGENT}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)["parse"]
+
     def anonymous_edit(self, title: str, text: str, baserevid: int) -> int:
         """Another editor's edit (anonymous, token ``+\\``); the new revision id."""
         body = urllib.parse.urlencode(

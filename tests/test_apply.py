@@ -12,7 +12,7 @@ import pytest
 
 import wikisuggest
 from wikisuggest import LinkEngine, LinkRecommendation, LinkRecommendationSet, SkipReason
-from wikisuggest.edits._wikitext import linked_targets
+from wikisuggest._native import NativePlainText
 from wikisuggest.engine import demo_articles
 
 PARITY = Path(__file__).parent / "data" / "parity"
@@ -30,6 +30,15 @@ def _parity_pages() -> list[tuple[str, str]]:
         file, title = row.split("\t")[:2]
         pages.append((title, (ARTICLES / file).read_text("utf-8")))
     return pages
+
+
+def linked_targets(wikitext: str) -> set[str]:
+    """The titles the page links to (white space collapsed, first letter upper case)."""
+    titles = set()
+    for target in NativePlainText(wikitext).link_targets():
+        title = " ".join(target.replace("_", " ").split("#", 1)[0].split())
+        titles.add(title[:1].upper() + title[1:])
+    return titles
 
 
 def _check_applied_result(engine: LinkEngine, title: str, wikitext: str) -> tuple[int, int]:

@@ -11,7 +11,7 @@ import pytest
 from local_mediawiki import USER_AGENT, LocalWiki, mediawiki
 
 import wikisuggest
-from wikisuggest import EditConflict, LinkEngine, MediaWikiError, Wiki
+from wikisuggest import AsyncWiki, EditConflict, LinkEngine, MediaWikiError, Wiki
 
 __all__ = ["mediawiki"]
 
@@ -125,15 +125,32 @@ def test_maxlag_is_waited_out_or_reported(mediawiki: LocalWiki, engine: LinkEngi
 
 
 async def test_async_forms(mediawiki: LocalWiki, engine: LinkEngine) -> None:
-    wiki = Wiki(mediawiki.api_url, USER_AGENT)
+    wiki = AsyncWiki(mediawiki.api_url, USER_AGENT)
     bot = mediawiki.credentials["bot"]
-    await wiki.login_async(bot["user"], bot["password"])
-    page = await wiki.page_async("Algeria")
+    await wiki.login(bot["user"], bot["password"])
+    page = await wiki.page("Algeria")
     assert page is not None
-    by_revision = await wiki.page_async(revid=page.revid)
+    by_revision = await wiki.page(revid=page.revid)
     assert by_revision == page
     result = engine.recommend(page.wikitext, page.title, revid=page.revid, threshold=0.3)
-    saved = await wiki.save_async(wikisuggest.apply_links(page.wikitext, result))
+    site = await wiki.siteinfo()
+    saved = await wiki.save(wikisuggest.apply_links(page.wikitext, result, site=site))
+    assert saved.saved and saved.old_revid == page.revid
+
+
+async def test_the_coroutines_of_the_blocking_wiki_still_work_with_a_warning(
+    mediawiki: LocalWiki, engine: LinkEngine
+) -> None:
+    wiki = Wiki(mediawiki.api_url, USER_AGENT)
+    bot = mediawiki.credentials["bot"]
+    with pytest.warns(DeprecationWarning, match="AsyncWiki"):
+        await wiki.login_async(bot["user"], bot["password"])
+    with pytest.warns(DeprecationWarning, match="AsyncWiki"):
+        page = await wiki.page_async("Alchemy")
+    assert page is not None
+    result = engine.recommend(page.wikitext, page.title, revid=page.revid, threshold=0.3)
+    with pytest.warns(DeprecationWarning, match="AsyncWiki"):
+        saved = await wiki.save_async(wikisuggest.apply_links(page.wikitext, result))
     assert saved.saved and saved.old_revid == page.revid
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
+import threading
 import traceback
 import urllib.error
 from collections.abc import Callable
@@ -217,6 +219,40 @@ def test_authorize_with_loopback(
         .page_title
         == "Cat"
     )
+
+
+def test_loopback_without_a_browser_prints_the_address(oauth_server: OAuthTestServer) -> None:
+    """On a headless machine the helper says what to open, and a person who opens it (here a
+    thread reading the printed address) completes the flow."""
+    browser = browser_for(oauth_server)
+
+    class Terminal:
+        def __init__(self) -> None:
+            self.text = ""
+            self.opened = False
+
+        def write(self, text: str) -> int:
+            self.text += text
+            found = re.search(r"http://\S+/authorize\S*", self.text)
+            if found and not self.opened:
+                self.opened = True
+                threading.Thread(target=browser, args=(found.group(),), daemon=True).start()
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    terminal = Terminal()
+    token = authorize_with_loopback(
+        oauth_client(oauth_server),
+        "public",
+        open_browser=lambda url: False,  # what webbrowser.open says when none is found
+        output=terminal,  # type: ignore[arg-type]
+        timeout=10,
+    )
+    assert token.refresh_token in oauth_server.refresh_tokens
+    assert "No browser opened" in terminal.text and "ssh -L" in terminal.text
+    assert "http://127.0.0.1:" in terminal.text  # the redirect it waits for
 
 
 def test_loopback_cancel(oauth_server: OAuthTestServer) -> None:

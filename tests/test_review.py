@@ -125,3 +125,20 @@ def test_browser_draws_a_real_article_review(tmp_path: Path) -> None:
     doc.write_text(browser.page(applied._repr_html_()), "utf-8")
     image = browser.screenshot(doc, tmp_path / "article.png", height=500)
     assert browser.bands(image.where(HIGHLIGHT_RGB)) == len(applied.applied)
+
+
+def test_the_review_shows_what_will_be_linked() -> None:
+    """A bidirectional override would show one target and link another: such a target is
+    refused, and the view spells its invisible characters out; a placed link shows the title
+    MediaWiki will link to."""
+    text = "The cats and the dogs sleep."
+    links = [
+        wikisuggest.LinkRecommendation("cats", "Cat\u202egoD", wikitext_offset=4),
+        wikisuggest.LinkRecommendation("dogs", "domestic_dog", wikitext_offset=17),
+    ]
+    applied = wikisuggest.apply_links(text, links)
+    view = applied.to_html()
+    assert view == applied._repr_html_()
+    assert "\u202e" not in view and "\\u202e" in view
+    assert [a.title for a in applied.applied] == ["Domestic dog"]
+    assert ">Domestic dog<" in view and "[[Domestic dog|dogs]]" in view

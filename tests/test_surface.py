@@ -311,6 +311,10 @@ def test_a_stale_blocking_client_fails_the_check(tmp_path: Path) -> None:
     shutil.copy(ROOT / "scripts" / "unasync.py", tmp_path / "scripts")
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     shutil.copy(ROOT / "python" / "wikisuggest" / "client" / "_sync.py", package)
+    edits = package.parent / "edits"
+    edits.mkdir()
+    for name in ("_wiki_async.py", "_wiki_sync.py"):
+        shutil.copy(ROOT / "python" / "wikisuggest" / "edits" / name, edits)
     source = (ROOT / "python" / "wikisuggest" / "client" / "_async.py").read_text()
     (package / "_async.py").write_text(source.replace("the service recommends from", "there are"))
     script = [sys.executable, str(tmp_path / "scripts" / "unasync.py")]
@@ -332,6 +336,8 @@ def test_sync_and_async_clients_have_the_same_methods() -> None:
 
     sync, asynchronous = public(wikisuggest.Client), public(wikisuggest.AsyncClient)
     assert sync == asynchronous and len(sync) == 14
+    sync, asynchronous = public(wikisuggest.Wiki), public(wikisuggest.AsyncWiki)
+    assert sync == asynchronous and set(sync) == {"page", "siteinfo", "read", "login", "save"}
 
 
 def test_serve_takes_every_server_option() -> None:

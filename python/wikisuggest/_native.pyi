@@ -29,6 +29,7 @@ __all__ = [
     "NativeEngineBatch",
     "NativeGroup",
     "NativeLinkRules",
+    "NativePlainText",
     "NativeRowChunks",
     "NativeServer",
     "NativeTokenManager",
@@ -334,14 +335,20 @@ class NativeWiki:
         maxlag: int | None = None,
         token: str | None = None,
         manager: NativeTokenManager | None = None,
+        max_body_size: int | None = None,
+        allow_insecure_http: bool = False,
     ) -> NativeWiki: ...
     @property
     def api_url(self) -> str: ...
     # page: `(title, pageid, revid, wikitext)` or None; edit: `(title, pageid, old_revid,
-    # new_revid, nochange)`.
+    # new_revid, nochange)`; siteinfo: `(lang, first_letter_case, legal_title_chars,
+    # namespace_names, interwiki_prefixes, behaviour_switches)`.
     def page(
         self, title: str | None = None, revid: int | None = None
     ) -> NativeCall[tuple[str, int, int, str] | None]: ...
+    def siteinfo(
+        self,
+    ) -> NativeCall[tuple[str, bool, str, list[str], list[str], list[str]]]: ...
     def login(self, username: str, password: str) -> NativeCall[None]: ...
     def read(self, params: list[tuple[str, str]]) -> NativeCall[str]: ...
     def edit(
@@ -354,6 +361,18 @@ class NativeWiki:
         minor: bool,
         bot: bool,
     ) -> NativeCall[tuple[str, int, int | None, int | None, bool]]: ...
+
+@final
+class NativePlainText:
+    """The engine's partition of a page into plain text and markup (code point offsets)."""
+
+    def __new__(cls, text: str) -> NativePlainText: ...
+    def __len__(self) -> int: ...
+    def text_runs(self) -> list[tuple[int, int]]: ...
+    def node_at(self, offset: int) -> tuple[str, int, int] | None: ...
+    def is_text(self, start: int, end: int) -> bool: ...
+    def occurrences(self, phrase: str) -> list[int]: ...
+    def link_targets(self) -> list[str]: ...
 
 @final
 class NativeServer:

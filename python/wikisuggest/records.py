@@ -213,6 +213,16 @@ class LinkRecommendationSet:
     def __iter__(self) -> Iterator[LinkRecommendation]:
         return iter(self.links)
 
+    def __repr__(self) -> str:
+        """One line, however many links: the page and the first links' phrases and targets
+        (``to_dict()`` or the links themselves show everything)."""
+        shown = ", ".join(f"{link.link_text!r} → {link.link_target!r}" for link in self.links[:3])
+        more = f", … {len(self.links) - 3} more" if len(self.links) > 3 else ""
+        return (
+            f"LinkRecommendationSet(page_title={self.page_title!r}, revid={self.revid}, "
+            f"{len(self.links)} links: [{shown}{more}])"
+        )
+
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per link, with the page's title, pageid and revid (needs pandas)."""
         page = {"page_title": self.page_title, "pageid": self.pageid, "revid": self.revid}

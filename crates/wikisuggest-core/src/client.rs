@@ -1,23 +1,21 @@
 //! The HTTP client for the three service operations.
 //!
-//! One `reqwest::Client` (connection pool, TLS) per `Client`; every request goes through
-//! [`Client::execute`], which adds the User-Agent and the bearer token, retries what may be
-//! retried, replays once after a rejected token, and turns every failure into [`Error`].
+//! One [`Transport`] (connection pool, TLS, bounded bodies, redaction, retries) per `Client`;
+//! every request goes through [`Client::execute`], which says what an answer means: a
+//! success, an error to retry, or a rejected token to renew and replay once.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, USER_AGENT};
+use reqwest::header::{ACCEPT, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 
-use crate::config::{ClientConfig, check_credentials_transport, check_timeout, normalise_base_url};
+use crate::config::{ClientConfig, check_credentials_transport, normalise_base_url};
 use crate::encode::{Query, plain_segment, title_segment};
-use crate::error::{Error, Result, display_url, from_reqwest};
+use crate::error::{Error, Result};
 use crate::http_error::{Endpoint, HttpError, truncate_chars};
 use crate::limits::{RequestLimits, default_concurrency};
 use crate::models::{
@@ -27,13 +25,9 @@ use crate::models::{
 use crate::params::{LinkParams, MembershipParams, RevisionBody, TranslationParams};
 use crate::redact::Redactor;
 use crate::secret::Secret;
-
-/// Log target of request events; Python sees it as the logger `wikisuggest.http`.
-pub(crate) const LOG_TARGET: &str = "wikisuggest.http";
-
-/// Numbers the requests of this process, so the log lines of one request (its attempts,
-/// retries and replay) can be told apart from those of concurrent ones.
-static REQUEST_SEQUENCE: AtomicU64 = AtomicU64::new(1);
+pub use crate::transport::Body;
+pub(crate) use crate::transport::LOG_TARGET;
+use crate::transport::{Outgoing, Reply, Transport, TransportConfig, Verdict};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -70,14 +64,6 @@ impl AuthProvider for StaticToken {
     }
 }
 
-/// The body a request carries.
-#[derive(Debug, Clone)]
-pub enum Body {
-    None,
-    Json(Vec<u8>),
-    Form(Vec<u8>),
-}
-
 /// A request before it is sent: everything [`Client::execute`] needs to send it again.
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
@@ -99,15 +85,10 @@ pub struct RawResponse {
     pub redactor: Redactor,
 }
 
-/// How much of an error response's body is read: enough for any error document; the rest
-/// is not waited for, so an endless error body costs nothing.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
-
 pub struct Client {
-    http: reqwest::Client,
+    transport: Transport,
     base_url: String,
     auth_url: String,
-    user_agent: HeaderValue,
     config: ClientConfig,
     auth: Option<Arc<dyn AuthProvider>>,
     limits: RequestLimits,
@@ -164,51 +145,35 @@ impl fmt::Debug for Client {
         f.debug_struct("Client")
             .field("base_url", &self.base_url)
             .field("auth_url", &self.auth_url)
-            .field("user_agent", &self.user_agent)
+            .field("user_agent", &self.transport.user_agent())
             .field("authenticated", &self.auth.is_some())
             .field("max_concurrency", &self.limits.concurrency())
             .finish()
     }
 }
 
-/// Install the TLS crypto provider once per process (reqwest needs one; we use ring, which
-/// builds without cmake or nasm).
-pub(crate) fn ensure_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 impl Client {
     pub fn new(config: ClientConfig, auth: Option<Arc<dyn AuthProvider>>) -> Result<Self> {
-        let user_agent = crate::user_agent::compose(&config.user_agent)?;
-        let user_agent = HeaderValue::from_str(&user_agent)
-            .map_err(|_| Error::Config("user_agent is not a valid header value".to_owned()))?;
         let base_url = normalise_base_url("base_url", &config.base_url)?;
         let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
-        check_timeout("timeout", config.timeout)?;
-        check_timeout("connect_timeout", config.connect_timeout)?;
+        let transport = Transport::new(&TransportConfig {
+            user_agent: crate::user_agent::compose(&config.user_agent)?,
+            timeout: config.timeout,
+            connect_timeout: config.connect_timeout,
+            retry: config.retry.clone(),
+            max_body_size: config.max_body_size,
+        })?;
         let concurrency = config
             .max_concurrency
             .unwrap_or_else(|| default_concurrency(&base_url));
         let limits = RequestLimits::new(concurrency, config.rate_limit)?;
-        if config.max_body_size == 0 {
-            return Err(Error::Config("max_body_size must be positive".to_owned()));
-        }
         if auth.is_some() {
             check_credentials_transport("base_url", &base_url, config.allow_insecure_http)?;
         }
-        ensure_crypto_provider();
-        let http = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.connect_timeout)
-            // Redirects would carry the Authorization header to wherever they point.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| Error::Config(format!("could not build the HTTP client: {e}")))?;
         Ok(Self {
-            http,
+            transport,
             base_url,
             auth_url,
-            user_agent,
             config,
             auth,
             limits,
@@ -229,10 +194,9 @@ impl Client {
         };
         let limits = RequestLimits::new(default_concurrency(&auth_url), None)?;
         Ok(Self {
-            http: self.http.clone(),
+            transport: self.transport.clone(),
             base_url: self.base_url.clone(),
             auth_url: auth_url.clone(),
-            user_agent: self.user_agent.clone(),
             config: ClientConfig {
                 auth_url,
                 max_concurrency: None,
@@ -257,7 +221,7 @@ impl Client {
     }
 
     pub fn user_agent(&self) -> &str {
-        self.user_agent.to_str().unwrap_or_default()
+        self.transport.user_agent()
     }
 
     pub fn has_auth(&self) -> bool {
@@ -499,148 +463,50 @@ impl Client {
         } else {
             None
         };
-        let mut token = match auth {
-            Some(auth) => Some(auth.bearer().await?),
-            None => None,
+        let prepare = || {
+            let mut outgoing = Outgoing::new(
+                request.method.clone(),
+                request.url.clone(),
+                request.body.clone(),
+            );
+            outgoing
+                .headers
+                .insert(ACCEPT, HeaderValue::from_static("application/json"));
+            Ok(outgoing)
         };
-        let mut attempt: u32 = 0;
-        let mut replayed = false;
-        let shown_url = display_url(&request.url);
-        let id = REQUEST_SEQUENCE.fetch_add(1, Ordering::Relaxed);
-        let method = request.method.as_str();
-        loop {
-            let permit = self.limits.acquire().await?;
-            let started = Instant::now();
-            let form = match &request.body {
-                Body::Form(bytes) => Some(bytes.as_slice()),
-                _ => None,
-            };
-            let redactor = Redactor::for_request(token.as_ref(), form);
-            let outcome = self
-                .send_once(request, token.as_ref(), &shown_url, &redactor)
-                .await
-                .map_err(|e| redactor.error(e));
-            drop(permit);
-            let elapsed_ms = started.elapsed().as_millis();
-            let error = match outcome {
-                Ok(response) => {
-                    log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} -> {} ({elapsed_ms} ms)", response.status);
-                    return Ok(response);
-                }
-                Err(error) => error,
-            };
-            log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} failed after {elapsed_ms} ms: {error}");
-            // A rejected token is renewed and the request replayed once, outside the retry
-            // budget: it is a different request, not a repetition of a failed one.
-            if let (Some(auth), Some(sent), Error::Http(http)) = (auth, token.as_ref(), &error)
-                && !replayed
-                && http.token_rejected()
-            {
-                replayed = true;
-                log::info!(target: LOG_TARGET, "r{id} the server rejected the access token ({}); renewing it and replaying once", http.reason);
-                if let Some(fresh) = auth.renew_rejected(sent.clone()).await? {
-                    token = Some(fresh);
-                    continue;
-                }
-            }
-            let delay = match &error {
-                // Only GET is retried on any listed status; other methods only on 429, which
-                // says the server refused the request without processing it.
-                Error::Http(http)
-                    if self.config.retry.statuses.contains(&http.status)
-                        && (request.method == Method::GET || http.status == 429) =>
-                {
-                    self.config.retry.delay(attempt, http.retry_after)
-                }
-                // GET is idempotent; any other method only when nothing reached the server.
-                Error::Transport { before_send, .. }
-                    if request.method == Method::GET || *before_send =>
-                {
-                    self.config.retry.delay(attempt, None)
-                }
-                _ => None,
-            };
-            match delay {
-                Some(delay) => {
-                    log::warn!(
-                        target: LOG_TARGET,
-                        "r{id} {method} {shown_url}: {}; retry {} of {} in {:.1} s",
-                        short_reason(&error),
-                        attempt + 1,
-                        self.config.retry.max_retries,
-                        delay.as_secs_f64()
-                    );
-                    tokio::time::sleep(delay).await;
-                    attempt += 1;
-                }
-                None => return Err(error),
-            }
-        }
+        let judge = |reply: Reply| self.judge(request, auth.is_some(), reply);
+        self.transport
+            .exchange(auth, Some(&self.limits), prepare, judge)
+            .await
     }
 
-    async fn send_once(
+    /// What one answer of the service means.
+    fn judge(
         &self,
         request: &PreparedRequest,
-        token: Option<&Secret>,
-        shown_url: &str,
-        redactor: &Redactor,
-    ) -> Result<RawResponse> {
-        let mut builder = self
-            .http
-            .request(request.method.clone(), request.url.clone())
-            .header(USER_AGENT, self.user_agent.clone())
-            .header(ACCEPT, "application/json");
-        if let Some(token) = token {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
-                    Error::Config("the access token is not a valid header value".to_owned())
-                })?;
-            value.set_sensitive(true);
-            builder = builder.header(AUTHORIZATION, value);
-        }
-        builder = match &request.body {
-            Body::None => builder,
-            Body::Json(bytes) => builder
-                .header(CONTENT_TYPE, "application/json")
-                .body(bytes.clone()),
-            Body::Form(bytes) => builder
-                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(bytes.clone()),
-        };
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| from_reqwest(e, &request.url))?;
-        let status = response.status();
-        if status.is_success() {
-            let body = read_body(response, self.config.max_body_size, &request.url).await?;
-            return Ok(RawResponse {
-                status: status.as_u16(),
-                body,
-                url: shown_url.to_owned(),
-                redactor: redactor.clone(),
+        sent_token: bool,
+        reply: Reply,
+    ) -> Verdict<RawResponse> {
+        if reply.is_success() {
+            return Verdict::Done(RawResponse {
+                status: reply.status,
+                body: reply.body,
+                url: reply.url,
+                redactor: reply.redactor,
             });
         }
-        // Only an error reads its headers (`Retry-After`, the error's content type).
-        let headers = response.headers().clone();
-        let body = read_error_body(response, &request.url).await?;
-        // Redacted before it is parsed and cut to size: a secret straddling the cut would
-        // otherwise survive as a prefix. (The fields are redacted again after parsing, for
-        // secrets that only appear once JSON escapes are decoded.)
-        let body = if redactor.is_empty() {
-            body
-        } else {
-            redactor.text(&String::from_utf8_lossy(&body)).into_bytes()
-        };
+        // The body is redacted already; the parsed fields are redacted again by the
+        // transport, for secrets that only appear once JSON escapes are decoded.
         let mut error = HttpError::from_response(
             request.endpoint,
             request.method.as_str(),
-            shown_url.to_owned(),
-            status.as_u16(),
-            &headers,
-            &body,
+            reply.url,
+            reply.status,
+            &reply.headers,
+            &reply.body,
         );
-        if status == StatusCode::UNAUTHORIZED && token.is_none() && request.authenticate {
+        if reply.status == StatusCode::UNAUTHORIZED.as_u16() && !sent_token && request.authenticate
+        {
             error.detail = Some(format!(
                 "{}; this operation needs an OAuth 2.0 access token or a personal API token: \
                  pass auth= to the client",
@@ -650,71 +516,21 @@ impl Client {
                     .unwrap_or("no credentials were sent")
             ));
         }
-        Err(error.into())
-    }
-}
-
-/// A successful response's body, refusing to hold more than `limit` bytes. reqwest hands
-/// out decompressed chunks, so the count is of inflated bytes: a small gzip that inflates to
-/// gigabytes stops at the limit like an endless chunked body does. A declared
-/// `Content-Length` above the limit fails before anything is read.
-async fn read_body(
-    mut response: reqwest::Response,
-    limit: usize,
-    url: &reqwest::Url,
-) -> Result<Vec<u8>> {
-    let too_large = || Error::ResponseTooLarge {
-        url: display_url(url),
-        limit,
-    };
-    // The length is only trusted as an early refusal; the count below is what enforces it.
-    let declared = response
-        .content_length()
-        .and_then(|n| usize::try_from(n).ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(too_large());
-    }
-    let mut body = Vec::with_capacity(declared.unwrap_or(0).min(limit).min(1 << 20));
-    while let Some(chunk) = response.chunk().await.map_err(|e| from_reqwest(e, url))? {
-        if chunk.len() > limit - body.len() {
-            return Err(too_large());
+        if sent_token && error.token_rejected() {
+            return Verdict::TokenRejected(error.into());
         }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
-
-/// The start of an error response's body (at most [`ERROR_BODY_LIMIT`] bytes). A body cut
-/// short, or one that breaks off, still leaves the status to report.
-pub(crate) async fn read_error_body(
-    mut response: reqwest::Response,
-    url: &reqwest::Url,
-) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = ERROR_BODY_LIMIT - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                if body.len() >= ERROR_BODY_LIMIT {
-                    break;
-                }
-            }
-            Ok(None) => break,
-            Err(e) if e.is_timeout() => return Err(from_reqwest(e, url)),
-            Err(_) => break,
+        // Only GET is retried on any listed status; other methods only on 429, which says
+        // the server refused the request without processing it.
+        let retryable = self.config.retry.statuses.contains(&error.status)
+            && (request.method == Method::GET || error.status == 429);
+        if retryable {
+            let after = error.retry_after;
+            return Verdict::Retry {
+                error: error.into(),
+                after,
+            };
         }
-    }
-    Ok(body)
-}
-
-/// The failure in a few words, for a retry log line.
-fn short_reason(error: &Error) -> String {
-    match error {
-        Error::Http(http) => format!("HTTP {} {}", http.status, http.reason),
-        Error::Timeout { .. } => "timed out".to_owned(),
-        Error::Transport { message, .. } => message.clone(),
-        other => other.to_string(),
+        Verdict::Fail(error.into())
     }
 }
 

@@ -30,10 +30,10 @@ use reqwest::header::{
 use ring::digest::{Context, SHA256};
 use serde::{Deserialize, Serialize};
 
-use crate::client::read_error_body;
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError};
 use crate::retry::RetryPolicy;
+use crate::transport::{ensure_crypto_provider, read_error_body};
 
 /// Log target of download events (the Python logger `wikisuggest.http`).
 const LOG_TARGET: &str = "wikisuggest.http";
@@ -336,7 +336,7 @@ impl Downloader {
             .map_err(|_| Error::Config("user_agent is not a valid header value".to_owned()))?;
         crate::config::check_timeout("connect_timeout", config.connect_timeout)?;
         crate::config::check_timeout("read_timeout", config.read_timeout)?;
-        crate::client::ensure_crypto_provider();
+        ensure_crypto_provider();
         let policy = reqwest::redirect::Policy::custom(|attempt| {
             let same = attempt
                 .previous()

@@ -20,6 +20,7 @@ pub mod params;
 pub mod redact;
 pub mod retry;
 pub mod secret;
+pub mod transport;
 pub mod user_agent;
 
 pub use client::{AuthProvider, Client};

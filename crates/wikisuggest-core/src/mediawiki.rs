@@ -1,27 +1,39 @@
 //! A client for a wiki's MediaWiki Action API (`…/api.php`): read a page's current revision,
-//! log in with a bot password, and save an edit without overwriting anyone else's.
+//! read what the wiki calls its namespaces and interwiki prefixes, log in with a bot
+//! password, and save an edit without overwriting anyone else's.
 //!
-//! Requests follow the same rules as the service client: the operator's User-Agent with ours
-//! appended, retries with jittered back-off for what may be retried, and a bearer token from
-//! an [`AuthProvider`] when one is given (replayed once with a renewed token after a 401).
-//! Edits send `maxlag` (5 s by default) and, when the wiki answers that its replicas lag, wait
-//! as long as its `Retry-After` says before trying again. A conflicting edit is reported as
-//! [`Error::EditConflict`]: the edit names its base revision (`baserevid`, and deliberately no
-//! `basetimestamp`, with which MediaWiki lets a user overwrite their own newer edit).
+//! Requests go through the same [`Transport`] as the service client's: the operator's
+//! User-Agent with ours appended, bodies read within limits, every credential of a request
+//! (bot password, CSRF and login tokens, session cookies, bearer token) cut out of any text
+//! an answer produces, retries with jittered back-off for what may be retried, and a bearer
+//! token from an [`AuthProvider`] when one is given (replayed once with a renewed token after
+//! a 401). Credentials never travel over plain `http://` to a host that is not this machine
+//! unless the caller allows it. Edits send `maxlag` (5 s by default) and, when the wiki
+//! answers that its replicas lag, wait as long as its `Retry-After` says before trying again.
+//! A conflicting edit is reported as [`Error::EditConflict`]: the edit names its base revision
+//! (`baserevid`, and deliberately no `basetimestamp`, with which MediaWiki lets a user
+//! overwrite their own newer edit).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use reqwest::Method;
-use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue, RETRY_AFTER, SET_COOKIE};
+use reqwest::header::{COOKIE, HeaderMap, HeaderValue, LOCATION, SET_COOKIE};
 use serde_json::Value;
 
 use crate::client::AuthProvider;
-use crate::error::{Error, Result, display_url, from_reqwest};
-use crate::http_error::truncate_chars;
+use crate::config::{DEFAULT_MAX_BODY_SIZE, check_credentials_transport};
+use crate::encode::Query;
+use crate::error::{Error, Result, display_url};
+use crate::http_error::{parse_retry_after, truncate_chars};
+use crate::redact::Redactor;
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
+use crate::transport::{Body, Outgoing, Reply, Transport, TransportConfig, Verdict};
+
+/// How much of a wiki's error text is kept in a message.
+const INFO_LIMIT: usize = 300;
 
 /// Settings of one [`ActionApi`].
 #[derive(Debug, Clone)]
@@ -36,6 +48,12 @@ pub struct ActionApiConfig {
     /// Sent with every write: the wiki refuses writes while its replicas lag more than this
     /// many seconds (Wikimedia asks bots for 5). `None` leaves it out.
     pub maxlag: Option<u32>,
+    /// Largest answer accepted, in bytes after decompression (a page is at most 2 MiB of
+    /// wikitext on Wikimedia's wikis).
+    pub max_body_size: usize,
+    /// Send credentials (bearer token, bot password, session) over plain `http://` to a
+    /// host that is not this machine. Off by default.
+    pub allow_insecure_http: bool,
 }
 
 impl ActionApiConfig {
@@ -47,6 +65,8 @@ impl ActionApiConfig {
             connect_timeout: Duration::from_secs(10),
             retry: RetryPolicy::default(),
             maxlag: Some(5),
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            allow_insecure_http: false,
         }
     }
 }
@@ -58,6 +78,25 @@ pub struct PageRevision {
     pub pageid: u64,
     pub revid: u64,
     pub wikitext: String,
+}
+
+/// What a wiki says about its titles (`meta=siteinfo`): enough to tell whether a link
+/// target would name an article of this wiki or something else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteInfo {
+    /// The content language (`en`, `fr`, …).
+    pub lang: String,
+    /// Whether the first letter of a title is always upper case (`case: first-letter`).
+    pub first_letter_case: bool,
+    /// The characters a title may hold, as a regular-expression character class body.
+    pub legal_title_chars: String,
+    /// Every name of every namespace other than the main one: local names, canonical
+    /// names and aliases (`Category`, `Catégorie`, `Image`, `WP`, …).
+    pub namespace_names: Vec<String>,
+    /// The interwiki prefixes (language links among them).
+    pub interwiki_prefixes: Vec<String>,
+    /// Every alias of every double-underscore behaviour switch (`__NOTOC__`, …).
+    pub behaviour_switches: Vec<String>,
 }
 
 /// An edit to save.
@@ -95,12 +134,26 @@ enum Verb {
     Write,
 }
 
+/// A successful answer, with the credentials its request carried (to redact any text
+/// quoting it).
+struct Answer {
+    body: Value,
+    redactor: Redactor,
+    url: String,
+}
+
+impl Answer {
+    /// A 2xx answer that is not what the API documents.
+    fn decode_error(&self, what: &str) -> Error {
+        decode_error(&self.url, what, &self.redactor.text(&self.body.to_string()))
+    }
+}
+
 pub struct ActionApi {
-    http: reqwest::Client,
+    transport: Transport,
     api_url: reqwest::Url,
-    user_agent: HeaderValue,
-    retry: RetryPolicy,
     maxlag: Option<u32>,
+    allow_insecure_http: bool,
     auth: Option<Arc<dyn AuthProvider>>,
     /// Session cookies (a login); never shown.
     cookies: Mutex<BTreeMap<String, Secret>>,
@@ -118,28 +171,24 @@ impl std::fmt::Debug for ActionApi {
 
 impl ActionApi {
     pub fn new(config: ActionApiConfig, auth: Option<Arc<dyn AuthProvider>>) -> Result<Self> {
-        let user_agent = crate::user_agent::compose(&config.user_agent)?;
-        let user_agent = HeaderValue::from_str(&user_agent)
-            .map_err(|_| Error::Config("user_agent is not a valid header value".to_owned()))?;
         let api_url = crate::config::normalise_base_url("api_url", &config.api_url)?;
+        if auth.is_some() {
+            check_credentials_transport("api_url", &api_url, config.allow_insecure_http)?;
+        }
         let api_url = reqwest::Url::parse(&api_url)
             .map_err(|e| Error::Config(format!("api_url is not a valid URL: {e}")))?;
-        crate::config::check_timeout("timeout", config.timeout)?;
-        crate::config::check_timeout("connect_timeout", config.connect_timeout)?;
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.connect_timeout)
-            // Redirects would carry the session cookie or bearer token to wherever they point.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| Error::Config(format!("could not build the HTTP client: {e}")))?;
-        Ok(Self {
-            http,
-            api_url,
-            user_agent,
+        let transport = Transport::new(&TransportConfig {
+            user_agent: crate::user_agent::compose(&config.user_agent)?,
+            timeout: config.timeout,
+            connect_timeout: config.connect_timeout,
             retry: config.retry,
+            max_body_size: config.max_body_size,
+        })?;
+        Ok(Self {
+            transport,
+            api_url,
             maxlag: config.maxlag,
+            allow_insecure_http: config.allow_insecure_http,
             auth,
             cookies: Mutex::new(BTreeMap::new()),
             csrf: Mutex::new(None),
@@ -167,35 +216,32 @@ impl ActionApi {
         match (revid, title) {
             (Some(revid), _) => params.push(("revids", revid.to_string())),
             (None, Some(title)) => {
+                check_title(title)?;
                 params.push(("titles", title.to_owned()));
                 params.push(("rvlimit", "1".to_owned()));
             }
             (None, None) => return Err(Error::invalid("title", "give a title or a revision id")),
         }
-        let body = self.call(Verb::Read, params).await?;
-        let Some(page) = body.pointer("/query/pages/0") else {
-            return Ok(None);
-        };
-        let Some(revision) = page.pointer("/revisions/0") else {
-            return Ok(None);
-        };
-        let text = revision
-            .pointer("/slots/main/content")
-            .and_then(Value::as_str);
-        match (
-            page.get("title").and_then(Value::as_str),
-            page.get("pageid").and_then(Value::as_u64),
-            revision.get("revid").and_then(Value::as_u64),
-            text,
-        ) {
-            (Some(title), Some(pageid), Some(revid), Some(text)) => Ok(Some(PageRevision {
-                title: title.to_owned(),
-                pageid,
-                revid,
-                wikitext: text.to_owned(),
-            })),
-            _ => Err(self.decode_error("a revision without title, ids or content", &body)),
-        }
+        let answer = self.call(Verb::Read, params).await?;
+        page_revision(&answer)
+    }
+
+    /// What the wiki calls its namespaces, interwiki prefixes and behaviour switches.
+    pub async fn siteinfo(&self) -> Result<SiteInfo> {
+        let answer = self
+            .call(
+                Verb::Read,
+                vec![
+                    ("action", "query".to_owned()),
+                    ("meta", "siteinfo".to_owned()),
+                    (
+                        "siprop",
+                        "general|namespaces|namespacealiases|interwikimap|magicwords".to_owned(),
+                    ),
+                ],
+            )
+            .await?;
+        site_info(&answer)
     }
 
     /// One read of the Action API with `params` (`action` among [`READ_ACTIONS`]; `format`
@@ -222,12 +268,13 @@ impl ActionApi {
             .iter()
             .map(|(k, v)| (k.as_str(), v.clone()))
             .collect();
-        self.call(Verb::Read, params).await
+        Ok(self.call(Verb::Read, params).await?.body)
     }
 
     /// Log in with a bot password (`User@appid` and its generated password). The session
     /// cookie is kept for later calls, which then assert that they run logged in.
     pub async fn login(&self, username: &str, password: &Secret) -> Result<()> {
+        check_credentials_transport("api_url", self.api_url.as_str(), self.allow_insecure_http)?;
         let tokens = self
             .call(
                 Verb::Read,
@@ -239,9 +286,10 @@ impl ActionApi {
             )
             .await?;
         let token = tokens
+            .body
             .pointer("/query/tokens/logintoken")
             .and_then(Value::as_str)
-            .ok_or_else(|| self.decode_error("no login token", &tokens))?
+            .ok_or_else(|| tokens.decode_error("no login token"))?
             .to_owned();
         let reply = self
             .call(
@@ -254,15 +302,16 @@ impl ActionApi {
                 ],
             )
             .await?;
-        let result = reply.pointer("/login/result").and_then(Value::as_str);
+        let result = reply.body.pointer("/login/result").and_then(Value::as_str);
         if result != Some("Success") {
             let reason = reply
+                .body
                 .pointer("/login/reason")
                 .and_then(Value::as_str)
                 .unwrap_or("no reason given");
             return Err(Error::Api {
                 code: "login-failed".to_owned(),
-                info: truncate_chars(reason, 300),
+                info: truncate_chars(&reply.redactor.text(reason), INFO_LIMIT),
             });
         }
         *lock(&self.csrf) = None;
@@ -273,9 +322,7 @@ impl ActionApi {
     /// Save `edit`. Refuses to create a page, and reports a newer revision than
     /// `edit.baserevid` as [`Error::EditConflict`].
     pub async fn edit(&self, edit: &EditRequest) -> Result<EditOutcome> {
-        if edit.title.trim().is_empty() {
-            return Err(Error::invalid("title", "must not be empty"));
-        }
+        check_title(&edit.title)?;
         let mut renewed_token = false;
         loop {
             let token = self.csrf_token().await?;
@@ -299,7 +346,7 @@ impl ActionApi {
             }
             params.push(("token", token.expose().to_owned()));
             match self.call(Verb::Write, params).await {
-                Ok(body) => return self.edit_outcome(&edit.title, &body),
+                Ok(answer) => return edit_outcome(&edit.title, &answer),
                 Err(Error::Api { code, .. }) if code == "editconflict" => {
                     return Err(Error::EditConflict {
                         title: edit.title.clone(),
@@ -316,35 +363,11 @@ impl ActionApi {
         }
     }
 
-    fn edit_outcome(&self, title: &str, body: &Value) -> Result<EditOutcome> {
-        let edit = body
-            .get("edit")
-            .ok_or_else(|| self.decode_error("no edit result", body))?;
-        if edit.get("result").and_then(Value::as_str) != Some("Success") {
-            // Extensions (captchas, abuse filters) answer with a non-Success result.
-            return Err(Error::Api {
-                code: "edit-refused".to_owned(),
-                info: truncate_chars(&edit.to_string(), 300),
-            });
-        }
-        Ok(EditOutcome {
-            title: edit
-                .get("title")
-                .and_then(Value::as_str)
-                .unwrap_or(title)
-                .to_owned(),
-            pageid: edit.get("pageid").and_then(Value::as_u64).unwrap_or(0),
-            old_revid: edit.get("oldrevid").and_then(Value::as_u64),
-            new_revid: edit.get("newrevid").and_then(Value::as_u64),
-            nochange: edit.get("nochange").is_some(),
-        })
-    }
-
     async fn csrf_token(&self) -> Result<Secret> {
         if let Some(token) = lock(&self.csrf).clone() {
             return Ok(token);
         }
-        let body = self
+        let answer = self
             .call(
                 Verb::Read,
                 vec![
@@ -353,18 +376,19 @@ impl ActionApi {
                 ],
             )
             .await?;
-        let token = body
+        let token = answer
+            .body
             .pointer("/query/tokens/csrftoken")
             .and_then(Value::as_str)
-            .ok_or_else(|| self.decode_error("no CSRF token", &body))?;
+            .ok_or_else(|| answer.decode_error("no CSRF token"))?;
         let token = Secret::new(token);
         *lock(&self.csrf) = Some(token.clone());
         Ok(token)
     }
 
-    /// One API call, retried as the policy allows; the decoded body of a success, or the
-    /// wiki's error as [`Error::Api`].
-    async fn call(&self, verb: Verb, mut params: Vec<(&str, String)>) -> Result<Value> {
+    /// One API call through the transport; the decoded body of a success, or the wiki's
+    /// error as [`Error::Api`].
+    async fn call(&self, verb: Verb, mut params: Vec<(&str, String)>) -> Result<Answer> {
         params.push(("format", "json".to_owned()));
         params.push(("formatversion", "2".to_owned()));
         if verb == Verb::Write {
@@ -375,122 +399,34 @@ impl ActionApi {
                 params.push(("assert", "user".to_owned()));
             }
         }
-        let mut attempt = 0u32;
-        let mut replayed = false;
-        let mut bearer = match &self.auth {
-            Some(auth) => Some(auth.bearer().await?),
-            None => None,
-        };
-        loop {
-            let request = self.request(verb, &params, bearer.as_ref());
-            let sent = request.send().await;
-            let response = match sent {
-                Ok(response) => response,
-                Err(err) => {
-                    let err = from_reqwest(err, &self.api_url);
-                    let retryable = match &err {
-                        Error::Transport { before_send, .. } => *before_send || verb == Verb::Read,
-                        Error::Timeout { .. } => verb == Verb::Read,
-                        _ => false,
-                    };
-                    match self.retry.delay(attempt, None) {
-                        Some(wait) if retryable => {
-                            tokio::time::sleep(wait).await;
-                            attempt += 1;
-                            continue;
-                        }
-                        _ => return Err(err),
-                    }
-                }
-            };
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            self.keep_cookies(&headers);
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| from_reqwest(e, &self.api_url))?;
-            if status == 401
-                && !replayed
-                && let (Some(auth), Some(sent)) = (&self.auth, bearer.clone())
-                && let Some(fresh) = auth.renew_rejected(sent).await?
-            {
-                bearer = Some(fresh);
-                replayed = true;
-                continue;
-            }
-            let retry_after = retry_after(&headers);
-            if status >= 400 {
-                let retryable =
-                    self.retry.statuses.contains(&status) && (verb == Verb::Read || status == 429);
-                if let Some(wait) = self.retry.delay(attempt, retry_after).filter(|_| retryable) {
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                    continue;
-                }
-                return Err(Error::Api {
-                    code: format!("http-{status}"),
-                    info: truncate_chars(&String::from_utf8_lossy(&bytes), 300),
-                });
-            }
-            let body: Value = serde_json::from_slice(&bytes).map_err(|e| Error::Decode {
-                url: display_url(&self.api_url),
-                status,
-                message: e.to_string(),
-                snippet: truncate_chars(&String::from_utf8_lossy(&bytes), 200),
-            })?;
-            let Some(error) = body.get("error") else {
-                return Ok(body);
-            };
-            let code = error
-                .get("code")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown")
-                .to_owned();
-            if code == "maxlag" {
-                // The wiki says how long to stay away; without a header, its reported lag.
-                let lag = error.get("lag").and_then(Value::as_f64).unwrap_or(5.0);
-                let wait = retry_after.unwrap_or(Duration::from_secs_f64(lag.clamp(1.0, 60.0)));
-                if let Some(wait) = self.retry.delay(attempt, Some(wait)) {
-                    log::info!(
-                        target: crate::client::LOG_TARGET,
-                        "the wiki's replicas lag; trying again in {:.1} s",
-                        wait.as_secs_f64()
-                    );
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                    continue;
-                }
-            }
-            let info = error
-                .get("info")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            return Err(Error::Api {
-                code,
-                info: truncate_chars(info, 300),
-            });
+        let mut query = Query::new();
+        for (key, value) in &params {
+            query.push(key, value.as_str());
         }
+        let encoded = query.encode();
+        let prepare = || self.outgoing(verb, &encoded);
+        let judge = |reply: Reply| self.judge(verb, reply);
+        self.transport
+            .exchange(self.auth.as_deref(), None, prepare, judge)
+            .await
     }
 
-    fn request(
-        &self,
-        verb: Verb,
-        params: &[(&str, String)],
-        bearer: Option<&Secret>,
-    ) -> reqwest::RequestBuilder {
-        let mut request = match verb {
-            Verb::Read => self
-                .http
-                .request(Method::GET, self.api_url.clone())
-                .query(params),
-            Verb::Write => self
-                .http
-                .request(Method::POST, self.api_url.clone())
-                .form(params),
+    /// The request of one attempt, with the session's cookies as they are now.
+    fn outgoing(&self, verb: Verb, encoded: &str) -> Result<Outgoing> {
+        let mut outgoing = match verb {
+            Verb::Read => {
+                let mut url = self.api_url.clone();
+                url.set_query(Some(encoded));
+                Outgoing::new(Method::GET, url, Body::None)
+            }
+            Verb::Write => Outgoing::new(
+                Method::POST,
+                self.api_url.clone(),
+                Body::Form(encoded.as_bytes().to_vec()),
+            ),
         };
-        request = request.header(reqwest::header::USER_AGENT, self.user_agent.clone());
-        let cookies = lock(&self.cookies)
+        let jar = lock(&self.cookies);
+        let cookies = jar
             .iter()
             .map(|(name, value)| format!("{name}={}", value.expose()))
             .collect::<Vec<_>>()
@@ -499,15 +435,100 @@ impl ActionApi {
             && let Ok(mut value) = HeaderValue::from_str(&cookies)
         {
             value.set_sensitive(true);
-            request = request.header(COOKIE, value);
+            outgoing.headers.insert(COOKIE, value);
         }
-        if let Some(token) = bearer
-            && let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-        {
-            value.set_sensitive(true);
-            request = request.header(AUTHORIZATION, value);
+        outgoing.secrets = jar.values().cloned().collect();
+        if let Some(token) = lock(&self.csrf).clone() {
+            outgoing.secrets.push(token);
         }
-        request
+        Ok(outgoing)
+    }
+
+    /// What one answer of the wiki means.
+    fn judge(&self, verb: Verb, reply: Reply) -> Verdict<Answer> {
+        self.keep_cookies(&reply.headers);
+        let retry_after = parse_retry_after(&reply.headers, SystemTime::now());
+        let status = reply.status;
+        if status == 401 && self.auth.is_some() {
+            return Verdict::TokenRejected(http_error(&reply));
+        }
+        if (300..400).contains(&status) {
+            // Redirects are not followed (they would carry the session or the token along).
+            let location = reply
+                .headers
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(|l| match self.api_url.join(l) {
+                    Ok(url) => display_url(&url),
+                    Err(_) => "an unreadable address".to_owned(),
+                })
+                .unwrap_or_else(|| "no address".to_owned());
+            return Verdict::Fail(Error::Api {
+                code: format!("http-{status}"),
+                info: format!(
+                    "the wiki answered with a redirect (HTTP {status}) to {}; redirects are not \
+                     followed: use the address they lead to as api_url",
+                    reply.redactor.text(&location)
+                ),
+            });
+        }
+        if status >= 400 {
+            let error = http_error(&reply);
+            let retryable = self.transport.retry().statuses.contains(&status)
+                && (verb == Verb::Read || status == 429);
+            if retryable {
+                return Verdict::Retry {
+                    error,
+                    after: retry_after,
+                };
+            }
+            return Verdict::Fail(error);
+        }
+        let body: Value = match serde_json::from_slice(&reply.body) {
+            Ok(body) => body,
+            Err(e) => {
+                return Verdict::Fail(decode_error(
+                    &reply.url,
+                    &format!("not JSON ({e})"),
+                    &reply.redacted_text(),
+                ));
+            }
+        };
+        let Some(error) = body.get("error") else {
+            return Verdict::Done(Answer {
+                body,
+                redactor: reply.redactor,
+                url: reply.url,
+            });
+        };
+        let code = error
+            .get("code")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_owned();
+        let info = error
+            .get("info")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let refusal = Error::Api {
+            info: truncate_chars(&reply.redactor.text(info), INFO_LIMIT),
+            code,
+        };
+        if matches!(&refusal, Error::Api { code, .. } if code == "maxlag") {
+            // The wiki says how long to stay away; without a header, its reported lag.
+            let lag = error.get("lag").and_then(Value::as_f64).unwrap_or(5.0);
+            let wait = retry_after.unwrap_or(Duration::from_secs_f64(lag.clamp(1.0, 60.0)));
+            log::info!(
+                target: crate::transport::LOG_TARGET,
+                "the wiki's replicas lag; trying again in {:.1} s",
+                wait.as_secs_f64()
+            );
+            return Verdict::Retry {
+                error: refusal,
+                after: Some(wait),
+            };
+        }
+        Verdict::Fail(refusal)
     }
 
     fn keep_cookies(&self, headers: &HeaderMap) {
@@ -527,20 +548,192 @@ impl ActionApi {
             }
         }
     }
+}
 
-    fn decode_error(&self, what: &str, body: &Value) -> Error {
-        Error::Decode {
-            url: display_url(&self.api_url),
-            status: 200,
-            message: what.to_owned(),
-            snippet: truncate_chars(&body.to_string(), 200),
-        }
+/// A title the API would misread: `|` separates titles in `titles=`, and control
+/// characters never belong in one.
+fn check_title(title: &str) -> Result<()> {
+    if title.trim().is_empty() {
+        return Err(Error::invalid("title", "must not be empty"));
+    }
+    if let Some(bad) = title.chars().find(|&c| c == '|' || c.is_control()) {
+        return Err(Error::invalid(
+            "title",
+            format!("a title cannot contain {:?}", bad),
+        ));
+    }
+    Ok(())
+}
+
+/// An error status as the wiki's refusal, quoting the start of its (redacted) body.
+fn http_error(reply: &Reply) -> Error {
+    Error::Api {
+        code: format!("http-{}", reply.status),
+        info: truncate_chars(&String::from_utf8_lossy(&reply.body), INFO_LIMIT),
     }
 }
 
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let text = headers.get(RETRY_AFTER)?.to_str().ok()?;
-    text.trim().parse::<u64>().ok().map(Duration::from_secs)
+fn decode_error(url: &str, what: &str, text: &str) -> Error {
+    Error::Decode {
+        url: url.to_owned(),
+        status: 200,
+        message: what.to_owned(),
+        snippet: truncate_chars(text, 200),
+    }
+}
+
+/// The revision in an answer to `prop=revisions`, or `None` for a page or revision that
+/// does not exist. Anything else that is not formatversion 2's documented shape is an error,
+/// never a silent "no such page".
+fn page_revision(answer: &Answer) -> Result<Option<PageRevision>> {
+    let Some(query) = answer.body.get("query") else {
+        return Err(answer.decode_error("no query result"));
+    };
+    if query.get("badrevids").is_some() && query.get("pages").is_none() {
+        return Ok(None);
+    }
+    if let Some(interwiki) = query.pointer("/interwiki/0/title").and_then(Value::as_str) {
+        return Err(Error::invalid(
+            "title",
+            format!("{interwiki:?} names a page of another wiki (an interwiki link)"),
+        ));
+    }
+    let page = match query.get("pages") {
+        Some(Value::Array(pages)) => match pages.first() {
+            Some(page) => page,
+            None => return Ok(None),
+        },
+        Some(Value::Object(_)) => {
+            return Err(answer.decode_error(
+                "pages keyed by id: the wiki answered in formatversion 1 (MediaWiki before \
+                 1.25, or a proxy that rewrites the request); this client needs formatversion 2",
+            ));
+        }
+        _ => return Err(answer.decode_error("no pages in the query result")),
+    };
+    if page.get("invalid").is_some() {
+        let reason = page
+            .get("invalidreason")
+            .and_then(Value::as_str)
+            .unwrap_or("not a valid title");
+        return Err(Error::invalid(
+            "title",
+            truncate_chars(&answer.redactor.text(reason), INFO_LIMIT),
+        ));
+    }
+    if page.get("missing").is_some() || page.get("special").is_some() {
+        return Ok(None);
+    }
+    let Some(revision) = page.pointer("/revisions/0") else {
+        return Err(answer.decode_error("a page without its revision"));
+    };
+    if revision.get("texthidden").is_some() || revision.pointer("/slots/main/texthidden").is_some()
+    {
+        return Err(Error::Api {
+            code: "texthidden".to_owned(),
+            info: "the revision's text is hidden (deleted or suppressed)".to_owned(),
+        });
+    }
+    match (
+        page.get("title").and_then(Value::as_str),
+        page.get("pageid").and_then(Value::as_u64),
+        revision.get("revid").and_then(Value::as_u64),
+        revision
+            .pointer("/slots/main/content")
+            .and_then(Value::as_str),
+    ) {
+        (Some(title), Some(pageid), Some(revid), Some(text)) => Ok(Some(PageRevision {
+            title: title.to_owned(),
+            pageid,
+            revid,
+            wikitext: text.to_owned(),
+        })),
+        _ => Err(answer.decode_error("a revision without title, ids or content")),
+    }
+}
+
+fn site_info(answer: &Answer) -> Result<SiteInfo> {
+    let query = answer
+        .body
+        .get("query")
+        .ok_or_else(|| answer.decode_error("no siteinfo"))?;
+    let general = query
+        .get("general")
+        .ok_or_else(|| answer.decode_error("no general siteinfo"))?;
+    let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut namespace_names = Vec::new();
+    let namespaces: Vec<&Value> = match query.get("namespaces") {
+        Some(Value::Object(map)) => map.values().collect(),
+        Some(Value::Array(items)) => items.iter().collect(),
+        _ => return Err(answer.decode_error("no namespaces in the siteinfo")),
+    };
+    for namespace in namespaces {
+        if namespace.get("id").and_then(Value::as_i64) == Some(0) {
+            continue;
+        }
+        namespace_names.extend(text(namespace, "name"));
+        namespace_names.extend(text(namespace, "canonical"));
+    }
+    for alias in query
+        .get("namespacealiases")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        namespace_names.extend(text(alias, "alias"));
+    }
+    namespace_names.retain(|name| !name.is_empty());
+    let interwiki_prefixes = query
+        .get("interwikimap")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| text(entry, "prefix"))
+        .collect();
+    let behaviour_switches = query
+        .get("magicwords")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|word| word.get("aliases").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|alias| alias.starts_with("__") && alias.ends_with("__") && alias.len() > 4)
+        .map(str::to_owned)
+        .collect();
+    Ok(SiteInfo {
+        lang: text(general, "lang").unwrap_or_default(),
+        first_letter_case: text(general, "case").as_deref() != Some("case-sensitive"),
+        legal_title_chars: text(general, "legaltitlechars").unwrap_or_default(),
+        namespace_names,
+        interwiki_prefixes,
+        behaviour_switches,
+    })
+}
+
+fn edit_outcome(title: &str, answer: &Answer) -> Result<EditOutcome> {
+    let edit = answer
+        .body
+        .get("edit")
+        .ok_or_else(|| answer.decode_error("no edit result"))?;
+    if edit.get("result").and_then(Value::as_str) != Some("Success") {
+        // Extensions (captchas, abuse filters) answer with a non-Success result.
+        return Err(Error::Api {
+            code: "edit-refused".to_owned(),
+            info: truncate_chars(&answer.redactor.text(&edit.to_string()), INFO_LIMIT),
+        });
+    }
+    Ok(EditOutcome {
+        title: edit
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or(title)
+            .to_owned(),
+        pageid: edit.get("pageid").and_then(Value::as_u64).unwrap_or(0),
+        old_revid: edit.get("oldrevid").and_then(Value::as_u64),
+        new_revid: edit.get("newrevid").and_then(Value::as_u64),
+        nochange: edit.get("nochange").is_some(),
+    })
 }
 
 /// A poisoned lock only means another thread panicked while holding plain data: use it.
@@ -554,23 +747,57 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    const UA: &str = "Bot/1.0 (https://example.org; bot@example.org)";
+
+    fn answer(body: Value) -> Answer {
+        Answer {
+            body,
+            redactor: Redactor::default(),
+            url: "http://127.0.0.1/api.php".to_owned(),
+        }
+    }
+
     #[test]
     fn configuration_is_checked() {
-        let ua = "Bot/1.0 (https://example.org; bot@example.org)";
         assert!(
-            ActionApi::new(ActionApiConfig::new("http://127.0.0.1:1/api.php", ua), None).is_ok()
+            ActionApi::new(ActionApiConfig::new("http://127.0.0.1:1/api.php", UA), None).is_ok()
         );
-        let err = ActionApi::new(ActionApiConfig::new("ftp://x/api.php", ua), None).unwrap_err();
+        let err = ActionApi::new(ActionApiConfig::new("ftp://x/api.php", UA), None).unwrap_err();
         assert!(err.to_string().contains("api_url"), "{err}");
         let err = ActionApi::new(ActionApiConfig::new("http://x/api.php", "curl/8"), None);
         assert!(matches!(err, Err(Error::Config(_))));
     }
 
     #[test]
+    fn credentials_never_go_over_plain_http_to_another_host() {
+        let token: Arc<dyn AuthProvider> =
+            Arc::new(crate::client::StaticToken::new(Secret::new("t")).unwrap());
+        let remote = ActionApiConfig::new("http://wiki.example.org/w/api.php", UA);
+        let err = ActionApi::new(remote.clone(), Some(token.clone())).unwrap_err();
+        assert!(err.to_string().contains("allow_insecure_http"), "{err}");
+        let allowed = ActionApiConfig {
+            allow_insecure_http: true,
+            ..remote.clone()
+        };
+        assert!(ActionApi::new(allowed, Some(token.clone())).is_ok());
+        let local = ActionApiConfig::new("http://127.0.0.1:9/api.php", UA);
+        assert!(ActionApi::new(local, Some(token)).is_ok());
+        // A bot password is refused before any request is made.
+        let api = ActionApi::new(remote, None).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let err = runtime
+            .block_on(api.login("Bot@app", &Secret::new("pw")))
+            .unwrap_err();
+        assert!(matches!(err, Error::Config(_)), "{err}");
+    }
+
+    #[test]
     fn cookies_are_kept_and_expired() {
-        let ua = "Bot/1.0 (https://example.org; bot@example.org)";
         let api =
-            ActionApi::new(ActionApiConfig::new("http://127.0.0.1:1/api.php", ua), None).unwrap();
+            ActionApi::new(ActionApiConfig::new("http://127.0.0.1:1/api.php", UA), None).unwrap();
         let mut headers = HeaderMap::new();
         headers.append(
             SET_COOKIE,
@@ -590,5 +817,65 @@ mod tests {
             ["wiki_session"]
         );
         assert!(!format!("{api:?}").contains("abc"));
+        let outgoing = api.outgoing(Verb::Write, "a=1").unwrap();
+        assert!(outgoing.headers.get(COOKIE).unwrap().is_sensitive());
+        assert_eq!(outgoing.secrets, vec![Secret::new("abc")]);
+    }
+
+    #[test]
+    fn page_answers_are_read_strictly() {
+        let found = serde_json::json!({"query": {"pages": [{"pageid": 5, "title": "A",
+            "revisions": [{"revid": 7, "slots": {"main": {"content": "x"}}}]}]}});
+        assert_eq!(page_revision(&answer(found)).unwrap().unwrap().revid, 7);
+        let missing = serde_json::json!({"query": {"pages": [{"title": "B", "missing": true}]}});
+        assert_eq!(page_revision(&answer(missing)).unwrap(), None);
+        let bad_revid = serde_json::json!({"query": {"badrevids": {"9": {"revid": 9}}}});
+        assert_eq!(page_revision(&answer(bad_revid)).unwrap(), None);
+        let version_1 = serde_json::json!({"query": {"pages": {"5": {"pageid": 5, "title": "A",
+            "revisions": [{"revid": 7, "*": "x"}]}}}});
+        let err = page_revision(&answer(version_1)).unwrap_err();
+        assert!(err.to_string().contains("formatversion 1"), "{err}");
+        let invalid = serde_json::json!({"query": {"pages": [{"title": "a|b", "invalid": true,
+            "invalidreason": "bad"}]}});
+        assert!(matches!(
+            page_revision(&answer(invalid)),
+            Err(Error::InvalidParameter { .. })
+        ));
+        let interwiki =
+            serde_json::json!({"query": {"interwiki": [{"title": "fr:Chat", "iw": "fr"}]}});
+        assert!(matches!(
+            page_revision(&answer(interwiki)),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            page_revision(&answer(serde_json::json!({"batchcomplete": true}))),
+            Err(Error::Decode { .. })
+        ));
+    }
+
+    #[test]
+    fn titles_the_api_would_misread_are_refused() {
+        for bad in ["A|B", "\u{1f}A", "", "  ", "A\nB"] {
+            assert!(check_title(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_title("Café: a story").is_ok());
+    }
+
+    #[test]
+    fn siteinfo_collects_every_name() {
+        let body = serde_json::json!({"query": {
+            "general": {"lang": "fr", "case": "first-letter", "legaltitlechars": "a-z"},
+            "namespaces": {"0": {"id": 0, "name": ""},
+                           "14": {"id": 14, "name": "Catégorie", "canonical": "Category"}},
+            "namespacealiases": [{"id": 6, "alias": "Image"}],
+            "interwikimap": [{"prefix": "en"}, {"prefix": "wikt"}],
+            "magicwords": [{"name": "notoc", "aliases": ["__AUCUNSOMMAIRE__", "__NOTOC__"]},
+                           {"name": "pagename", "aliases": ["PAGENAME"]}]}});
+        let info = site_info(&answer(body)).unwrap();
+        assert_eq!(info.lang, "fr");
+        assert!(info.first_letter_case);
+        assert_eq!(info.namespace_names, ["Catégorie", "Category", "Image"]);
+        assert_eq!(info.interwiki_prefixes, ["en", "wikt"]);
+        assert_eq!(info.behaviour_switches, ["__AUCUNSOMMAIRE__", "__NOTOC__"]);
     }
 }

@@ -17,13 +17,17 @@ use crate::secret::Secret;
 /// What a secret is replaced with.
 pub const REDACTED: &str = "***";
 
-/// Form fields whose values are credentials.
-const SECRET_FIELDS: [&str; 5] = [
+/// Form fields whose values are credentials: those of an OAuth 2.0 token request, and of
+/// the Action API's login (`lgpassword`, `lgtoken`) and writes (`token`, the CSRF token).
+const SECRET_FIELDS: [&str; 8] = [
     "client_secret",
     "refresh_token",
     "code",
     "code_verifier",
     "access_token",
+    "lgpassword",
+    "lgtoken",
+    "token",
 ];
 
 /// The spellings of a set of secrets that may come back: as sent, percent-encoded as a form
@@ -60,10 +64,10 @@ impl Redactor {
         Self { needles }
     }
 
-    /// The secrets a request carries: its bearer token and the credential fields of a form
-    /// body.
-    pub fn for_request(bearer: Option<&Secret>, form: Option<&[u8]>) -> Self {
-        let mut secrets: Vec<Secret> = bearer.cloned().into_iter().collect();
+    /// The secrets a request carries: `secrets` (its bearer token, session cookies, …) and
+    /// the credential fields of a form body.
+    pub fn for_request(secrets: &[Secret], form: Option<&[u8]>) -> Self {
+        let mut secrets = secrets.to_vec();
         if let Some(form) = form {
             secrets.extend(
                 form_pairs(form)
@@ -167,6 +171,10 @@ impl Redactor {
                 snippet: self.text(&snippet),
             },
             Error::ReauthorizationRequired(why) => Error::ReauthorizationRequired(self.text(&why)),
+            Error::Api { code, info } => Error::Api {
+                code: self.text(&code),
+                info: self.text(&info),
+            },
             Error::Internal(message) => Error::Internal(self.text(&message)),
             Error::Config(message) => Error::Config(self.text(&message)),
             other => other,
@@ -207,7 +215,7 @@ mod tests {
             .push("client_id", "app")
             .push("client_secret", "s3cr3t+&/ x");
         let body = form.encode();
-        let r = Redactor::for_request(Some(&Secret::new("bearer-abc")), Some(body.as_bytes()));
+        let r = Redactor::for_request(&[Secret::new("bearer-abc")], Some(body.as_bytes()));
         let echoed = format!("you sent {body} with Bearer bearer-abc; raw s3cr3t+&/ x");
         let clean = r.text(&echoed);
         assert!(!clean.contains("s3cr3t"), "{clean}");

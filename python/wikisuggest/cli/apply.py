@@ -16,13 +16,56 @@ def _read(path: str) -> str:
     return sys.stdin.read() if path == "-" else Path(path).read_text("utf-8")
 
 
+#: The fields of a link and of a result this command reads, with the types they must have.
+_LINK_FIELDS: dict[str, tuple[type, ...]] = {
+    "link_text": (str,),
+    "link_target": (str,),
+    "score": (int, float, type(None)),
+    "wikitext_offset": (int, type(None)),
+    "context_before": (str, type(None)),
+    "context_after": (str, type(None)),
+    "link_index": (int, type(None)),
+    "match_index": (int, type(None)),
+}
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "page_title": (str, type(None)),
+    "pageid": (int, type(None)),
+    "revid": (int, type(None)),
+}
+
+
+def _check_fields(where: str, data: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> None:
+    for name, types in fields.items():
+        value = data.get(name)
+        if name in ("link_text", "link_target") and name not in data:
+            raise ValueError(f"{where} has no {name!r}")
+        # JSON's true and false are not numbers here.
+        if isinstance(value, bool) or not isinstance(value, types):
+            expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise ValueError(f"{where}.{name} must be {expected}, got {json.dumps(value)[:40]}")
+
+
 def _result(data: Any) -> LinkRecommendationSet:
-    """A result as the services return it, or the first item of ``wikisuggest links`` output."""
+    """A result as the services return it, or the first item of ``wikisuggest links`` output,
+    checked field by field (a wrongly typed field is named, never a crash)."""
     if isinstance(data, list) and len(data) == 1 and isinstance(data[0], dict):
         data = data[0].get("result", data[0])
     if not isinstance(data, dict) or not isinstance(data.get("links"), list):
         raise ValueError("expected a link recommendation result (an object with 'links')")
-    return LinkRecommendationSet.from_dict(data)
+    _check_fields("the result", data, _RESULT_FIELDS)
+    for i, link in enumerate(data["links"]):
+        if not isinstance(link, dict):
+            raise ValueError(f"links[{i}] must be an object, got {json.dumps(link)[:40]}")
+        _check_fields(f"links[{i}]", link, _LINK_FIELDS)
+    # The service's metadata plays no part in placing links.
+    return LinkRecommendationSet.from_dict({k: v for k, v in data.items() if k != "meta"})
+
+
+def _load(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 def _indexes(value: str) -> set[int]:
@@ -39,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         print("wikisuggest apply: only one of WIKITEXT and RESULT can be '-'", file=sys.stderr)
         return 2
     try:
-        result = _result(json.loads(_read(args.result)))
+        result = _result(_load(_read(args.result)))
     except (OSError, ValueError) as err:
         print(f"wikisuggest apply: {args.result}: {err}", file=sys.stderr)
         return 2

@@ -14,6 +14,11 @@ phrase is searched in the page's plain text by its context, and ``match_index`` 
 occurrence number in the page's plain text) decides between several matches. A link that
 cannot be placed with certainty is reported in ``skipped`` with a reason; it is never placed
 somewhere else. Offsets are in code points, like the service's.
+
+Plain text is what the link engine itself reads: its own partition of the page (templates,
+links, tags, tables, comments, headings and entities are markup), computed in Rust without
+the interpreter, in time linear in the page. A target is written only if MediaWiki reads it
+as one link to an article (:func:`~wikisuggest.edits.titles.link_title`).
 """
 
 from __future__ import annotations
@@ -24,8 +29,11 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from .. import _args
+from .._native import NativePlainText
+from ..errors import WikitextError
 from ..records import LinkRecommendation, LinkRecommendationSet
-from ._wikitext import TextMap, linked_targets, normalise_title
+from .titles import InvalidTitle, SiteInfo, link_title
 
 __all__ = [
     "AppliedLink",
@@ -36,14 +44,16 @@ __all__ = [
     "link_markup",
 ]
 
-#: Characters that cannot appear in a page title (or would change the markup's meaning).
-_BAD_TARGET_CHARS = frozenset("[]{}|<>\n\r\t")
-
-#: Prefixes that make a link do something else: categorise the page, embed a file.
-_NOT_ARTICLE_PREFIXES = ("category:", "file:", "image:", "media:")
+#: What a phrase cannot hold: markup that would end the link early (a ``]`` at its end
+#: merges with the closing ``]]``), open another construct, sign the page or break the line.
+_BAD_PHRASE = ("[", "]", "{{", "}}", "\n", "''", "~~~")
 
 #: Scripts written without spaces between words, where a phrase next to letters is normal.
 _UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN")
+
+#: Characters that belong to the character before them: a link boundary before one would cut
+#: a letter from its accent, an emoji from its modifier, a ligature in two.
+_JOINING = frozenset("\u200c\u200d\u034f")
 
 
 class SkipReason(str, Enum):
@@ -58,15 +68,22 @@ class SkipReason(str, Enum):
     #: The phrase sits inside an existing link, or the page already links to the target.
     ALREADY_LINKED = "already_linked"
     #: The phrase is where the recommendation says, but that place is markup (a table, a
-    #: template, a tag, …), where a link would change the markup's meaning.
+    #: template, a tag, …) or next to a bracket, where a link would change the markup's meaning.
     IN_MARKUP = "in_markup"
     #: The phrase overlaps a link placed earlier in this call.
     OVERLAPS = "overlaps"
-    #: The phrase is part of a longer word: a link there would link a fragment of it.
+    #: The phrase is part of a longer word, or its edge would split a character from the
+    #: combining mark or joiner after it: a link there would link a fragment.
     INSIDE_WORD = "inside_word"
-    #: The recommendation cannot be written as a link (empty phrase, a target with
-    #: characters a title cannot have, markup in the phrase).
+    #: The recommendation cannot be written as a link to an article: an empty phrase or one
+    #: holding markup, or a target MediaWiki would read as something else (a namespace such as
+    #: ``Category:``, an interwiki or language prefix, a signature, a behaviour switch, an
+    #: escape, a URL, characters a title cannot have).
     INVALID = "invalid"
+    #: The page's markup could not be partitioned in time linear in its length (thousands of
+    #: unclosed or nested constructs, as vandalism leaves them): no place in it is known to be
+    #: plain text, so nothing is placed. The engine finds no links in such a page either.
+    UNPARSABLE = "unparsable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +97,11 @@ class AppliedLink:
     new_offset: int
     #: The markup written, e.g. ``[[Mammal|mammals]]``.
     markup: str
+    #: The article the link goes to, as MediaWiki reads the markup.
+    title: str
+
+    def __repr__(self) -> str:
+        return f"AppliedLink({self.link.link_text!r} → {self.title!r} at {self.offset})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +111,11 @@ class SkippedLink:
     link: LinkRecommendation
     reason: SkipReason
     detail: str
+
+    def __repr__(self) -> str:
+        return (
+            f"SkippedLink({self.link.link_text!r} → {self.link.link_target!r}: {self.reason.value})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +130,15 @@ class AppliedLinks:
     pageid: int | None = None
     #: The revision the recommendations were made for: the base of an edit.
     revid: int | None = None
+
+    def __repr__(self) -> str:
+        page = "" if self.page_title is None else f"{self.page_title!r}, "
+        revision = "" if self.revid is None else f"revid={self.revid}, "
+        return (
+            f"AppliedLinks({page}{revision}{len(self.applied)} applied, "
+            f"{len(self.skipped)} skipped, {len(self.original):,} → "
+            f"{len(self.wikitext):,} characters)"
+        )
 
     @property
     def changed(self) -> bool:
@@ -121,17 +157,25 @@ class AppliedLinks:
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The review of these links as an HTML fragment (what a notebook shows): each
+        placed link in its text with the article it goes to, each skipped one with its
+        reason. Everything from the page is escaped."""
         from .review import applied_links_html
 
         return applied_links_html(self)
 
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
-def link_markup(link_text: str, target: str) -> str:
-    """``[[text]]`` when the text names the target (MediaWiki capitalises a title's first
-    letter), else ``[[Target|text]]``."""
+
+def link_markup(link_text: str, target: str, *, first_letter_case: bool = True) -> str:
+    """``[[text]]`` when the text names the target (on a wiki that capitalises a title's
+    first letter, as most do, up to that letter), else ``[[Target|text]]``."""
+    if link_text == target:
+        return f"[[{link_text}]]"
     first = link_text[:1].upper()
-    if len(first) == 1 and first + link_text[1:] == target:
+    if first_letter_case and len(first) == 1 and first + link_text[1:] == target:
         return f"[[{link_text}]]"
     return f"[[{target}|{link_text}]]"
 
@@ -141,39 +185,77 @@ def apply_links(
     recommendations: LinkRecommendationSet | Iterable[LinkRecommendation],
     *,
     accept: Callable[[LinkRecommendation], bool] | Collection[int] | None = None,
+    site: SiteInfo | None = None,
 ) -> AppliedLinks:
     """Insert the accepted recommendations into ``wikitext`` as links.
 
     ``accept`` is a predicate over each recommendation, or a collection of ``link_index``
     values; by default every recommendation is accepted. Recommendations are placed in the
     order given; one that overlaps an earlier placed link is skipped, as is a second link to
-    the same target.
+    the same target. ``site`` (:meth:`Wiki.siteinfo <wikisuggest.Wiki.siteinfo>`) gives the
+    wiki's own namespace names and interwiki prefixes for checking targets; without it, those
+    of every language are refused.
     """
-    if not isinstance(wikitext, str):
-        raise TypeError(f"wikitext must be a str, got {type(wikitext).__name__}")
+    _check_text("wikitext", wikitext)
+    if site is not None and not isinstance(site, SiteInfo):
+        raise TypeError(f"site must be SiteInfo, got {type(site).__name__}")
     page: LinkRecommendationSet | None = None
     if isinstance(recommendations, LinkRecommendationSet):
         page = recommendations
         links: Iterable[LinkRecommendation] = recommendations.links
+    elif isinstance(recommendations, (str, bytes)) or not isinstance(recommendations, Iterable):
+        raise TypeError(
+            "recommendations must be a LinkRecommendationSet or LinkRecommendation objects, "
+            f"got {type(recommendations).__name__}"
+        )
     else:
         links = recommendations
     chosen = [link for link in links if _accepted(link, accept)]
 
-    text_map = TextMap(wikitext)
-    already = linked_targets(wikitext)
-    placed: list[tuple[int, int, LinkRecommendation, str]] = []
+    page_text = _Page(wikitext, site)
+    placed: list[tuple[int, int, LinkRecommendation, str, str]] = []
     skipped: list[SkippedLink] = []
     for link in chosen:
-        outcome = _place(link, text_map, already, placed)
+        outcome = _place(link, page_text, placed)
         if isinstance(outcome, SkippedLink):
             skipped.append(outcome)
             continue
-        start = outcome
-        markup = link_markup(link.link_text, link.link_target)
-        placed.append((start, start + len(link.link_text), link, markup))
-        already.add(normalise_title(link.link_target))
+        start, title = outcome
+        markup = link_markup(link.link_text, title, first_letter_case=page_text.first_letter)
+        placed.append((start, start + len(link.link_text), link, markup, title))
+        page_text.linked.add(page_text.key(title))
 
     return _assemble(wikitext, placed, skipped, page)
+
+
+def _check_text(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    _args.encodable(name, value)
+
+
+class _Page:
+    """One page's text, its partition (from the engine) and the targets it links to."""
+
+    __slots__ = ("first_letter", "linked", "partition", "site", "text")
+
+    def __init__(self, text: str, site: SiteInfo | None) -> None:
+        self.text = text
+        self.site = site
+        self.first_letter = True if site is None else site.first_letter_case
+        self.partition: NativePlainText | None
+        try:
+            self.partition = NativePlainText(text)
+        except WikitextError:
+            self.partition = None
+        targets = [] if self.partition is None else self.partition.link_targets()
+        self.linked = {self.key(target) for target in targets}
+
+    def key(self, title: str) -> str:
+        """A title as MediaWiki compares two: white space collapsed, no ``#fragment``, the
+        first letter upper case where the wiki capitalises it."""
+        title = " ".join(title.replace("_", " ").split("#", 1)[0].split())
+        return title[:1].upper() + title[1:] if self.first_letter else title
 
 
 def _accepted(
@@ -188,56 +270,99 @@ def _accepted(
     return link.link_index in accept
 
 
+def _invalid(link: LinkRecommendation) -> SkippedLink | str:
+    """Why ``link`` cannot be written as a link, or the phrase if it can."""
+    phrase = link.link_text
+    if not isinstance(phrase, str) or not isinstance(link.link_target, str):
+        return SkippedLink(link, SkipReason.INVALID, "the phrase and the target must be text")
+    contexts = (link.context_before, link.context_after)
+    if any(c is not None and not isinstance(c, str) for c in contexts) or not isinstance(
+        link.match_index, (int, type(None))
+    ):
+        return SkippedLink(
+            link, SkipReason.INVALID, "the contexts must be text and match_index a number"
+        )
+    if not phrase.strip():
+        return SkippedLink(link, SkipReason.INVALID, f"cannot link the phrase {phrase!r}")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in phrase):
+        return SkippedLink(link, SkipReason.INVALID, f"{phrase!r} holds a lone surrogate")
+    bad = next((m for m in _BAD_PHRASE if m in phrase), None)
+    if bad is not None:
+        return SkippedLink(
+            link, SkipReason.INVALID, f"cannot link the phrase {phrase!r}: it holds {bad!r}"
+        )
+    return phrase
+
+
 def _place(
     link: LinkRecommendation,
-    text_map: TextMap,
-    already: set[str],
-    placed: list[tuple[int, int, LinkRecommendation, str]],
-) -> int | SkippedLink:
-    """Where ``link`` goes in the original text, or why it goes nowhere."""
-    phrase, target = link.link_text, link.link_target
-    if not phrase or not phrase.strip() or any(m in phrase for m in ("[[", "]]", "{{", "}}")):
-        return SkippedLink(link, SkipReason.INVALID, f"cannot link the phrase {phrase!r}")
-    if not target.strip() or any(c in _BAD_TARGET_CHARS for c in target):
-        return SkippedLink(link, SkipReason.INVALID, f"{target!r} is not a valid page title")
-    if normalise_title(target).lower().replace(" ", "").startswith(_NOT_ARTICLE_PREFIXES):
-        return SkippedLink(link, SkipReason.INVALID, f"{target!r} is not an article")
-    if normalise_title(target) in already:
-        return SkippedLink(link, SkipReason.ALREADY_LINKED, f"the page already links to {target}")
+    page: _Page,
+    placed: list[tuple[int, int, LinkRecommendation, str, str]],
+) -> tuple[int, str] | SkippedLink:
+    """Where ``link`` goes in the original text and the title it links to, or why it goes
+    nowhere."""
+    phrase = _invalid(link)
+    if isinstance(phrase, SkippedLink):
+        return phrase
+    try:
+        title = link_title(link.link_target, page.site)
+    except InvalidTitle as err:
+        return SkippedLink(link, SkipReason.INVALID, str(err))
+    if page.key(title) in page.linked:
+        return SkippedLink(link, SkipReason.ALREADY_LINKED, f"the page already links to {title}")
 
-    start = _locate(link, text_map)
+    if page.partition is None:
+        return SkippedLink(
+            link,
+            SkipReason.UNPARSABLE,
+            "the page's markup is too tangled to tell text from markup (thousands of unclosed "
+            "or nested constructs)",
+        )
+    start = _locate(link, page.partition, page.text)
     if isinstance(start, SkippedLink):
         return start
     end = start + len(phrase)
-    for other_start, other_end, other, _ in placed:
+    for other_start, other_end, other, _, other_title in placed:
         if start < other_end and other_start < end:
             return SkippedLink(
                 link,
                 SkipReason.OVERLAPS,
-                f"overlaps the link {other.link_text!r} → {other.link_target} at {other_start}",
+                f"overlaps the link {other.link_text!r} → {other_title} at {other_start}",
             )
-    text = text_map.text
+    text = page.text
+    if (start > 0 and text[start - 1] == "[") or text[end : end + 1] == "]":
+        return SkippedLink(
+            link,
+            SkipReason.IN_MARKUP,
+            f"{phrase!r} at {start} stands next to a bracket: the link would read as other markup",
+        )
     if _joins_word(text, start - 1, phrase[0]) or _joins_word(text, end, phrase[-1]):
         return SkippedLink(
             link, SkipReason.INSIDE_WORD, f"{phrase!r} at {start} is part of a longer word"
         )
-    return start
+    if _splits_character(text, start, end):
+        return SkippedLink(
+            link,
+            SkipReason.INSIDE_WORD,
+            f"{phrase!r} at {start} would split a character from the mark or joiner next to it",
+        )
+    return start, title
 
 
-def _locate(link: LinkRecommendation, text_map: TextMap) -> int | SkippedLink:
-    text = text_map.text
+def _locate(link: LinkRecommendation, partition: NativePlainText, text: str) -> int | SkippedLink:
     phrase = link.link_text
     offset = link.wikitext_offset
     # Fast path: the phrase, with its context, is still exactly where the service saw it.
     if (
-        offset is not None
+        isinstance(offset, int)
         and 0 <= offset <= len(text) - len(phrase)
         and text.startswith(phrase, offset)
         and _context_matches(text, offset, link)
     ):
-        if text_map.is_text(offset, offset + len(phrase)):
+        if partition.is_text(offset, offset + len(phrase)):
             return offset
-        if text_map.in_link(offset):
+        node = partition.node_at(offset)
+        if node is not None and node[0] == "wikilink":
             return SkippedLink(
                 link, SkipReason.ALREADY_LINKED, f"{phrase!r} at {offset} is inside a link"
             )
@@ -245,7 +370,7 @@ def _locate(link: LinkRecommendation, text_map: TextMap) -> int | SkippedLink:
             link, SkipReason.IN_MARKUP, f"{phrase!r} at {offset} is part of markup, not text"
         )
     # The page moved around it: look for the phrase in its context, in plain text only.
-    occurrences = text_map.occurrences(phrase)
+    occurrences = partition.occurrences(phrase)
     fitting = [i for i, start in enumerate(occurrences) if _context_matches(text, start, link)]
     if not fitting:
         return SkippedLink(
@@ -287,9 +412,38 @@ def _joins_word(text: str, index: int, edge: str) -> bool:
     )
 
 
+def _attaches(ch: str) -> bool:
+    """Whether ``ch`` belongs to the character before it (a combining mark, a joiner, a
+    variation selector, an emoji modifier or tag)."""
+    code = ord(ch)
+    return (
+        unicodedata.category(ch).startswith("M")
+        or ch in _JOINING
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF
+        or 0x1F3FB <= code <= 0x1F3FF
+        or 0xE0020 <= code <= 0xE007F
+    )
+
+
+def _regional(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def _splits_character(text: str, start: int, end: int) -> bool:
+    """Whether a link boundary at ``start`` or ``end`` would cut one user-perceived character
+    in two: a mark or joiner separated from its base, or a flag's two regional indicators."""
+    for cut in (start, end):
+        if 0 < cut < len(text):
+            before, after = text[cut - 1], text[cut]
+            if _attaches(after) or before in _JOINING or (_regional(before) and _regional(after)):
+                return True
+    return False
+
+
 def _assemble(
     wikitext: str,
-    placed: list[tuple[int, int, LinkRecommendation, str]],
+    placed: list[tuple[int, int, LinkRecommendation, str, str]],
     skipped: list[SkippedLink],
     page: LinkRecommendationSet | None,
 ) -> AppliedLinks:
@@ -297,10 +451,10 @@ def _assemble(
     applied: list[AppliedLink] = []
     pos = 0
     length = 0
-    for start, end, link, markup in sorted(placed, key=lambda p: p[0]):
+    for start, end, link, markup, title in sorted(placed, key=lambda p: p[0]):
         parts.append(wikitext[pos:start])
         length += start - pos
-        applied.append(AppliedLink(link, start, length, markup))
+        applied.append(AppliedLink(link, start, length, markup, title))
         parts.append(markup)
         length += len(markup)
         pos = end

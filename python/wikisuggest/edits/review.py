@@ -1,6 +1,8 @@
 """The HTML view of links applied to a page (:class:`~wikisuggest.AppliedLinks`), for
-notebooks: each placed link in a window of the original text, each skipped one with its reason.
-Everything from the page is escaped (see :mod:`wikisuggest._html`).
+notebooks: each placed link in a window of the original text, with the article it will link
+to as MediaWiki reads the markup, and each skipped one with its reason. Everything from the
+page is escaped (see :mod:`wikisuggest._html`), and targets are shown with their invisible
+characters spelled out, so what the table shows is what will be linked.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ from .._html import SKIPPED, WINDOW, caption, escape, score, snippet, table
 if TYPE_CHECKING:
     from .apply import AppliedLinks
 
-__all__ = ["applied_links_html"]
+__all__ = ["applied_links_html", "visible"]
+
+
+def visible(text: object) -> str:
+    """``text`` with every character that is not printable (controls, bidirectional
+    overrides, other invisible format characters, unusual spaces) written as ``\\uXXXX``."""
+    value = "" if text is None else str(text)
+    return "".join(ch if ch.isprintable() or ch == " " else f"\\u{ord(ch):04x}" for ch in value)
 
 
 def applied_links_html(result: AppliedLinks) -> str:
@@ -30,9 +39,9 @@ def applied_links_html(result: AppliedLinks) -> str:
                     item.link.link_text,
                     text[end : end + WINDOW],
                 ),
-                escape(item.link.link_target),
+                escape(item.title),
                 escape(score(item.link.score)),
-                f"<code>{escape(item.markup)}</code>",
+                f"<code>{escape(visible(item.markup))}</code>",
             ]
         )
     skipped = [
@@ -44,7 +53,7 @@ def applied_links_html(result: AppliedLinks) -> str:
                 item.link.context_after or "",
                 SKIPPED,
             ),
-            escape(item.link.link_target),
+            escape(visible(item.link.link_target)),
             escape(score(item.link.score)),
             f"<b>{escape(item.reason.value)}</b>: {escape(item.detail)}",
         ]
@@ -53,7 +62,7 @@ def applied_links_html(result: AppliedLinks) -> str:
     summary = f"{len(result.applied)} applied, {len(result.skipped)} skipped"
     out = [f"<div>{caption(result.page_title, result.revid, summary)}"]
     if rows:
-        out.append(table(["#", "text", "target", "score", "wikitext"], rows))
+        out.append(table(["#", "text", "links to", "score", "wikitext"], rows))
     if skipped:
         out.append(table(["#", "text", "target", "score", "skipped because"], skipped))
     out.append("</div>")

@@ -117,25 +117,22 @@ impl TokenStore for FileTokenStore {
         {
             create_private_dir(dir).map_err(|e| self.failure("create the directory of", e))?;
         }
-        let mut options = OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
         // The lock file is never removed: removing it would let two processes lock two
         // different files of the same name.
-        let file = match options.open(&lock_path) {
-            Ok(file) => file,
+        let file = match open_lock_file(&lock_path) {
+            Ok(Some(file)) => file,
+            Ok(None) => {
+                log::warn!(
+                    target: crate::client::LOG_TARGET,
+                    "{} is not a regular file (a symbolic link or a directory); renewing \
+                     without the lock",
+                    lock_path.display()
+                );
+                return Ok(LockAttempt::Unsupported);
+            }
             // A token file provisioned read-only (its directory not writable by us) still
             // works as before, only without the lock.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                ) =>
-            {
+            Err(e) if is_read_only(&e) => {
                 log::warn!(
                     target: crate::client::LOG_TARGET,
                     "cannot create the lock file {}; renewing without it",
@@ -187,6 +184,17 @@ impl TokenStore for FileTokenStore {
         ));
         if let Err(e) = self.write_new_file(&temp, &bytes) {
             let _ = fs::remove_file(&temp);
+            if is_read_only(&e) {
+                // A token file provisioned read-only: the token just obtained is used all
+                // the same (the manager holds it), it is only not kept for the next run.
+                log::warn!(
+                    target: crate::client::LOG_TARGET,
+                    "cannot write the token file {} (read-only); the renewed token is used but \
+                     not saved",
+                    self.path.display()
+                );
+                return Ok(());
+            }
             return Err(self.failure("write", e));
         }
         if let Err(e) = fs::rename(&temp, &self.path) {
@@ -199,6 +207,56 @@ impl TokenStore for FileTokenStore {
         }
         Ok(())
     }
+}
+
+/// Open (creating it 0600 if absent) the lock file at `path`, never through a symbolic link
+/// (`O_NOFOLLOW`): a link planted there would otherwise make us create or lock a file
+/// elsewhere. `None` when `path` is a symbolic link, a directory or anything but a regular
+/// file.
+#[cfg(unix)]
+fn open_lock_file(path: &Path) -> std::io::Result<Option<File>> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        // O_NONBLOCK: opening a FIFO planted there must not wait for a writer.
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    match options.open(path) {
+        Ok(file) => {
+            let kind = file.metadata()?.file_type();
+            let regular = kind.is_file() && !kind.is_fifo() && !kind.is_socket();
+            Ok(regular.then_some(file))
+        }
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EISDIR)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether an I/O error says the place cannot be written (permissions, a read-only mount).
+fn is_read_only(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// [`open_lock_file`] where there is no `O_NOFOLLOW`: `None` for anything but a regular file.
+#[cfg(not(unix))]
+fn open_lock_file(path: &Path) -> std::io::Result<Option<File>> {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Ok(None);
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    Ok(file.metadata()?.is_file().then_some(file))
 }
 
 /// Create `dir` (and its parents) readable only by its owner, like the file it will hold.
@@ -311,6 +369,51 @@ mod tests {
                 "{err}"
             );
         }
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_path_that_is_a_link_or_a_directory_is_not_used() {
+        let dir = temp_dir();
+        let path = dir.join("token.json");
+        let elsewhere = dir.join("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, dir.join("token.json.lock")).unwrap();
+        let store = FileTokenStore::new(&path);
+        assert!(matches!(
+            store.try_lock().unwrap(),
+            LockAttempt::Unsupported
+        ));
+        assert!(!elsewhere.exists(), "the link was followed");
+        fs::remove_file(dir.join("token.json.lock")).unwrap();
+        fs::create_dir(dir.join("token.json.lock")).unwrap();
+        // Every renewal would fail if a directory there were an error: it is not.
+        assert!(matches!(
+            store.try_lock().unwrap(),
+            LockAttempt::Unsupported
+        ));
+        store.save(&sample("x")).unwrap();
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_store_keeps_working_without_saving() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir();
+        let path = dir.join("token.json");
+        FileTokenStore::new(&path).save(&sample("old")).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o500)).unwrap();
+        let store = FileTokenStore::new(&path);
+        let writable = fs::write(dir.join("probe"), b"x").is_ok(); // root ignores modes
+        assert!(matches!(
+            store.try_lock().unwrap(),
+            LockAttempt::Unsupported | LockAttempt::Held(_)
+        ));
+        store.save(&sample("new")).unwrap();
+        let kept = if writable { "new" } else { "old" };
+        assert_eq!(store.load().unwrap(), Some(sample(kept)));
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
         fs::remove_dir_all(dir).unwrap();
     }
 

@@ -11,11 +11,14 @@ mod entities;
 /// mwparserfromhell 0.7.2's C tokenizer, down to the top-level node spans.
 mod mwparserfromhell;
 mod partition;
+/// The partition as placing links back into a page needs it.
+mod plain_text;
 mod tag_data;
 /// wikitextparser 0.51.1's wikilink search over its masked shadow.
 mod wikitextparser;
 
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
+pub use plain_text::{PlainText, READS_PER_CODE_POINT, link_targets};
 pub use wikitextparser::{
     LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_measured,
 };

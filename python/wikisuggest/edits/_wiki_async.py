@@ -1,0 +1,81 @@
+"""``AsyncWiki``: a wiki's Action API as coroutines.
+
+This is the one hand-written definition of every wiki operation: ``_wiki_sync.py`` (the
+blocking ``Wiki``) is generated from it by ``scripts/unasync.py``, and the test suite fails
+when the two differ. Edit this file, then run ``python scripts/unasync.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._wiki_base import (
+    EditResult,
+    Revision,
+    SaveOptions,
+    WikiBase,
+    login_args,
+    page_args,
+    prepare,
+    read_args,
+    read_body,
+    revision,
+    site_info,
+)
+from .apply import AppliedLinks
+from .titles import SiteInfo
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["AsyncWiki"]
+
+
+class AsyncWiki(WikiBase):
+    """A wiki's Action API (``…/api.php``), pages in, edits out; each operation is a
+    coroutine. Safe to share between tasks.
+
+    Requests run on one shared I/O runtime, without the GIL.
+    Cancelling a call aborts its request.
+    """
+
+    __slots__ = ()
+
+    async def page(self, title: str | None = None, *, revid: int | None = None) -> Revision | None:
+        """The page's current revision, or revision ``revid``; ``None`` if it does not exist."""
+        return revision(await self._native.page(*page_args(title, revid)).send_async())
+
+    async def siteinfo(self) -> SiteInfo:
+        """What the wiki calls its namespaces, interwiki prefixes and behaviour switches
+        (asked once, then kept): pass it to :func:`apply_links` as ``site=``."""
+        if self._site is None:
+            self._site = site_info(await self._native.siteinfo().send_async())
+        return self._site
+
+    async def read(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """One read of the wiki's Action API (``action`` ``query``, ``parse`` or
+        ``wbgetentities``; ``format`` is set here): its decoded JSON body. Writes go through
+        :meth:`save` only."""
+        return read_body(await self._native.read(read_args(params)).send_async())
+
+    async def login(self, username: str, password: str) -> None:
+        """Log in with a bot password (``User@appid`` and the generated password); later
+        edits assert that the session is still logged in."""
+        await self._native.login(*login_args(username, password)).send_async()
+
+    async def save(self, applied: AppliedLinks, **options: Unpack[SaveOptions]) -> EditResult:
+        """Save ``applied.wikitext`` as a new revision of the page (``title``, default
+        ``applied.page_title``), based on ``applied.revid`` (or ``baserevid``), with
+        ``summary`` (default ``"Add links"``), ``tags``, ``minor=True`` and ``bot=False``.
+        ``dry_run=True`` returns the diff without contacting the wiki.
+
+        Before saving, every placed link's target is checked against the wiki's own
+        namespace names and interwiki prefixes (:meth:`siteinfo`): a link the wiki would read
+        as a category, a file or a language link is refused with
+        :class:`~wikisuggest.edits.titles.InvalidTitle`, and nothing is saved."""
+        edit = prepare(applied, options)
+        if edit.dry_run:
+            return edit.proposed()
+        edit.check_targets(await self.siteinfo())
+        return edit.result(await self._native.edit(*edit.native_args()).send_async())
