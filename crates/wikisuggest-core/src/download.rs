@@ -140,8 +140,13 @@ impl std::fmt::Debug for Downloader {
 
 /// Whether a redirect from `from` to `to` stays on the same host (and does not drop TLS).
 fn same_host(from: &reqwest::Url, to: &reqwest::Url) -> bool {
+    // An upgrade from http to https on the default ports is the same server.
+    let upgrade = from.scheme() == "http"
+        && to.scheme() == "https"
+        && from.port().is_none()
+        && to.port().is_none();
     from.host_str() == to.host_str()
-        && from.port_or_known_default() == to.port_or_known_default()
+        && (from.port_or_known_default() == to.port_or_known_default() || upgrade)
         && !(from.scheme() == "https" && to.scheme() != "https")
 }
 
