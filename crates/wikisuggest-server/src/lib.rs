@@ -75,6 +75,18 @@ fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<
                 None => Ok(Default::default()),
             }
             .and_then(|datasets| {
+                if let Some(dir) = &config.datasets
+                    && datasets.is_empty()
+                {
+                    log::warn!(
+                        "no link datasets in {}: give a folder of wiki folders, one wiki's \
+                         folder, or its .linkdata file",
+                        dir.display()
+                    );
+                }
+                for wiki in datasets.keys() {
+                    log::info!("serving links for {wiki}");
+                }
                 let backend =
                     EngineBackend::from_live(datasets).with_time_budget(config.link_time_budget);
                 Ok(Arc::new(backend.with_rules(&config.rules)?) as Arc<dyn LinkBackend>)

@@ -81,7 +81,29 @@ pub trait LinkBackend: Send + Sync + 'static {
 }
 
 /// The wiki ids of `dir`'s sub-folders, each with its folder.
+/// The wikis `--datasets` names, each with the folder its files are in. It takes what
+/// `LinkEngine.open` and `recommend-dump` take too: one wiki's native file
+/// (`<wiki>.linkdata`), or one wiki's own folder (its native file or published files); or,
+/// as a server of several wikis, a folder of wiki folders.
 fn wiki_folders(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
+    if dir.is_file() {
+        let wiki = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".linkdata"));
+        let Some(wiki) = wiki else {
+            return Err(Error::input(
+                dir,
+                "a dataset file is a native <wiki>.linkdata; or give a folder",
+            ));
+        };
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        let folder = parent.unwrap_or_else(|| Path::new(".")).to_owned();
+        return Ok(vec![(wiki.to_owned(), folder)]);
+    }
+    if let Some(wiki) = own_wiki(dir)? {
+        return Ok(vec![(wiki, dir.to_owned())]);
+    }
     let mut folders = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
         let path = entry.map_err(|e| Error::input(dir, e))?.path();
@@ -95,6 +117,26 @@ fn wiki_folders(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
     }
     folders.sort();
     Ok(folders)
+}
+
+/// The wiki whose own dataset files `dir` holds (a native file, or the published model),
+/// if it holds one wiki's rather than wiki folders.
+fn own_wiki(dir: &Path) -> Result<Option<String>> {
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::input(dir, e))? {
+        let path = entry.map_err(|e| Error::input(dir, e))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let wiki = name
+            .strip_suffix(".linkdata")
+            .or_else(|| name.strip_suffix(".linkmodel.json"));
+        if let Some(wiki) = wiki.filter(|w| !w.is_empty())
+            && path.is_file()
+        {
+            return Ok(Some(wiki.to_owned()));
+        }
+    }
+    Ok(None)
 }
 
 /// Opens `dir/<wiki_id>/` for every sub-folder (a native `<wiki_id>.linkdata`, or the
@@ -149,4 +191,35 @@ pub fn project_domain_pairs(wikis: &[String]) -> Vec<String> {
         .iter()
         .map(|id| format!("wikipedia/{}", id.replace("wiki", "")))
         .collect()
+}
+
+#[cfg(test)]
+mod dataset_forms {
+    #![allow(clippy::unwrap_used)]
+
+    use super::wiki_folders;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn datasets_may_name_a_parent_one_wikis_folder_or_its_file() {
+        let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let parent = repo.join("tests/data/parity/datasets");
+        let forms = [
+            (parent.clone(), parent.join("enwiki")),
+            (parent.join("enwiki"), parent.join("enwiki")),
+            (
+                repo.join("python/wikisuggest/data/enwiki.linkdata"),
+                repo.join("python/wikisuggest/data"),
+            ),
+        ];
+        for (given, folder) in forms {
+            let found = wiki_folders(&given).unwrap();
+            assert!(
+                found.contains(&("enwiki".to_owned(), folder)),
+                "{given:?}: {found:?}"
+            );
+        }
+        let not_dataset = repo.join("Cargo.toml");
+        assert!(wiki_folders(Path::new(&not_dataset)).is_err());
+    }
 }
