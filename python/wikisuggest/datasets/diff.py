@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._native import backtest_dataset, dataset_drift
+from .build import BacktestPoint
 from .fetch import fetch
 from .published import wiki_id
 
@@ -29,20 +30,8 @@ THRESHOLD = 0.5
 
 
 @dataclass(frozen=True)
-class Backtest:
+class Backtest(BacktestPoint):
     """Micro precision and recall at :data:`THRESHOLD` on the held-out articles."""
-
-    recommended: int
-    expected: int
-    correct: int
-
-    @property
-    def precision(self) -> float:
-        return self.correct / self.recommended if self.recommended else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.correct / self.expected if self.expected else 0.0
 
     def meets_guide(self) -> bool:
         return self.precision >= GUIDE[0] and self.recall >= GUIDE[1]
@@ -161,7 +150,7 @@ def diff(
         articles=drift["articles"],
         new_articles=drift["new_articles"],
         backtest_articles=articles,
-        published=Backtest(*raw[0][1:]),
-        fresh=Backtest(fresh.recommended, fresh.expected, fresh.correct),
+        published=Backtest(THRESHOLD, *raw[0][1:]),
+        fresh=Backtest(THRESHOLD, fresh.recommended, fresh.expected, fresh.correct),
         examples=drift["examples"],
     )

@@ -35,6 +35,7 @@ from xml.sax.saxutils import escape
 
 from .. import _args
 from .._native import NativeDumpRows
+from ..datasets.cache import sha256_file
 from ..errors import InvalidParameter
 from .link_engine import LinkEngine, PassOptions, _pass_options
 
@@ -130,14 +131,6 @@ def _write_atomically(path: Path, write: Any) -> None:
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _dump_identity(path: Path) -> dict[str, Any]:
@@ -269,7 +262,7 @@ class _Output:
                 path = self.out / name
                 if not path.is_file():
                     raise broken(f"{name} is missing")
-                if _sha256(path) != part["sha256"]:
+                if sha256_file(path) != part["sha256"]:
                     raise broken(f"{name} was changed")
                 if part["links"] + part["errors"] != part["rows"]:
                     raise broken(f"the manifest's counts of {name} disagree")
@@ -304,7 +297,7 @@ class _Output:
                     "rows": table.num_rows,
                     "links": batch["links"],
                     "errors": batch["errors"],
-                    "sha256": _sha256(path),
+                    "sha256": sha256_file(path),
                 }
             )
             state["position"] = batch["position"]
