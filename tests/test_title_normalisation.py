@@ -80,32 +80,10 @@ def test_engine_normalises_as_production(engine: wikisuggest.LinkEngine, title: 
     assert engine.recommend(WIKITEXT, title).page_title == production_normalise_title(title)
 
 
-# The reference server normalises a title with Rust's trim(): CPython's str.strip also drops
-# the information separators U+001C to U+001F, so for these the server answers with another
-# title than the engine (until the server uses the text crate's normalise_title).
-_SERVER_DIFFERS = {
-    "\x1fCat",
-    "Cat\x1f",
-    "\x1c\x1d\x1eCat",
-}
-
-
 @pytest.mark.parametrize(
     "title",
-    [
-        pytest.param(
-            t,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the server's normalise_title uses Rust trim()/to_uppercase(), not "
-                "the text crate's CPython semantics",
-            ),
-        )
-        if t in _SERVER_DIFFERS
-        else t
-        for t in EDGE_TITLES
-        if t  # an empty title is no path segment: the route refuses it
-    ],
+    # An empty title is no path segment: the route refuses it.
+    [t for t in EDGE_TITLES if t],
     ids=repr,
 )
 def test_server_and_client_normalise_as_the_engine(
