@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 import zipfile
@@ -519,6 +518,22 @@ def test_a_nested_markup_page_over_its_budget_is_an_error_row(tmp_path: Path) ->
     )
 
 
+#: Runs the rest of its arguments as a child and writes that child's peak RSS (KiB) to the
+#: file named first. The child is forked from this small process: a child forked from the
+#: test process itself would report the test process's size as its own (Linux keeps the
+#: high-water mark of the memory a process had before its exec).
+_PEAK_RSS = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _bomb_run(dump: Path, out: Path) -> tuple[int, float, dict[str, Any]]:
     """``recommend-dump`` in a process of its own: exit code, peak RSS in MiB, summary."""
     command = [
@@ -526,25 +541,16 @@ def _bomb_run(dump: Path, out: Path) -> tuple[int, float, dict[str, Any]]:
         *("--datasets", str(DATASET), "--wiki", "enwiki", "--out", str(out), "--no-progress"),
         *("--workers", "1"),
     ]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stderr is not None
-    # The pipes are read to their end on threads, and the child reaped here with wait4: its
-    # own peak RSS (RUSAGE_CHILDREN would count every child this test process ever had).
-    read: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=lambda n=n, f=f: read.__setitem__(n, f.read()))
-        for n, f in (("out", proc.stdout), ("err", proc.stderr))
-    ]
-    for reader in readers:
-        reader.start()
-    for reader in readers:
-        reader.join(600)
-    proc.stdout.close()
-    proc.stderr.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 0, read.get("err", b"").decode()
-    return proc.returncode, usage.ru_maxrss / 1024, json.loads(read["out"])
+    peak_file = out.parent / f"{out.name}.peak"
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, str(peak_file), *command],
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    peak = int(peak_file.read_text()) / 1024
+    return done.returncode, peak, json.loads(done.stdout)
 
 
 @pytest.mark.timeout(600)
