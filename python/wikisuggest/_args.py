@@ -38,8 +38,23 @@ class LinkArgs(TypedDict):
     pageid: NotRequired[int]
 
 
-class TranslationArgs(TypedDict):
-    """One translation request (``src/client.rs`` ``TranslationArgs``)."""
+class TranslationFilters(TypedDict, total=False):
+    """The translation options that cross into the extension as the caller gives them
+    (type-checked, not converted): the keyword arguments' ``TranslationOptions`` and the
+    boundary's ``TranslationArgs`` both take them from here."""
+
+    collections: bool
+    featured_collection: str | None
+    min_size: int | None
+    max_size: int | None
+    lead_section: bool
+    continue_offset: int | None
+    continue_seed: int | None
+
+
+class TranslationArgs(TranslationFilters):
+    """One translation request (``src/client.rs`` ``TranslationArgs``; ``translation_args``
+    fills every key, the inherited ones included)."""
 
     source: str
     target: str
@@ -50,13 +65,6 @@ class TranslationArgs(TypedDict):
     search_algorithm: str
     rank_method: str
     country: list[str]
-    collections: bool
-    featured_collection: str | None
-    min_size: int | None
-    max_size: int | None
-    lead_section: bool
-    continue_offset: int | None
-    continue_seed: int | None
 
 
 class MembershipArgs(TypedDict):

@@ -13,14 +13,15 @@ there too; ``tests/test_native_records.py`` fails until it is.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from . import _dataframes
 
 if TYPE_CHECKING:
     import pandas
+    from typing_extensions import Self
 
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 _R = TypeVar("_R")
+_Readers = Mapping[str, Callable[[Any], Any]]
 
 
 class _NoExtra(dict[str, Any]):
@@ -107,8 +109,38 @@ def _plain(record: Any) -> dict[str, Any]:
     return out
 
 
+def _extra_field() -> Any:
+    """The ``extra`` field every record ends with: outside equality, hashing and ``repr``."""
+    return field(default_factory=_no_extra, hash=False, compare=False, repr=False)
+
+
+def _record_if_mapping(kind: Any) -> Callable[[Any], Any]:
+    """Read a nested record where the answer holds a mapping; keep anything else as sent."""
+    return lambda value: kind.from_dict(value) if isinstance(value, Mapping) else value
+
+
+class _Record:
+    """What the records with ``extra`` share: reading a contract answer and writing it back.
+
+    ``_nested`` names the fields that hold other records, with how each is read."""
+
+    __slots__ = ()
+    _nested: ClassVar[_Readers] = {}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        known, extra = _split(cls, data)
+        for name, read in cls._nested.items():
+            if name in known:
+                known[name] = read(known[name])
+        return cast(Any, cls)(**known, extra=extra)  # type: ignore[no-any-return]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
 @dataclass(frozen=True, slots=True)
-class DatasetChecksums:
+class DatasetChecksums(_Record):
     """sha256 checksums of the five datasets behind a link recommendation."""
 
     anchors: str | None = None
@@ -116,44 +148,25 @@ class DatasetChecksums:
     pageids: str | None = None
     redirects: str | None = None
     w2vfiltered: str | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DatasetChecksums:
-        known, extra = _split(cls, data)
-        return cls(**known, extra=extra)
+    extra: Mapping[str, Any] = _extra_field()
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in _plain(self).items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)
-class Meta:
+class Meta(_Record):
     """Response metadata: producing build, dataset checksums, format version."""
 
     application_version: str | None = None
     dataset_checksums: DatasetChecksums | None = None
     format_version: int | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Meta:
-        known, extra = _split(cls, data)
-        checksums = known.get("dataset_checksums")
-        if isinstance(checksums, Mapping):
-            known["dataset_checksums"] = DatasetChecksums.from_dict(checksums)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
+    _nested: ClassVar[_Readers] = {"dataset_checksums": _record_if_mapping(DatasetChecksums)}
 
 
 @dataclass(frozen=True, slots=True)
-class LinkRecommendation:
+class LinkRecommendation(_Record):
     """A phrase of the article (``link_text``) that should link to ``link_target``."""
 
     link_text: str
@@ -164,21 +177,11 @@ class LinkRecommendation:
     context_after: str | None = None
     link_index: int | None = None
     match_index: int | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendation:
-        known, extra = _split(cls, data)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
 
 
 @dataclass(frozen=True, slots=True)
-class LinkRecommendationSet:
+class LinkRecommendationSet(_Record):
     """The link recommendations for one page (response of both link operations)."""
 
     links: tuple[LinkRecommendation, ...] = ()
@@ -187,21 +190,11 @@ class LinkRecommendationSet:
     page_title: str | None = None
     pageid: int | None = None
     revid: int | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LinkRecommendationSet:
-        known, extra = _split(cls, data)
-        known["links"] = tuple(LinkRecommendation.from_dict(x) for x in known.get("links") or ())
-        meta = known.get("meta")
-        if isinstance(meta, Mapping):
-            known["meta"] = Meta.from_dict(meta)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
+    _nested: ClassVar[_Readers] = {
+        "links": lambda links: tuple(LinkRecommendation.from_dict(x) for x in links or ()),
+        "meta": _record_if_mapping(Meta),
+    }
 
     def __len__(self) -> int:
         return len(self.links)
@@ -238,7 +231,7 @@ class LinkRecommendationSet:
 
 
 @dataclass(frozen=True, slots=True)
-class PageCollectionMetadata:
+class PageCollectionMetadata(_Record):
     """The page collection an item was recommended from: its name, description, end date,
     size, and (``articles_by_language_count``) how many of its articles the target has."""
 
@@ -247,21 +240,11 @@ class PageCollectionMetadata:
     end_date: str | None = None
     articles_count: int | None = None
     articles_by_language_count: Mapping[str, int] | None = field(default=None, hash=False)
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PageCollectionMetadata:
-        known, extra = _split(cls, data)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
 
 
 @dataclass(frozen=True, slots=True)
-class TranslationRecommendation:
+class TranslationRecommendation(_Record):
     """An article of the source wiki that the target wiki lacks.
 
     ``size`` and ``lead_section_size`` are in bytes (the latter only when ``lead_section`` was
@@ -275,20 +258,8 @@ class TranslationRecommendation:
     size: int | None = None
     lead_section_size: int | None = None
     collection: PageCollectionMetadata | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TranslationRecommendation:
-        known, extra = _split(cls, data)
-        collection = known.get("collection")
-        if isinstance(collection, Mapping):
-            known["collection"] = PageCollectionMetadata.from_dict(collection)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
+    _nested: ClassVar[_Readers] = {"collection": _record_if_mapping(PageCollectionMetadata)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,24 +313,14 @@ class TranslationPage:
 
 
 @dataclass(frozen=True, slots=True)
-class PageCollection:
+class PageCollection(_Record):
     """A page collection as the service lists it."""
 
     name: str
     description: str | None = None
     end_date: str | None = None
     articles_count: int | None = None
-    extra: Mapping[str, Any] = field(
-        default_factory=_no_extra, hash=False, compare=False, repr=False
-    )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PageCollection:
-        known, extra = _split(cls, data)
-        return cls(**known, extra=extra)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
+    extra: Mapping[str, Any] = _extra_field()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING, Literal, TypedDict, Union, overload
 
 from ._native import NativeServer
@@ -146,12 +145,7 @@ class Server:
     def __enter__(self) -> Server:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def __repr__(self) -> str:

@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from ..errors import InvalidParameter
 from .manager import TokenManager
 
-__all__ = ["bearer_header", "bearer_manager", "host_scope", "in_scope", "sent_token"]
+__all__ = [
+    "ScopedBearer",
+    "bearer_header",
+    "bearer_manager",
+    "host_scope",
+    "in_scope",
+    "sent_token",
+]
 
 
 def bearer_manager(auth: TokenManager | str) -> TokenManager:
@@ -70,3 +77,20 @@ def sent_token(authorization: str | bytes | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+class ScopedBearer:
+    """What every adapter holds: the manager behind the token, and the hosts that may carry
+    it (``hosts=None``: every host)."""
+
+    def __init__(self, auth: TokenManager | str, *, hosts: Iterable[str] | None = None) -> None:
+        self._manager = bearer_manager(auth)
+        self._hosts = host_scope(hosts)
+
+    @property
+    def manager(self) -> TokenManager:
+        return self._manager
+
+    def carries_token(self, host: str | None) -> bool:
+        """Whether a request to ``host`` gets the token."""
+        return in_scope(self._hosts, host)

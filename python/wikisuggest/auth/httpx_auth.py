@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Generator, Iterable
+from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .bearer import bearer_header, bearer_manager, host_scope, in_scope
+from .bearer import ScopedBearer, bearer_header
 from .manager import TokenManager
 from .tokens import Token
 
@@ -45,7 +45,7 @@ def _next_step(flow: Generator[_Step, _Reply, None], reply: _Reply) -> _Step | N
         return None
 
 
-class HttpxAuth(httpx.Auth):
+class HttpxAuth(ScopedBearer, httpx.Auth):
     """Bearer tokens from a :class:`~wikisuggest.TokenManager` (or a personal API token) for
     ``httpx.Client`` and ``httpx.AsyncClient``, with one replay after a 401. With ``hosts``,
     only requests to those hosts carry the token.
@@ -56,19 +56,11 @@ class HttpxAuth(httpx.Auth):
     # The body is read before the first attempt, so that the replay can send it again.
     requires_request_body = True
 
-    def __init__(self, auth: TokenManager | str, *, hosts: Iterable[str] | None = None) -> None:
-        self._manager = bearer_manager(auth)
-        self._hosts = host_scope(hosts)
-
-    @property
-    def manager(self) -> TokenManager:
-        return self._manager
-
     # The two drivers differ only in how a manager's call is sent.
     def sync_auth_flow(
         self, request: httpx.Request
     ) -> Generator[httpx.Request, httpx.Response, None]:
-        if not in_scope(self._hosts, request.url.host):
+        if not self.carries_token(request.url.host):
             yield request
             return
         request.read()
@@ -79,7 +71,7 @@ class HttpxAuth(httpx.Auth):
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        if not in_scope(self._hosts, request.url.host):
+        if not self.carries_token(request.url.host):
             yield request
             return
         await request.aread()

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Iterable
 from typing import Any
 
 import requests
 import requests.auth
 import requests.utils
 
-from .bearer import bearer_header, bearer_manager, host_scope, in_scope, sent_token
-from .manager import TokenManager
+from .bearer import ScopedBearer, bearer_header, sent_token
 
 
-class RequestsAuth(requests.auth.AuthBase):
+class RequestsAuth(ScopedBearer, requests.auth.AuthBase):
     """Bearer tokens from a :class:`~wikisuggest.TokenManager` (or a personal API token) for
     ``requests`` (a ``Session``'s ``auth``, or ``auth=`` of one call), with one replay after
     a 401.
@@ -26,16 +24,8 @@ class RequestsAuth(requests.auth.AuthBase):
     >>> session.auth = RequestsAuth(manager)  # doctest: +SKIP
     """
 
-    def __init__(self, auth: TokenManager | str, *, hosts: Iterable[str] | None = None) -> None:
-        self._manager = bearer_manager(auth)
-        self._hosts = host_scope(hosts)
-
-    @property
-    def manager(self) -> TokenManager:
-        return self._manager
-
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        if not in_scope(self._hosts, urllib.parse.urlsplit(request.url or "").hostname):
+        if not self.carries_token(urllib.parse.urlsplit(request.url or "").hostname):
             return request
         request.headers["Authorization"] = bearer_header(self._manager.token().access_token)
         request.hooks.setdefault("response", []).append(self._replay_once)

@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .options import given, keywords
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
 
 def _build(args: argparse.Namespace) -> int:
     from pathlib import Path
@@ -14,23 +20,7 @@ def _build(args: argparse.Namespace) -> int:
     # Before the scan (minutes on a large dump), not after it.
     require_training_deps()
 
-    report = build(
-        args.dump,
-        args.wiki,
-        args.out,
-        language_code=args.language,
-        vectors=args.vectors,
-        min_link_probability=args.link_probability,
-        min_link_count=args.min_link_count,
-        keep_missing_targets=args.keep_missing_targets,
-        holdout_fraction=args.holdout,
-        max_train_articles=args.max_train_articles,
-        max_test_articles=args.max_test_articles,
-        backtest=not args.no_backtest,
-        strict_backtest=args.strict_backtest,
-        seed=args.seed,
-        log=lambda message: print(message, file=sys.stderr),
-    )
+    report = build(args.dump, args.wiki, args.out, **given(args, keywords(build)), log=_log)
     write_report(report, Path(args.out) / f"{args.wiki}.build-report.json")
     print(format_report(report))
     return 0
@@ -43,23 +33,29 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument("dump", help="pages-articles XML dump, optionally .bz2")
     build.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
     build.add_argument("--out", required=True, help="output directory")
-    build.add_argument("--language", default="en", help="language code for tokenization")
+    build.add_argument(
+        "--language", dest="language_code", default="en", help="language code for tokenization"
+    )
     build.add_argument(
         "--vectors",
         default="linkgraph",
         help="title embeddings: linkgraph (default), glove, or a 'word v1 v2 ...' text file",
     )
-    build.add_argument("--link-probability", type=float, default=0.065)
+    build.add_argument("--link-probability", dest="min_link_probability", type=float, default=0.065)
     build.add_argument("--min-link-count", type=int, default=2)
     build.add_argument(
         "--keep-missing-targets",
         action="store_true",
         help="treat link targets absent from the dump as articles (for dump excerpts)",
     )
-    build.add_argument("--holdout", type=float, default=0.5, help="share of articles held out")
+    build.add_argument(
+        "--holdout", dest="holdout_fraction", type=float, default=0.5, help="share held out"
+    )
     build.add_argument("--max-train-articles", type=int, default=200_000)
     build.add_argument("--max-test-articles", type=int, default=10_000)
-    build.add_argument("--no-backtest", action="store_true", help="skip the held-out evaluation")
+    build.add_argument(
+        "--no-backtest", dest="backtest", action="store_false", help="skip the held-out evaluation"
+    )
     build.add_argument(
         "--strict-backtest",
         action="store_true",

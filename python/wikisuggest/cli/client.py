@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from .options import given, keys
 from .output import emit
 
 
@@ -26,15 +27,11 @@ def _client(args: argparse.Namespace) -> Any:
 
 
 def _links(args: argparse.Namespace) -> int:
-    items = _client(args).link_recommendations_many(
-        [(args.domain, title) for title in args.titles],
-        project=args.project,
-        language_code=args.language_code,
-        revision=args.revision,
-        threshold=args.threshold,
-        sections_to_exclude=args.exclude_section,
-        max_recommendations=args.max,
-    )
+    from ..client import LinkOptions
+
+    pages = [(args.domain, title) for title in args.titles]
+    options = given(args, keys(LinkOptions) | {"project", "revision"})
+    items = _client(args).link_recommendations_many(pages, **options)
 
     def rows(item: Any) -> list[dict[str, Any]]:
         return [{"page": item.result.page_title, **link.to_dict()} for link in item.result.links]
@@ -44,14 +41,10 @@ def _links(args: argparse.Namespace) -> int:
 
 
 def _translate(args: argparse.Namespace) -> int:
-    items = _client(args).translation_recommendations_many(
-        [(args.source, args.target)],
-        count=args.count,
-        seed=args.seed,
-        topic=args.topic,
-        include_pageviews=args.pageviews,
-        rank_method=args.rank_method,
-    )
+    from ..client import TranslationOptions
+
+    options = given(args, keys(TranslationOptions))
+    items = _client(args).translation_recommendations_many([(args.source, args.target)], **options)
 
     def rows(item: Any) -> list[dict[str, Any]]:
         return [rec.to_dict() for rec in item.result]
@@ -87,8 +80,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     links.add_argument("--language-code", default=None)
     links.add_argument("--revision", type=int, default=None)
     links.add_argument("--threshold", type=float, default=0.5)
-    links.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
-    links.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    links.add_argument(
+        "--max", dest="max_recommendations", type=int, default=15, help="0: no limit"
+    )
+    links.add_argument(
+        "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
+    )
     add_client_options(links)
     links.set_defaults(run=_links)
 
@@ -98,7 +95,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     translate.add_argument("--count", type=int, default=12)
     translate.add_argument("--seed", action="append", default=None, help="repeatable")
     translate.add_argument("--topic", action="append", default=None, help="repeatable")
-    translate.add_argument("--pageviews", action="store_true", help="include pageviews")
+    translate.add_argument(
+        "--pageviews", dest="include_pageviews", action="store_true", help="with pageviews"
+    )
     translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
     add_client_options(translate)
     translate.set_defaults(run=_translate)

@@ -14,6 +14,8 @@ from ..engine.dump import (
     format_summary,
     recommend_dump,
 )
+from ..engine.link_engine import PassOptions
+from .options import given, keys, keywords
 
 
 def _bar_wanted(disabled: bool) -> bool:
@@ -23,23 +25,11 @@ def _bar_wanted(disabled: bool) -> bool:
 
 def _command(args: argparse.Namespace) -> int:
     try:
-        summary = recommend_dump(
-            args.dump,
-            args.datasets,
-            args.wiki,
-            args.out,
-            language_code=args.language_code,
-            threshold=args.threshold,
-            max_recommendations=args.max,
-            sections_to_exclude=args.exclude_section,
-            rules=args.rules,
-            time_budget=args.time_budget if args.time_budget > 0 else None,
-            workers=args.workers,
-            progress=_bar_wanted(args.no_progress),
-            overwrite=args.overwrite,
-            pages_per_part=args.pages_per_part,
-            max_page_bytes=args.max_page_bytes,
-        )
+        options = given(args, keywords(recommend_dump) | keys(PassOptions))
+        if args.time_budget <= 0:
+            options["time_budget"] = None
+        options["progress"] = _bar_wanted(args.no_progress)
+        summary = recommend_dump(args.dump, args.datasets, args.wiki, args.out, **options)
     except KeyboardInterrupt:
         print(
             f"wikisuggest recommend-dump: interrupted; {args.out} keeps every finished part, "
@@ -65,8 +55,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command.add_argument("--out", required=True, help="output Parquet dataset (a directory)")
     command.add_argument("--language-code", default=None)
     command.add_argument("--threshold", type=float, default=0.5)
-    command.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
-    command.add_argument("--exclude-section", action="append", default=None, help="repeatable")
+    command.add_argument(
+        "--max",
+        dest="max_recommendations",
+        type=int,
+        default=15,
+        help="links per article (0: no limit)",
+    )
+    command.add_argument(
+        "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
+    )
     command.add_argument("--rules", default=None, help="never-link rule file (TOML or JSON)")
     command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")

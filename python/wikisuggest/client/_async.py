@@ -8,7 +8,6 @@ when the two differ. Edit this file, then run ``python scripts/unasync.py``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .. import _args
@@ -51,12 +50,7 @@ class AsyncClient(ClientBase):
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         self.close()
 
     @overload

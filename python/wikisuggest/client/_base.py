@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from .. import _args
-from .._args import LinkArgs, TranslationArgs
+from .._args import LinkArgs, TranslationArgs, TranslationFilters
 from .._native import NativeBatch, NativeClient
 from ..auth.authorize import AuthorizationRequest, authorization_url
 from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
@@ -56,7 +56,7 @@ class LinkOptions(TypedDict, total=False):
     max_recommendations: int
 
 
-class TranslationOptions(TypedDict, total=False):
+class TranslationOptions(TranslationFilters, total=False):
     """Keyword arguments of the translation operations; the defaults are
     ``_TRANSLATION_DEFAULTS``: ``count=12``, ``search_algorithm="morelike"``,
     ``rank_method="default"``, ``False`` for the flags and ``None`` for the rest."""
@@ -68,13 +68,6 @@ class TranslationOptions(TypedDict, total=False):
     search_algorithm: SearchAlgorithm
     rank_method: RankMethod
     country: str | Iterable[str] | None
-    collections: bool
-    featured_collection: str | None
-    min_size: int | None
-    max_size: int | None
-    lead_section: bool
-    continue_offset: int | None
-    continue_seed: int | None
 
 
 #: The defaults of the link arguments: the one place they are written.

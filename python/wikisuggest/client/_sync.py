@@ -7,7 +7,6 @@ one and run ``python scripts/unasync.py``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .. import _args
@@ -50,12 +49,7 @@ class Client(ClientBase):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @overload

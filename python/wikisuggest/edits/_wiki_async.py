@@ -1,8 +1,7 @@
-"""``AsyncWiki``: a wiki's Action API as coroutines.
+"""``AsyncWiki``: a wiki's Action API as coroutines, and the source of the blocking ``Wiki``.
 
-This is the one hand-written definition of every wiki operation: ``_wiki_sync.py`` (the
-blocking ``Wiki``) is generated from it by ``scripts/unasync.py``, and the test suite fails
-when the two differ. Edit this file, then run ``python scripts/unasync.py``.
+``scripts/unasync.py`` writes ``_wiki_sync.py`` from this file (the suite checks that it is
+current): change the operations here only.
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ import os
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
@@ -190,12 +189,7 @@ class LinkEngine:
     def __enter__(self) -> LinkEngine:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

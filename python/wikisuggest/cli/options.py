@@ -1,0 +1,31 @@
+"""Where a command's options meet the function it runs: by name.
+
+Each option's destination is the keyword argument it sets (``--max`` is stored as
+``max_recommendations``), so a command passes what the function takes in one expression
+instead of a line per option, and an option renamed in the API cannot be forgotten here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = ["given", "keys", "keywords"]
+
+
+def keywords(function: Callable[..., Any]) -> frozenset[str]:
+    """The names of ``function``'s keyword-only parameters."""
+    parameters = inspect.signature(function).parameters.values()
+    return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def keys(typed_dict: Any) -> frozenset[str]:
+    """The keys of a ``TypedDict`` (the ``**options`` an operation takes)."""
+    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
+
+
+def given(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The parsed value of every option among ``names`` that the command defines."""
+    return {name: getattr(args, name) for name in sorted(names) if hasattr(args, name)}
