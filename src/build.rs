@@ -134,15 +134,21 @@ impl NativeDatasetBuild {
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let scan = self.lock()?;
         let s = &scan.stats;
+        let tables = &scan.tables;
+        let counts = [
+            ("articles", s.articles),
+            ("redirects", s.redirects),
+            ("links", s.links),
+            ("link_anchors", s.link_anchors),
+            ("anchors", s.anchors),
+            ("anchor_targets", s.pairs),
+            ("pageids", tables.pageids.len() as u64),
+            ("vectors", tables.vectors.keys.len() as u64),
+        ];
         let d = PyDict::new(py);
-        d.set_item("articles", s.articles)?;
-        d.set_item("redirects", s.redirects)?;
-        d.set_item("links", s.links)?;
-        d.set_item("link_anchors", s.link_anchors)?;
-        d.set_item("anchors", s.anchors)?;
-        d.set_item("anchor_targets", s.pairs)?;
-        d.set_item("pageids", scan.tables.pageids.len())?;
-        d.set_item("vectors", scan.tables.vectors.keys.len())?;
+        for (name, count) in counts {
+            d.set_item(name, count)?;
+        }
         Ok(d)
     }
 

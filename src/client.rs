@@ -150,6 +150,18 @@ impl Operation for TranslationArgs {
     }
 }
 
+/// The arguments of the authorization-code grant (a dict, as the other requests': five
+/// optional strings in a row read wrongly too easily as positional arguments).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct CodeGrantArgs {
+    code: String,
+    client_id: String,
+    client_secret: Option<String>,
+    code_verifier: Option<String>,
+    redirect_uri: Option<String>,
+}
+
 /// The arguments of a page-collection-membership request: Wikidata ids, or titles of one
 /// language's wiki (exactly one of the two).
 #[derive(FromPyObject)]
@@ -366,21 +378,13 @@ impl NativeClient {
         self.grant(grant)
     }
 
-    #[pyo3(signature = (code, client_id, client_secret=None, code_verifier=None, redirect_uri=None))]
-    fn authorization_code(
-        &self,
-        code: String,
-        client_id: String,
-        client_secret: Option<String>,
-        code_verifier: Option<String>,
-        redirect_uri: Option<String>,
-    ) -> NativeCall {
+    fn authorization_code(&self, args: CodeGrantArgs) -> NativeCall {
         let grant = Grant::AuthorizationCode {
-            code: Secret::new(code),
-            client_id,
-            client_secret: client_secret.map(Secret::new),
-            code_verifier: code_verifier.map(Secret::new),
-            redirect_uri,
+            code: Secret::new(args.code),
+            client_id: args.client_id,
+            client_secret: args.client_secret.map(Secret::new),
+            code_verifier: args.code_verifier.map(Secret::new),
+            redirect_uri: args.redirect_uri,
         };
         self.grant(grant)
     }

@@ -1,6 +1,6 @@
 //! `NativeWiki`: the object behind `wikisuggest.Wiki` and `wikisuggest.AsyncWiki` (a wiki's
 //! Action API). Each operation is prepared once and returned as a `NativeCall`, sent blocking
-//! or awaited; results are plain tuples that `python/wikisuggest/edits/wiki.py` turns into
+//! or awaited; results are plain tuples (the site's information a dict) that `python/wikisuggest/edits/wiki.py` turns into
 //! records.
 
 use std::sync::Arc;
@@ -22,9 +22,6 @@ use crate::oauth::NativeTokenManager;
 type PageOut = Option<(String, u64, u64, String)>;
 /// `(title, pageid, old_revid, new_revid, nochange)`.
 type EditOut = (String, u64, Option<u64>, Option<u64>, bool);
-/// `(lang, first_letter_case, legal_title_chars, namespace_names, interwiki_prefixes,
-/// behaviour_switches)`.
-type SiteInfoOut = (String, bool, String, Vec<String>, Vec<String>, Vec<String>);
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeWiki {
@@ -43,23 +40,8 @@ async fn fetch_page(
     Ok(page_out(api.page(title.as_deref(), revid).await?))
 }
 
-async fn site_info(api: Arc<ActionApi>) -> Result<SiteInfoOut, Error> {
-    let SiteInfo {
-        lang,
-        first_letter_case,
-        legal_title_chars,
-        namespace_names,
-        interwiki_prefixes,
-        behaviour_switches,
-    } = api.siteinfo().await?;
-    Ok((
-        lang,
-        first_letter_case,
-        legal_title_chars,
-        namespace_names,
-        interwiki_prefixes,
-        behaviour_switches,
-    ))
+async fn site_info(api: Arc<ActionApi>) -> Result<SiteInfo, Error> {
+    api.siteinfo().await
 }
 
 async fn log_in(api: Arc<ActionApi>, username: String, password: Secret) -> Result<(), Error> {
@@ -151,7 +133,10 @@ impl NativeWiki {
     }
 
     fn siteinfo(&self) -> NativeCall {
-        NativeCall::value(site_info(self.inner.clone()))
+        // A dict keyed by the fields of `SiteInfo`, as the Python record names them.
+        NativeCall::new(site_info(self.inner.clone()), |py, info| {
+            Ok(pythonize::pythonize(py, &info)?)
+        })
     }
 
     fn login(&self, username: String, password: String) -> NativeCall {

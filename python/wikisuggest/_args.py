@@ -67,6 +67,16 @@ class TranslationArgs(TranslationFilters):
     country: list[str]
 
 
+class CodeGrantArgs(TypedDict):
+    """The authorization-code grant (``src/client.rs`` ``CodeGrantArgs``)."""
+
+    code: str
+    client_id: str
+    client_secret: str | None
+    code_verifier: str | None
+    redirect_uri: str | None
+
+
 class MembershipArgs(TypedDict):
     """A page-collection-membership request (``src/client.rs`` ``MembershipArgs``)."""
 
@@ -257,6 +267,19 @@ def translation_options(
         "lead_section": flag("lead_section", lead_section),
         "continue_offset": optional_integer("continue_offset", continue_offset),
         "continue_seed": optional_integer("continue_seed", continue_seed),
+    }
+
+
+def code_grant(
+    code: Any, client_id: Any, client_secret: Any, code_verifier: Any, redirect_uri: Any
+) -> CodeGrantArgs:
+    """The authorization-code grant's arguments, each type-checked."""
+    return {
+        "code": text("code", code),
+        "client_id": text("client_id", client_id),
+        "client_secret": optional_text("client_secret", client_secret),
+        "code_verifier": optional_text("code_verifier", code_verifier),
+        "redirect_uri": optional_text("redirect_uri", redirect_uri),
     }
 
 

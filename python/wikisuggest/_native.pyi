@@ -5,7 +5,14 @@ from collections.abc import Awaitable, Callable
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
-from ._args import EngineOptions, LinkArgs, ManagerArgs, MembershipArgs, TranslationArgs
+from ._args import (
+    CodeGrantArgs,
+    EngineOptions,
+    LinkArgs,
+    ManagerArgs,
+    MembershipArgs,
+    TranslationArgs,
+)
 from .batch import BatchItem, Plan
 from .records import ExplainedResult, LinkRecommendationSet, TranslationRecommendation
 
@@ -135,14 +142,7 @@ class NativeClient:
     def page_collection_groups(self) -> NativeCall[dict[str, Any]]: ...
     def page_collection_membership(self, args: MembershipArgs) -> NativeCall[dict[str, Any]]: ...
     def client_credentials(self, client_id: str, client_secret: str) -> NativeCall[_TokenDict]: ...
-    def authorization_code(
-        self,
-        code: str,
-        client_id: str,
-        client_secret: str | None = None,
-        code_verifier: str | None = None,
-        redirect_uri: str | None = None,
-    ) -> NativeCall[_TokenDict]: ...
+    def authorization_code(self, args: CodeGrantArgs) -> NativeCall[_TokenDict]: ...
     def refresh_token(
         self, refresh_token: str, client_id: str, client_secret: str | None = None
     ) -> NativeCall[_TokenDict]: ...
@@ -341,14 +341,11 @@ class NativeWiki:
     @property
     def api_url(self) -> str: ...
     # page: `(title, pageid, revid, wikitext)` or None; edit: `(title, pageid, old_revid,
-    # new_revid, nochange)`; siteinfo: `(lang, first_letter_case, legal_title_chars,
-    # namespace_names, interwiki_prefixes, behaviour_switches)`.
+    # new_revid, nochange)`; siteinfo: the fields of `SiteInfo` by name.
     def page(
         self, title: str | None = None, revid: int | None = None
     ) -> NativeCall[tuple[str, int, int, str] | None]: ...
-    def siteinfo(
-        self,
-    ) -> NativeCall[tuple[str, bool, str, list[str], list[str], list[str]]]: ...
+    def siteinfo(self) -> NativeCall[dict[str, Any]]: ...
     def login(self, username: str, password: str) -> NativeCall[None]: ...
     def read(self, params: list[tuple[str, str]]) -> NativeCall[str]: ...
     def edit(

@@ -82,7 +82,7 @@ pub struct PageRevision {
 
 /// What a wiki says about its titles (`meta=siteinfo`): enough to tell whether a link
 /// target would name an article of this wiki or something else.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SiteInfo {
     /// The content language (`en`, `fr`, …).
     pub lang: String,

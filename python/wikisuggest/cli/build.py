@@ -37,9 +37,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--language", dest="language_code", default="en", help="language code for tokenization"
     )
     build.add_argument(
-        "--vectors",
-        default="linkgraph",
-        help="title embeddings: linkgraph (default), glove, or a 'word v1 v2 ...' text file",
+        "--vectors", default="linkgraph", help="title vectors: linkgraph, glove, or a text file"
     )
     build.add_argument("--link-probability", dest="min_link_probability", type=float, default=0.065)
     build.add_argument("--min-link-count", type=int, default=2)

@@ -277,13 +277,8 @@ class Client(ClientBase):
 
         ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
         """
-        call = self._open().authorization_code(
-            _args.text("code", code),
-            _args.text("client_id", client_id),
-            _args.optional_text("client_secret", client_secret),
-            _args.optional_text("code_verifier", code_verifier),
-            _args.optional_text("redirect_uri", redirect_uri),
-        )
+        grant = _args.code_grant(code, client_id, client_secret, code_verifier, redirect_uri)
+        call = self._open().authorization_code(grant)
         return Token.from_dict(call.send())
 
     def refresh_token(

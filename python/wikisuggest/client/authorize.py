@@ -58,17 +58,11 @@ def authorize_with_loopback(
         if opened is False:
             _print_manual_steps(request.url, server.redirect_uri, timeout, output)
         code = request.parse_redirect(server.wait(timeout))
-    return Token.from_dict(
-        client._open()
-        .authorization_code(
-            code,
-            _args.text("client_id", client_id),
-            _args.optional_text("client_secret", client_secret),
-            request.code_verifier,
-            request.redirect_uri,
-        )
-        .send()
+    # The native call, blocking for either client: the browser step has already waited here.
+    grant = _args.code_grant(
+        code, client_id, client_secret, request.code_verifier, request.redirect_uri
     )
+    return Token.from_dict(client._open().authorization_code(grant).send())
 
 
 def _print_manual_steps(url: str, redirect_uri: str, timeout: float, output: TextIO | None) -> None:

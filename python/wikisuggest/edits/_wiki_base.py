@@ -34,10 +34,8 @@ class Revision:
     wikitext: str
 
     def __repr__(self) -> str:
-        return (
-            f"Revision(title={self.title!r}, pageid={self.pageid}, revid={self.revid}, "
-            f"wikitext: {len(self.wikitext):,} characters)"
-        )
+        ids = f"pageid={self.pageid}, revid={self.revid}"
+        return f"Revision(title={self.title!r}, {ids}, wikitext: {len(self.wikitext):,} characters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,16 +144,11 @@ def revision(found: tuple[str, int, int, str] | None) -> Revision | None:
     return None if found is None else Revision(*found)
 
 
-def site_info(found: tuple[str, bool, str, list[str], list[str], list[str]]) -> SiteInfo:
-    lang, first_letter, legal, namespaces, interwiki, switches = found
-    return SiteInfo(
-        lang=lang,
-        first_letter_case=first_letter,
-        namespace_names=tuple(namespaces),
-        interwiki_prefixes=tuple(interwiki),
-        behaviour_switches=tuple(switches),
-        legal_title_chars=legal,
-    )
+def site_info(found: dict[str, Any]) -> SiteInfo:
+    """The record of a ``siteinfo`` answer (the native dict holds every field by name)."""
+    lists = ("namespace_names", "interwiki_prefixes", "behaviour_switches")
+    fields: dict[str, Any] = {k: tuple(v) if k in lists else v for k, v in found.items()}
+    return SiteInfo(**fields)
 
 
 def read_args(params: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -88,7 +88,8 @@ class SkipReason(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class AppliedLink:
-    """A recommendation placed in the text."""
+    """A recommendation placed in the text: where its phrase was, where its link is now, and
+    the markup that makes it."""
 
     link: LinkRecommendation
     #: Where the phrase starts in the original wikitext (code points).

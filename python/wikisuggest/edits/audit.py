@@ -160,12 +160,10 @@ class AuditQueue:
         """One row per added link, its flags joined (needs pandas)."""
         import pandas as pd
 
+        edit = ("title", "revid", "user", "timestamp")
         rows = [
             {
-                "title": e.title,
-                "revid": e.revid,
-                "user": e.user,
-                "timestamp": e.timestamp,
+                **{k: getattr(e, k) for k in edit},
                 "link_text": link.link_text,
                 "target": link.target,
                 "flags": ",".join(f.kind for f in link.flags),
@@ -174,7 +172,7 @@ class AuditQueue:
             for e in self.edits
             for link in e.links
         ]
-        columns = ["title", "revid", "user", "timestamp", "link_text", "target", "flags", "details"]
+        columns = [*edit, "link_text", "target", "flags", "details"]
         return pd.DataFrame(rows, columns=columns)
 
     def _repr_html_(self) -> str:

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._native import NativeDumpPages, page_sections
 from ..errors import InvalidParameter
@@ -42,6 +42,9 @@ _COLUMNS = ["page_title", "pageid", "change", "rule", "value", "link_text", "lin
 
 #: Why a link appeared: a slot a removal freed (the next link production finds), or a rule of
 #: the old set that the new one no longer has.
+#: A change's (change, rule, entry).
+_Key = tuple[Literal["removed", "added"], str, str]
+
 REFILL = "refill"
 RELEASED = "released"
 
@@ -52,7 +55,7 @@ class LinkChange:
 
     page_title: str
     #: ``removed`` (suggested before, not after) or ``added`` (after, not before).
-    change: str
+    change: Literal["removed", "added"]
     #: For a removal: the rule that removed it (``target``, ``class``, ``anchor``,
     #: ``duplicate``, ``section``, ``template``, ``category``, ``too_few_links``,
     #: ``not_shown``, ``min_score``, ``max_links``; ``displaced``: the result is full and a link
@@ -68,7 +71,7 @@ class LinkChange:
 class RuleSummary:
     """The changes of one rule entry: how many links, on how many pages."""
 
-    change: str
+    change: Literal["removed", "added"]
     rule: str
     value: str
     links: int
@@ -92,8 +95,8 @@ class RulesPreview:
 
     def by_rule(self) -> list[RuleSummary]:
         """One row per (change, rule, entry), most links first."""
-        links: Counter[tuple[str, str, str]] = Counter()
-        pages: defaultdict[tuple[str, str, str], set[str]] = defaultdict(set)
+        links: Counter[_Key] = Counter()
+        pages: defaultdict[_Key, set[str]] = defaultdict(set)
         for c in self.changes:
             key = (c.change, c.rule, c.value)
             links[key] += 1
@@ -105,9 +108,9 @@ class RulesPreview:
             )
         ]
 
-    def examples(self, per_rule: int = 3) -> dict[tuple[str, str, str], list[LinkChange]]:
+    def examples(self, per_rule: int = 3) -> dict[_Key, list[LinkChange]]:
         """Up to ``per_rule`` changes of each (change, rule, entry), in page order."""
-        out: defaultdict[tuple[str, str, str], list[LinkChange]] = defaultdict(list)
+        out: defaultdict[_Key, list[LinkChange]] = defaultdict(list)
         for c in self.changes:
             key = (c.change, c.rule, c.value)
             if len(out[key]) < per_rule:
@@ -140,22 +143,8 @@ class RulesPreview:
         """One row per changed link (needs pandas)."""
         import pandas as pd
 
-        rows = [
-            {
-                "page_title": c.page_title,
-                "pageid": c.pageid,
-                "change": c.change,
-                "rule": c.rule,
-                "value": c.value,
-                "link_text": c.link.link_text,
-                "link_target": c.link.link_target,
-                "score": c.link.score,
-                "wikitext_offset": c.link.wikitext_offset,
-                "context_before": c.link.context_before,
-                "context_after": c.link.context_after,
-            }
-            for c in self.changes
-        ]
+        own = _COLUMNS[: _COLUMNS.index("link_text")]
+        rows = [{**{k: getattr(c, k) for k in own}, **c.link.to_dict()} for c in self.changes]
         return pd.DataFrame(rows, columns=_COLUMNS)
 
     def summary_frame(self) -> pandas.DataFrame:
