@@ -104,6 +104,15 @@ impl NativeServer {
         &self.url
     }
 
+    /// The wikis served with link datasets, in order (empty once stopped).
+    #[getter]
+    fn wikis(&self) -> Vec<String> {
+        self.inner
+            .lock()
+            .map(|s| s.as_ref().map(|s| s.wikis()).unwrap_or_default())
+            .unwrap_or_default()
+    }
+
     #[getter]
     fn running(&self) -> bool {
         self.inner

@@ -233,6 +233,7 @@ class BearerGate:
 def issuer() -> Iterator[wikisuggest.Server]:
     """The reference server: the OAuth 2.0 server that issues the tokens and checks them."""
     with wikisuggest.Server(translation=ref.TRANSLATION, clients=ref.CLIENTS) as running:
+        assert running.wikis == ()  # no link datasets: the translation and OAuth routes only
         yield running
 
 

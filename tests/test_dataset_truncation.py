@@ -196,7 +196,7 @@ def test_truncating_the_file_under_wikisuggest_serve(large_file: Path, tmp_path:
         with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as server:
             try:
                 assert server.stdout is not None
-                url = server.stdout.readline().strip().removeprefix("Serving on ")
+                url = server.stdout.readline().split()[2]
                 first = _until_answered(url, server)
                 statuses: list[int] = []
                 stop = threading.Event()
@@ -232,6 +232,7 @@ def test_a_replaced_file_is_swapped_in_on_request(tmp_path: Path) -> None:
     (datasets / "enwiki").mkdir(parents=True)
     LinkEngine.convert(DATASETS / "enwiki", "enwiki", datasets / "enwiki")
     with wikisuggest.Server(datasets=datasets, clients=CLIENTS) as server:
+        assert server.wikis == ("enwiki",)
         assert server.reload_datasets() == {"enwiki": "unchanged"}
         staging = tmp_path / "staging"
         LinkEngine.convert(DATASETS / "enwiki", "enwiki", staging)

@@ -59,7 +59,8 @@ def test_serve_command(tmp_path: Path) -> None:
             assert process.stdout is not None
             line = process.stdout.readline().strip()
             assert line.startswith("Serving on http://127.0.0.1:"), line
-            url = line.removeprefix("Serving on ")
+            assert line.endswith("(link datasets: enwiki)"), line
+            url = line.split()[2]
             with urllib.request.urlopen(f"{url}/healthz", timeout=10) as reply:
                 assert reply.status == 200
             links = f"{url}{LINKS}/wikipedia/en/Anarchism"

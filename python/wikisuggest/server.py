@@ -124,6 +124,11 @@ class Server:
         return self._native.url
 
     @property
+    def wikis(self) -> tuple[str, ...]:
+        """The wiki ids served with link datasets, in order (empty without ``datasets``)."""
+        return tuple(self._native.wikis)
+
+    @property
     def running(self) -> bool:
         return self._native.running
 
@@ -181,7 +186,8 @@ def serve(
     previous = signal.signal(hangup, lambda *_: _reload(server)) if hangup else None
     try:
         # Inside the `try`: an interrupt sent as soon as this line is read is caught too.
-        print(f"Serving on {server.url}", flush=True)
+        wikis = ", ".join(server.wikis) or "none"
+        print(f"Serving on {server.url} (link datasets: {wikis})", flush=True)
         while server.running:
             time.sleep(0.2)
     except KeyboardInterrupt:

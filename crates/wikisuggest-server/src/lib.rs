@@ -385,6 +385,11 @@ impl BackgroundServer {
         self.local
     }
 
+    /// The wikis served with link datasets, in order.
+    pub fn wikis(&self) -> Vec<String> {
+        self.backend.wikis()
+    }
+
     /// [`RunningServer::reload_datasets`], on the calling thread (which it blocks while
     /// the new files are opened and verified).
     pub fn reload_datasets(&self) -> Vec<(String, ReloadOutcome)> {
