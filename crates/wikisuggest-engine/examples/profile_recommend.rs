@@ -1,9 +1,11 @@
 //! Runs `recommend` over a folder of articles many times, for a profiler:
-//! `cargo run --release --example profile_recommend -- DATASET.linkdata ARTICLES_DIR [ROUNDS] [exhaustive]`.
+//! `cargo run --release --example profile_recommend -- DATASET.linkdata ARTICLES_DIR [ROUNDS] [exhaustive] [budget]`.
 //!
 //! Titles come from `ARTICLES_DIR/manifest.tsv` (`file<TAB>page_title` rows after a header)
 //! when it exists, else from the file names. `exhaustive` runs with threshold 0 and no
-//! maximum (every candidate mention classified) instead of the API defaults. The last line
+//! maximum (every candidate mention classified) instead of the API defaults; `budget` gives
+//! each page the 30 s time budget of whole-wiki runs (never reached here, but
+//! checked as the pass goes, as on those paths). The last line
 //! printed is a checksum of every link, to compare two builds' outputs.
 
 use std::hash::{Hash, Hasher};
@@ -16,11 +18,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let [_, dataset, articles, rest @ ..] = args.as_slice() else {
         return Err(
-            "usage: profile_recommend DATASET.linkdata ARTICLES_DIR [ROUNDS] [exhaustive]".into(),
+            "usage: profile_recommend DATASET.linkdata ARTICLES_DIR [ROUNDS] [exhaustive] [budget]"
+                .into(),
         );
     };
     let rounds: usize = rest.first().map_or(Ok(20), |r| r.parse())?;
-    let exhaustive = rest.get(1).is_some_and(|m| m == "exhaustive");
+    let flags = rest.get(1..).unwrap_or_default();
+    let exhaustive = flags.iter().any(|m| m == "exhaustive");
+    let budget = flags.iter().any(|m| m == "budget");
     let engine = Engine::new(Dataset::open_native(Path::new(dataset))?);
     let dir = Path::new(articles);
     let mut pages = Vec::new();
@@ -50,6 +55,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if exhaustive {
         options.threshold = 0.0;
         options.max_recommendations = 0;
+    }
+    if budget {
+        options.time_budget = Some(std::time::Duration::from_secs(30));
     }
     let start = Instant::now();
     let mut links = 0;

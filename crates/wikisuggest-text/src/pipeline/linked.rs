@@ -48,7 +48,7 @@ impl Linked {
         };
         let (ranges, link_work) = match wikilink_ranges_bounded(init, &limits, budget.cancel) {
             Ok(found) => found,
-            Err(TextError::ParseLimitExceeded) if budget.spent() => return Ok(None),
+            Err(TextError::ParseLimitExceeded) if budget.spent_now() => return Ok(None),
             Err(TextError::ParseLimitExceeded) => {
                 return Err(TextError::WorkLimitExceeded {
                     stage: "existing links",
