@@ -160,7 +160,7 @@ def test_serve_fetches_its_wikis_at_start_up(mirror: Mirror, tmp_path: Path) -> 
             assert process.stdout is not None
             line = process.stdout.readline().strip()
             assert line.startswith("Serving on http://127.0.0.1:"), line
-            assert line.endswith("(link datasets: enwiki)"), line
+            assert process.stdout.readline().strip() == "Link datasets: enwiki"
             client = wikisuggest.Client(USER_AGENT, base_url=line.split()[2])
             result = client.link_recommendations("wikipedia", "en", "Aardvark")
             with LinkEngine.open(PARITY, "enwiki") as engine:

@@ -186,8 +186,9 @@ def serve(
     previous = signal.signal(hangup, lambda *_: _reload(server)) if hangup else None
     try:
         # Inside the `try`: an interrupt sent as soon as this line is read is caught too.
-        wikis = ", ".join(server.wikis) or "none"
-        print(f"Serving on {server.url} (link datasets: {wikis})", flush=True)
+        # The address alone on the first line: scripts read it from there.
+        print(f"Serving on {server.url}", flush=True)
+        print(f"Link datasets: {', '.join(server.wikis) or 'none'}", flush=True)
         while server.running:
             time.sleep(0.2)
     except KeyboardInterrupt:
