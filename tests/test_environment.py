@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import USER_AGENT
-from contract_server import VALID_TOKEN, ContractServer
+from support.clients import USER_AGENT
+from support.contract_server import VALID_TOKEN, ContractServer
 
 import wikisuggest
 

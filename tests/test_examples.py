@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from local_mediawiki import USER_AGENT, LocalWiki, mediawiki
+from support.local_mediawiki import USER_AGENT, LocalWiki, mediawiki
 
 import wikisuggest
 from wikisuggest.datasets import fetch

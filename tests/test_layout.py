@@ -130,3 +130,25 @@ def test_the_old_page_name_is_the_revision_with_a_warning() -> None:
         assert engine_page is not wikisuggest.Revision
     with pytest.raises(AttributeError):
         _ = wikisuggest.NoSuchName
+
+
+def test_tests_mirror_the_wings() -> None:
+    """The tests live in a folder per wing of the package (and one for the reference server);
+    at most a dozen files stay at the top, and the helpers they share are in one place."""
+    tests = PACKAGE.parent.parent / "tests"
+    wings = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    folders = {
+        p.name
+        for p in tests.iterdir()
+        if p.is_dir() and any(p.glob("test_*.py")) and p.name != "support"
+    }
+    assert wings - {"data"} <= folders, f"wings without a test folder: {wings - folders}"
+    assert folders <= wings | {"server"}, f"test folders that mirror no wing: {folders - wings}"
+    assert len(list(tests.glob("test_*.py"))) <= 12
+    stray = [
+        str(p.relative_to(tests))
+        for p in tests.rglob("*.py")
+        if not p.name.startswith(("test_", "conftest"))
+        and p.parent.name not in ("support", "fixtures_builder")
+    ]
+    assert stray == [], "helpers belong in tests/support"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
-from conftest import USER_AGENT
-from contract_server import EXPIRED_TOKEN, ContractServer, Scripted
+from support.clients import USER_AGENT
+from support.contract_server import EXPIRED_TOKEN, ContractServer, Scripted
 
 import wikisuggest
 

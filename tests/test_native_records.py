@@ -8,11 +8,13 @@ where it is set. Every kind of record the extension builds is built here and che
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import pytest
-from conftest import USER_AGENT
-from contract_server import ContractServer, Scripted, link_set
+from support.clients import USER_AGENT
+from support.contract_server import ContractServer, Scripted, link_set
+from support.paths import REPO
 
 import wikisuggest
 from wikisuggest import records
@@ -98,3 +100,16 @@ def test_client_batch_items(contract_server: ContractServer) -> None:
     client = wikisuggest.Client(USER_AGENT, base_url=contract_server.url, max_retries=0)
     for item in client.link_recommendations_many(["Cat", ("xx", "Dog")], domain="en"):
         assert wikisuggest.BatchItem in every_slot_set(item)
+
+
+def test_native_exception_handles_name_classes_of_the_tree() -> None:
+    """The binding raises the classes of ``wikisuggest.errors`` through typed handles; each
+    handle's name is a class of the one exception tree (a misspelt one would surface only when
+    that error is raised)."""
+    source = (REPO / "src" / "errors.rs").read_text()
+    names = re.findall(r"import_exception!\(wikisuggest\.errors, (\w+)\)", source)
+    assert len(names) >= 20
+    for name in names:
+        cls = getattr(wikisuggest.errors, name)
+        assert issubclass(cls, wikisuggest.WikisuggestError), name
+    assert 'getattr("' not in source  # no look-up by a class-name string

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 
-from conftest import USER_AGENT
-from contract_server import ContractServer, Scripted, link_set
+from support.clients import USER_AGENT
+from support.contract_server import ContractServer, Scripted, link_set
 
 import wikisuggest
 

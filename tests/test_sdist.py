@@ -101,6 +101,6 @@ def test_a_wheel_built_from_it_installs_and_works(tmp_path: Path) -> None:
     )  # fmt: skip
     (wheel,) = built.glob(f"wikisuggest-{VERSION}-cp310-abi3-*.whl")
     subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "smoke_wheel.py"), str(wheel)],
+        [sys.executable, str(ROOT / "tests" / "support" / "smoke_wheel.py"), str(wheel)],
         cwd=tmp_path, check=True, timeout=600,
     )  # fmt: skip
