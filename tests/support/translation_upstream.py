@@ -85,15 +85,15 @@ from typing import Any
 from support.dump_formats import (
     DUMPS,
     index_shards,
-    integer,
     pageview_file,
     pageview_rows,
     run_file,
     search_documents,
     sql_rows,
-    text,
     xml_pages,
 )
+from support.dump_formats import integer as number
+from support.dump_formats import text as string
 
 RUN = "20260601"
 INDEX_DATE = "20260607"
@@ -379,11 +379,11 @@ class Wiki:
                 run_file(name, RUN, "page_props"), "page_props"
             ):
                 if pp_page in wiki.pages:
-                    wiki.pages[integer(pp_page)].props[text(pp_name)] = text(pp_value)
+                    wiki.pages[number(pp_page)].props[string(pp_name)] = string(pp_value)
         if run_file(name, RUN, "langlinks").exists():
             for ll_from, lang, title in sql_rows(run_file(name, RUN, "langlinks"), "langlinks"):
                 if ll_from in wiki.pages:
-                    wiki.pages[integer(ll_from)].langlinks[text(lang)] = text(title)
+                    wiki.pages[number(ll_from)].langlinks[string(lang)] = string(title)
         for document in search_documents(index_shards(INDEX_DATE, f"{name}_content")):
             wiki.documents.append(document)
             if document.get("page_type") != "redirect":
@@ -399,13 +399,13 @@ class Wiki:
         """The rows of the wiki's page table."""
         for row in sql_rows(run_file(name, RUN, "page"), "page"):
             page = Page(
-                page_id=integer(row[0]),
-                title=Title(integer(row[1]), text(row[2])),
+                page_id=number(row[0]),
+                title=Title(number(row[1]), string(row[2])),
                 is_redirect=bool(row[3]),
                 is_new=bool(row[4]),
-                length=integer(row[9]),
-                latest=integer(row[8]),
-                touched=text(row[6]),
+                length=number(row[9]),
+                latest=number(row[8]),
+                touched=string(row[6]),
             )
             self.pages[page.page_id] = page
             self.by_title[page.title] = page.page_id
@@ -437,9 +437,9 @@ class PageSet:
             if title is None:
                 found.invalid.append(raw)
                 continue
-            text = title.text(wiki.namespaces)
-            if text != raw and {"from": raw, "to": text} not in found.normalized:
-                found.normalized.append({"from": raw, "to": text})
+            shown = title.text(wiki.namespaces)
+            if shown != raw and {"from": raw, "to": shown} not in found.normalized:
+                found.normalized.append({"from": raw, "to": shown})
             if title in seen:
                 continue
             seen.add(title)
@@ -501,22 +501,22 @@ class Upstream:
             for p in xml_pages(run_file("metawiki", RUN, "pages-articles.xml.bz2"))
         }
         targets = {
-            integer(lt_id): Title(integer(ns), text(title))
+            number(lt_id): Title(number(ns), string(title))
             for lt_id, ns, title in sql_rows(run_file("metawiki", RUN, "linktarget"), "linktarget")
         }
         self.category_members: dict[Title, list[tuple[str, int]]] = {}
         for row in sql_rows(run_file("metawiki", RUN, "categorylinks"), "categorylinks"):
-            cl_from, sortkey, target_id = integer(row[0]), text(row[1]), integer(row[6])
+            cl_from, sortkey, target_id = number(row[0]), string(row[1]), number(row[6])
             self.category_members.setdefault(targets[target_id], []).append((sortkey, cl_from))
         self.iwlinks: dict[int, list[tuple[str, str]]] = {}
         for iwl_from, prefix, title in sql_rows(run_file("metawiki", RUN, "iwlinks"), "iwlinks"):
-            self.iwlinks.setdefault(integer(iwl_from), []).append((text(prefix), text(title)))
+            self.iwlinks.setdefault(number(iwl_from), []).append((string(prefix), string(title)))
         self.items: dict[int, dict[str, str]] = {}
         self.item_of: dict[tuple[str, str], int] = {}
         rows = sql_rows(run_file("wikidatawiki", RUN, "wb_items_per_site"), "wb_items_per_site")
         for _, item, site, title in rows:
-            self.items.setdefault(integer(item), {})[text(site)] = text(title)
-            self.item_of[(text(site), text(title))] = integer(item)
+            self.items.setdefault(number(item), {})[string(site)] = string(title)
+            self.item_of[(string(site), string(title))] = number(item)
         self.views: dict[str, dict[str, dict[str, int]]] = {}  # day -> project -> title -> views
         self.calls: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -865,7 +865,7 @@ class Upstream:
 
     def sitematrix(self) -> dict[str, Any]:
         matrix: dict[str, Any] = {"count": len(LANGUAGE_WIKIS)}
-        for number, (code, (dbname, domain)) in enumerate(sorted(LANGUAGE_WIKIS.items())):
+        for position, (code, (dbname, domain)) in enumerate(sorted(LANGUAGE_WIKIS.items())):
             site: dict[str, Any] = {
                 "url": f"https://{domain}.wikipedia.org",
                 "dbname": dbname,
@@ -874,7 +874,7 @@ class Upstream:
             }
             if code == "aa":
                 site["closed"] = True
-            matrix[str(number)] = {"code": code, "site": [site]}
+            matrix[str(position)] = {"code": code, "site": [site]}
         matrix[str(len(LANGUAGE_WIKIS))] = {"code": "be-tarask", "site": []}
         return {"sitematrix": matrix}
 
@@ -937,9 +937,9 @@ class Upstream:
                     'Too many values supplied for parameter "ids". The limit is 50.',
                 )
             for qid in ids:
-                number = int(qid[1:]) if re.fullmatch(r"Q\d+", qid) else -1
+                item_id = int(qid[1:]) if re.fullmatch(r"Q\d+", qid) else -1
                 entities[qid] = (
-                    entity(number) if number in self.items else {"id": qid, "missing": ""}
+                    entity(item_id) if item_id in self.items else {"id": qid, "missing": ""}
                 )
         else:
             sites = params.get("sites", "").split("|")
