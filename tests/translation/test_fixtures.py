@@ -8,7 +8,10 @@ import gzip
 import hashlib
 import json
 import re
+import urllib.parse
+import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from support.dump_formats import (
     text,
     xml_pages,
 )
+from support.translation_upstream import UpstreamServer
 
 RUN = "20260601"
 INDEX = "20260607"
@@ -309,3 +313,51 @@ def test_the_expected_answers_cover_every_mode() -> None:
     assert len(names) == len(set(names))
     answered = [c for g, c in expected_cases() if g != "listings" and c["status"] == 200]
     assert sum(1 for c in answered if recommendations(c["body"])) > 50
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[UpstreamServer]:
+    server = UpstreamServer().start()
+    yield server
+    server.stop()
+
+
+def replay(upstream: UpstreamServer, call: dict[str, str]) -> dict[str, Any]:
+    params = {k: v for k, v in call.items() if k != "host"} | {
+        "format": "json",
+        "formatversion": "2",
+    }
+    request = urllib.request.Request(
+        f"{upstream.url}/w/api.php?{urllib.parse.urlencode(params)}", headers={"Host": call["host"]}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: dict[str, Any] = json.load(response)
+    return answer
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["popular-fr-sitelinks", "popular-fr-pageviews", "topic-biography-fr", "country-tza-sw"],
+)
+def test_the_loopback_upstream_still_gives_what_production_was_answered_from(
+    upstream: UpstreamServer, name: str
+) -> None:
+    """Replayed over HTTP, the api.php calls a recording made give the pages its answer
+    holds, with the same Wikidata ids and langlinks counts, and the same pageviews."""
+    case = next(c for _, c in expected_cases() if c["name"] == name)
+    pages_of = replay(upstream, case["upstream_calls"][0])["query"]["pages"]
+    by_name = {p["title"]: p for p in pages_of}
+    items = recommendations(case["body"])
+    assert items
+    for item in items:
+        page = by_name[item["title"]]
+        assert page.get("pageprops", {}).get("wikibase_item") == item["wikidata_id"]
+        assert page.get("langlinkscount", 0) == item["langlinks_count"]
+        assert "langlinks" not in page  # the target is missing
+    if len(case["upstream_calls"]) > 1:
+        viewed = replay(upstream, case["upstream_calls"][1])["query"]["pages"]
+        views = {p["title"]: sum(v or 0 for v in p.get("pageviews", {}).values()) for p in viewed}
+        assert {i["title"]: i["pageviews"] for i in items} == {
+            t: views.get(t, 0) for t in (i["title"] for i in items)
+        }
+        assert sum(1 for p in viewed if "pageviews" in p) == 5
