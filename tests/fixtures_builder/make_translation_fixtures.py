@@ -6,7 +6,8 @@ Output (``tests/data/translation/`` by default), laid out as on the dumps host:
 * ``dumps/<wiki>/20260601/``: per-wiki SQL dumps as MariaDB's mysqldump writes them
   (gzip; ``CREATE TABLE`` and extended ``INSERT`` statements, here cut at 64 KiB as
   ``--net-buffer-length=65536`` does), the run's ``dumpstatus.json`` and its md5/sha1 sum
-  files. enwiki and simplewiki: ``page``, ``page_props``, ``langlinks``; metawiki: the page
+  files. enwiki and simplewiki: ``page``, ``page_props``, ``langlinks``, ``redirect`` and
+  ``siteinfo-namespaces.json.gz`` (api.php's namespaces answer); metawiki: the page
   collections (``pages-articles.xml.bz2``, ``page``, ``iwlinks``, ``categorylinks``,
   ``linktarget``); wikidatawiki: ``wb_items_per_site``.
 * ``dumps/other/cirrus_search_index/20260607/index_name=<wiki>_<index>/``: search index
@@ -323,6 +324,15 @@ CREATE = {
   PRIMARY KEY (`ll_from`,`ll_lang`),
   KEY `ll_lang` (`ll_lang`,`ll_title`)
 ) ENGINE=InnoDB DEFAULT CHARSET=binary ROW_FORMAT=COMPRESSED;""",
+    "redirect": """CREATE TABLE `redirect` (
+  `rd_from` int(8) unsigned NOT NULL DEFAULT 0,
+  `rd_namespace` int(11) NOT NULL DEFAULT 0,
+  `rd_title` varbinary(255) NOT NULL DEFAULT '',
+  `rd_interwiki` varbinary(32) DEFAULT NULL,
+  `rd_fragment` varbinary(255) DEFAULT NULL,
+  PRIMARY KEY (`rd_from`),
+  KEY `rd_ns_title` (`rd_namespace`,`rd_title`,`rd_from`)
+) ENGINE=InnoDB DEFAULT CHARSET=binary ROW_FORMAT=COMPRESSED;""",
     "iwlinks": """CREATE TABLE `iwlinks` (
   `iwl_from` int(10) unsigned NOT NULL DEFAULT 0,
   `iwl_prefix` varbinary(32) NOT NULL DEFAULT '',
@@ -364,11 +374,13 @@ JOBS = {
     "page": "pagetable",
     "page_props": "pagepropstable",
     "langlinks": "langlinkstable",
+    "redirect": "redirecttable",
     "iwlinks": "iwlinkstable",
     "categorylinks": "categorylinkstable",
     "linktarget": "linktargettable",
     "wb_items_per_site": "wbitemspersitetable",
     "pages-articles.xml.bz2": "articlesdump",
+    "siteinfo-namespaces.json.gz": "namespaces",
 }
 NAMESPACES = {
     -2: "Media", -1: "Special", 0: "", 1: "Talk", 2: "User", 3: "User talk", 4: "Wikipedia",
@@ -378,6 +390,47 @@ NAMESPACES = {
 }  # fmt: skip
 META_NAMESPACES = {**NAMESPACES, 4: "Meta", 5: "Meta talk"}
 del META_NAMESPACES[100], META_NAMESPACES[101], META_NAMESPACES[118], META_NAMESPACES[119]
+
+# The ``namespaces`` job: ``<wiki>-<run>-siteinfo-namespaces.json.gz``, api.php's answer to
+# ``action=query&meta=siteinfo&siprop=namespaces|namespacealiases|magicwords|general&format=json
+# &formatversion=1`` gzipped (the dumps' ``default_api.yaml`` and ``apijobs.py``). Format
+# version 1 as ApiResult's BC transform writes it: a namespace's name under ``*`` last, ``true``
+# as ``""``, ``false`` left out (but ``variantarticlepath``), non-ASCII as ``\uXXXX``.
+SITEINFO_TIME = "2026-06-01T08:05:31Z"
+SITE_NAMESPACES = {
+    "enwiki": {**NAMESPACES, 710: "TimedText", 711: "TimedText talk", 828: "Module",
+               829: "Module talk"},
+    "simplewiki": {
+        **{k: v for k, v in NAMESPACES.items() if k < 100}, 710: "TimedText",
+        711: "TimedText talk", 828: "Module", 829: "Module talk",
+    },
+}  # fmt: skip
+CANONICAL = {4: "Project", 5: "Project talk"}
+WITHOUT_SUBPAGES = {-2, -1, 0, 6, 14, 710}
+NAMESPACE_ALIASES = {
+    "enwiki": [(4, "WP"), (5, "WT"), (6, "Image"), (7, "Image talk")],
+    "simplewiki": [(6, "Image"), (7, "Image talk")],
+}
+# A few of English's magic words (MediaWiki's MessagesEn.php: id, case-sensitive, synonyms),
+# then the Disambiguator extension's. A real answer lists every one (about 250).
+MAGIC_WORDS = [
+    ("defaultsort", True, ["DEFAULTSORT:", "DEFAULTSORTKEY:", "DEFAULTCATEGORYSORT:"]),
+    ("displaytitle", True, ["DISPLAYTITLE"]),
+    ("forcetoc", False, ["__FORCETOC__"]),
+    ("hiddencat", True, ["__HIDDENCAT__"]),
+    ("index", True, ["__INDEX__"]),
+    ("newsectionlink", True, ["__NEWSECTIONLINK__"]),
+    ("noeditsection", False, ["__NOEDITSECTION__"]),
+    ("nogallery", False, ["__NOGALLERY__"]),
+    ("noindex", True, ["__NOINDEX__"]),
+    ("nonewsectionlink", True, ["__NONEWSECTIONLINK__"]),
+    ("notoc", False, ["__NOTOC__"]),
+    ("redirect", False, ["#REDIRECT"]),
+    ("staticredirect", True, ["__STATICREDIRECT__"]),
+    ("toc", False, ["__TOC__"]),
+    ("disambiguation", False, ["__DISAMBIG__"]),
+]
+SERVERS = {"enwiki": "en.wikipedia.org", "simplewiki": "simple.wikipedia.org"}
 
 
 # --- sources ----------------------------------------------------------------------------
@@ -1188,6 +1241,92 @@ def langlinks_rows(pages: list[Page]) -> list[tuple[object, ...]]:
     ]
 
 
+def redirect_rows(pages: list[Page]) -> list[tuple[object, ...]]:
+    """One row per redirect page: its target (every target here is a local namespace-0 page
+    without a section, so ``rd_interwiki`` and ``rd_fragment`` are empty, as MediaWiki writes
+    them for such a redirect)."""
+    return [
+        (p.page_id, 0, p.redirect_to.replace(" ", "_"), "", "")
+        for p in sorted(pages, key=lambda p: p.page_id)
+        if p.redirect_to is not None
+    ]
+
+
+def siteinfo_namespaces(wiki: str) -> bytes:
+    host = SERVERS[wiki]
+    namespaces: dict[str, dict[str, object]] = {}
+    for ns, name in sorted(SITE_NAMESPACES[wiki].items()):
+        entry: dict[str, object] = {"id": ns, "case": "first-letter"}
+        if ns not in WITHOUT_SUBPAGES:
+            entry["subpages"] = ""
+        if ns != 0:
+            entry["canonical"] = CANONICAL.get(ns, name)
+        if ns == 0:
+            entry["content"] = ""
+        if ns == 8:
+            entry["namespaceprotection"] = "editinterface"
+        if ns == 828:
+            entry["defaultcontentmodel"] = "Scribunto"
+        entry["*"] = name
+        namespaces[str(ns)] = entry
+    general: dict[str, object] = {
+        "mainpage": "Main Page",
+        "base": f"https://{host}/wiki/Main_Page",
+        "sitename": "Wikipedia",
+        "logo": f"https://{host}/static/images/icons/wikipedia.png",
+        "generator": "MediaWiki 1.46.0-wmf.4",
+        "phpversion": "8.1.33",
+        "phpsapi": "fpm-fcgi",
+        "dbtype": "mysql",
+        "dbversion": "10.11.13-MariaDB-log",
+        "imagewhitelistenabled": "",
+        "langconversion": "",
+        "linkconversion": "",
+        "titleconversion": "",
+        "linkprefixcharset": "",
+        "linkprefix": "",
+        "linktrail": "/^([a-z]+)(.*)$/sD",
+        "legaltitlechars": " %!\"$&'()*,\\-.\\/0-9:;=?@A-Z\\\\^_`a-z~\\x80-\\xFF+",
+        "invalidusernamechars": "@:>=",
+        "fixarabicunicode": "",
+        "fixmalayalamunicode": "",
+        "case": "first-letter",
+        "lang": "en",
+        "fallback": [],
+        "fallback8bitEncoding": "windows-1252",
+        "writeapi": "",
+        "maxarticlesize": 2097152,
+        "timezone": "UTC",
+        "timeoffset": 0,
+        "articlepath": "/wiki/$1",
+        "scriptpath": "/w",
+        "script": "/w/index.php",
+        "variantarticlepath": False,
+        "server": f"//{host}",
+        "servername": host,
+        "wikiid": wiki,
+        "time": SITEINFO_TIME,
+        "misermode": "",
+        "uploadsenabled": "",
+        "maxuploadsize": 5368709120,
+        "minuploadchunksize": 1024,
+        "categorycollation": "uca-default-u-kn",
+    }
+    answer = {
+        "batchcomplete": "",
+        "query": {
+            "namespaces": namespaces,
+            "namespacealiases": [{"id": ns, "*": alias} for ns, alias in NAMESPACE_ALIASES[wiki]],
+            "magicwords": [
+                {"name": name, "aliases": aliases, **({"case-sensitive": ""} if case else {})}
+                for name, case, aliases in MAGIC_WORDS
+            ],
+            "general": general,
+        },
+    }
+    return gzip_bytes(json.dumps(answer, separators=(",", ":")).encode())
+
+
 def text_of(page: Page) -> str:
     return " ".join([page.lead_plain, *page.body_plain]).strip()
 
@@ -1288,7 +1427,7 @@ class Tree:
         jobs: dict[str, object] = {}
         md5s, sha1s = [], []
         for table, data in tables.items():
-            name = f"{wiki}-{RUN}-{table}" + ("" if table.endswith(".bz2") else ".sql.gz")
+            name = f"{wiki}-{RUN}-{table}" + ("" if "." in table else ".sql.gz")
             self.files[f"{base}/{name}"] = data
             md5, sha1 = hashlib.md5(data).hexdigest(), hashlib.sha1(data).hexdigest()
             md5s.append(f"{md5}  {name}\n")
@@ -1547,6 +1686,8 @@ def write(out: Path, sdist: Path | None) -> None:
                 ),
                 "page_props": mysqldump(wiki, "page_props", props_rows(pages), completed),
                 "langlinks": mysqldump(wiki, "langlinks", langlinks_rows(pages), completed),
+                "redirect": mysqldump(wiki, "redirect", redirect_rows(pages), completed),
+                "siteinfo-namespaces.json.gz": siteinfo_namespaces(wiki),
             },
             updated,
         )

@@ -10,6 +10,9 @@ api.php (``support.translation_upstream``) answer from the same data the local e
   Elasticsearch bulk NDJSON: an action line, then the document).
 * :func:`pageview_rows`: the lines of a ``pageview_complete`` daily file.
 * :func:`xml_pages`: the pages of a ``pages-articles.xml.bz2`` export.
+* :func:`redirects`: the rows of a ``redirect`` table dump, typed.
+* :func:`siteinfo_namespaces`: a run's ``siteinfo-namespaces.json.gz`` (api.php's siteinfo
+  answer, format version 1): the namespaces with their local and canonical names and aliases.
 """
 
 from __future__ import annotations
@@ -173,7 +176,70 @@ def xml_pages(path: Path) -> Iterator[XmlPage]:
         )
 
 
+@dataclass(frozen=True)
+class Redirect:
+    page_id: int  # rd_from: the redirect page
+    namespace: int  # the target's
+    title: str  # the target's, underscores for spaces
+    interwiki: str | None
+    fragment: str | None
+
+
+def redirects(path: Path) -> Iterator[Redirect]:
+    for row in sql_rows(path, "redirect"):
+        if len(row) != 5:
+            raise DumpFormatError(f"{path.name}: a redirect row of {len(row)} columns")
+        interwiki, fragment = row[3], row[4]
+        yield Redirect(
+            integer(row[0]),
+            integer(row[1]),
+            text(row[2]),
+            None if interwiki is None else text(interwiki),
+            None if fragment is None else text(fragment),
+        )
+
+
+@dataclass(frozen=True)
+class Namespace:
+    id: int
+    name: str  # the local name ("" for the main namespace)
+    canonical: str | None  # MediaWiki's own name ("Project" for "Wikipedia")
+    content: bool
+    aliases: tuple[str, ...]
+
+
+def siteinfo(path: Path) -> dict[str, Any]:
+    """The ``query`` object of a run's ``siteinfo-namespaces.json.gz``."""
+    answer = json.loads(gzip.decompress(path.read_bytes()))
+    if not isinstance(answer, dict) or not isinstance(answer.get("query"), dict):
+        raise DumpFormatError(f"{path.name}: no query object")
+    query: dict[str, Any] = answer["query"]
+    return query
+
+
+def siteinfo_namespaces(path: Path) -> dict[int, Namespace]:
+    """Namespace id → its names, from format version 1 (the name under ``*``, ``true`` as
+    ``""``, ``false`` left out)."""
+    query = siteinfo(path)
+    aliases: dict[int, list[str]] = {}
+    for alias in query.get("namespacealiases", []):
+        aliases.setdefault(int(alias["id"]), []).append(str(alias["*"]))
+    found = {}
+    for key, entry in query["namespaces"].items():
+        if int(key) != entry["id"]:
+            raise DumpFormatError(f"{path.name}: namespace {key} says it is {entry['id']}")
+        found[int(key)] = Namespace(
+            id=int(key),
+            name=str(entry["*"]),
+            canonical=entry.get("canonical"),
+            content="content" in entry,
+            aliases=tuple(aliases.get(int(key), [])),
+        )
+    return found
+
+
 def run_file(wiki: str, run: str, table: str) -> Path:
-    """``enwiki``, ``20260601``, ``page`` → the run's ``enwiki-20260601-page.sql.gz``."""
-    suffix = "" if table.endswith((".bz2", ".json", ".txt")) else ".sql.gz"
+    """``enwiki``, ``20260601``, ``page`` → the run's ``enwiki-20260601-page.sql.gz``; a name
+    with its extension (``siteinfo-namespaces.json.gz``) is kept."""
+    suffix = "" if "." in table else ".sql.gz"
     return DUMPS / wiki / run / f"{wiki}-{run}-{table}{suffix}"

@@ -7,8 +7,8 @@ copies of it:
 
 * ``<wiki>/20260520/``: an older complete run (the same tables under that run's names);
 * ``enwiki/20260620/`` and ``simplewiki/20260620/``: a newer run still going: ``pagetable``
-  done, ``pagepropstable`` in progress, ``langlinkstable`` waiting (only the page table's file
-  is there);
+  done, ``pagepropstable`` in progress, ``langlinkstable``, ``redirecttable`` and
+  ``namespaces`` waiting (only the page table's file is there);
 * ``<wiki>/latest/``: ``<wiki>-latest-<table>.sql.gz`` and its ``-rss.xml``, each the newest
   *done* file of its job, so ``latest`` mixes runs as on the real host (enwiki's page table
   comes from the unfinished 20260620 run);
@@ -85,6 +85,8 @@ class DumpsMirror(Mirror):
                     "pagetable": "done",
                     "pagepropstable": "in-progress",
                     "langlinkstable": "waiting",
+                    "redirecttable": "waiting",
+                    "namespaces": "waiting",
                 },
             )
         for old, new in ((INDEX_DATE, OLD_INDEX), (INDEX_DATE, NEW_INDEX)):
@@ -101,7 +103,9 @@ class DumpsMirror(Mirror):
 
     @staticmethod
     def run_path(wiki: str, run: str, table: str) -> str:
-        suffix = "" if table.endswith((".bz2", ".json", ".txt")) else ".sql.gz"
+        """``page`` → ``<wiki>-<run>-page.sql.gz``; a name with its extension
+        (``siteinfo-namespaces.json.gz``, ``pages-articles.xml.bz2``) is kept."""
+        suffix = "" if "." in table else ".sql.gz"
         return f"{wiki}/{run}/{wiki}-{run}-{table}{suffix}"
 
     @staticmethod

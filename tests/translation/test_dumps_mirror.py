@@ -35,16 +35,33 @@ def test_the_tree_is_laid_out_like_the_dumps_host(mirror: DumpsMirror) -> None:
     newest = json.loads(get(mirror, "enwiki/20260620/dumpstatus.json")[2])["jobs"]
     assert {job: e["status"] for job, e in newest.items()} == {
         "langlinkstable": "waiting",
+        "namespaces": "waiting",
         "pagepropstable": "in-progress",
         "pagetable": "done",
+        "redirecttable": "waiting",
     }
+    # A copied run lists the copies, their digests in dumpstatus.json and the sum files.
+    copied = json.loads(get(mirror, "simplewiki/20260520/dumpstatus.json")[2])["jobs"]
+    sums = get(mirror, "simplewiki/20260520/simplewiki-20260520-sha1sums.txt")[2].decode()
+    for job, name in (
+        ("redirecttable", "simplewiki-20260520-redirect.sql.gz"),
+        ("namespaces", "simplewiki-20260520-siteinfo-namespaces.json.gz"),
+    ):
+        data = get(mirror, f"simplewiki/20260520/{name}")[2]
+        assert data == mirror.files[f"simplewiki/{RUN}/{name.replace('20260520', RUN)}"]
+        entry = copied[job]["files"][name]
+        assert (entry["size"], entry["sha1"]) == (len(data), hashlib.sha1(data).hexdigest())
+        assert f"{entry['sha1']}  {name}\n" in sums
     # latest/ holds each job's newest done file: the page table of the unfinished run.
     latest = get(mirror, "enwiki/latest/enwiki-latest-page.sql.gz-rss.xml")[2].decode()
     assert "/enwiki/20260620/enwiki-20260620-page.sql.gz" in latest
-    assert (
-        "20260601"
-        in get(mirror, "enwiki/latest/enwiki-latest-langlinks.sql.gz-rss.xml")[2].decode()
-    )
+    for name in ("langlinks.sql.gz", "redirect.sql.gz", "siteinfo-namespaces.json.gz"):
+        feed = get(mirror, f"enwiki/latest/enwiki-latest-{name}-rss.xml")[2].decode()
+        assert f"/enwiki/20260601/enwiki-20260601-{name}" in feed
+        assert (
+            get(mirror, f"enwiki/latest/enwiki-latest-{name}")[2]
+            == mirror.files[f"enwiki/20260601/enwiki-20260601-{name}"]
+        )
     index = get(mirror, "other/cirrus_search_index/20260614/index_name%3Denwiki_content/")[
         2
     ].decode()

@@ -20,12 +20,15 @@ import pytest
 from support.dump_formats import (
     DUMPS,
     EXPECTED,
+    Namespace,
     index_shards,
     integer,
     pageview_file,
     pageview_rows,
+    redirects,
     run_file,
     search_documents,
+    siteinfo_namespaces,
     sql_rows,
     text,
     xml_pages,
@@ -94,7 +97,7 @@ def test_the_sql_dumps_are_mysqldump_output() -> None:
     INSERTs cut into several statements where the table is large, the completion line); the
     rows are in primary-key order; titles are unique per namespace."""
     tables = sorted(DUMPS.glob(f"*/{RUN}/*.sql.gz"))
-    assert len(tables) == 11
+    assert len(tables) == 13
     for path in tables:
         text = gzip.decompress(path.read_bytes()).decode()
         table = path.name.split(f"-{RUN}-")[1].removesuffix(".sql.gz")
@@ -178,6 +181,82 @@ def test_the_search_index_documents_are_the_articles_of_the_page_table() -> None
                 assert table[int(document["page_id"])][2]
     general = search_documents(index_shards(INDEX, "enwiki_general"))
     assert {d["namespace"] for d in general} == {1, 2, 4, 6, 10, 12, 14, 100}
+
+
+def test_the_redirect_table_is_the_redirect_pages_and_the_index_lists_them() -> None:
+    """One redirect row per page whose page_is_redirect is set, pointing at an article of the
+    page table (local, no section: interwiki and fragment empty); each article's index
+    document lists exactly the redirects that point at it, and a first-class redirect
+    document names the target its row does."""
+    for wiki in ("enwiki", "simplewiki"):
+        path = run_file(wiki, RUN, "redirect")
+        create = gzip.decompress(path.read_bytes()).decode().split("CREATE TABLE `redirect` (")[1]
+        columns = re.findall(r"^  `(\w+)` ", create.split(";")[0], re.M)
+        assert columns == ["rd_from", "rd_namespace", "rd_title", "rd_interwiki", "rd_fragment"]
+        table = pages(wiki)
+        rows = {row.page_id: row for row in redirects(path)}
+        assert set(rows) == {i for i, (_, _, redirect, _) in table.items() if redirect}
+        pointing: dict[int, set[str]] = {}
+        for page_id, row in rows.items():
+            assert (row.namespace, row.interwiki, row.fragment) == (0, "", "")
+            assert table[page_id][0] == 0
+            target = by_title(wiki)[row.title.replace("_", " ")]
+            assert not table[target][2]  # no redirect to a redirect
+            pointing.setdefault(target, set()).add(table[page_id][1])
+        first_class = 0
+        for page_id, document in documents(wiki).items():
+            if document.get("page_type") == "redirect":
+                first_class += 1
+                assert document["redirect_target"]["title"] == rows[page_id].title.replace("_", " ")
+                continue
+            listed = document["redirect"]
+            assert {r["namespace"] for r in listed} <= {0}
+            assert {r["title"] for r in listed} == pointing.get(page_id, set())
+        assert first_class == (2 if wiki == "enwiki" else 0)
+    en = {
+        pages("enwiki")[row.page_id][1]: row.title.replace("_", " ")
+        for row in redirects(run_file("enwiki", RUN, "redirect"))
+    }
+    assert en == NOTES["enwiki"]["redirects"]
+    assert any("'" in target for target in en.values())  # read back through mysqldump's \'
+
+
+def test_the_siteinfo_answer_names_the_namespaces_the_dumps_use() -> None:
+    """The ``namespaces`` job's file is api.php's compact format-version-1 answer (siprop
+    namespaces|namespacealiases|magicwords|general, in that order): names under ``*``, last;
+    no JSON booleans but variantarticlepath; every namespace of the page table, the search
+    index and the pageview file's prefixed titles is there under the name they use."""
+    for wiki in ("enwiki", "simplewiki"):
+        path = run_file(wiki, RUN, "siteinfo-namespaces.json.gz")
+        raw = gzip.decompress(path.read_bytes())
+        answer = json.loads(raw)
+        assert json.dumps(answer, separators=(",", ":")).encode() == raw
+        assert list(answer) == ["batchcomplete", "query"]
+        query = answer["query"]
+        assert list(query) == ["namespaces", "namespacealiases", "magicwords", "general"]
+        for entry in query["namespaces"].values():
+            assert list(entry)[:2] == ["id", "case"] and list(entry)[-1] == "*"
+            assert not any(isinstance(v, bool) for v in entry.values())
+        assert [k for k, v in query["general"].items() if isinstance(v, bool)] == [
+            "variantarticlepath"
+        ]
+        assert query["general"]["wikiid"] == wiki
+        magic = {m["name"]: m for m in query["magicwords"]}
+        assert magic["redirect"] == {"name": "redirect", "aliases": ["#REDIRECT"]}
+        spaces = siteinfo_namespaces(path)
+        assert spaces[0] == Namespace(0, "", None, True, ())
+        assert [n for n, ns in spaces.items() if ns.content] == [0]
+        assert (spaces[4].name, spaces[4].canonical) == ("Wikipedia", "Project")
+        assert spaces[6].aliases == ("Image",)
+        assert {ns for ns, _, _, _ in pages(wiki).values()} <= set(spaces)
+    spaces = siteinfo_namespaces(run_file("enwiki", RUN, "siteinfo-namespaces.json.gz"))
+    general = list(search_documents(index_shards(INDEX, "enwiki_general")))
+    for document in general:
+        assert document["namespace_text"] == spaces[document["namespace"]].name
+    viewed = {r.title for r in pageview_rows(pageview_file(DAY)) if r.wiki == "en.wikipedia"}
+    for ns, title, _, _ in pages("enwiki").values():
+        if ns != 0:
+            assert f"{spaces[ns].name}:{title}".replace(" ", "_") in viewed
 
 
 def test_the_pageview_files_read_and_add_up() -> None:
