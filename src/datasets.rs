@@ -109,14 +109,7 @@ impl NativeDownloader {
         backoff_base: f64,
         max_retry_after: f64,
     ) -> PyResult<Self> {
-        let seconds = |name: &str, v: f64| {
-            Duration::try_from_secs_f64(v).map_err(|_| {
-                invalid_parameter(
-                    name,
-                    &format!("must be a non-negative number of seconds, got {v}"),
-                )
-            })
-        };
+        let seconds = crate::contract::seconds;
         let mut config = DownloadConfig::new(user_agent);
         config.connect_timeout = seconds("connect_timeout", connect_timeout)?;
         config.read_timeout = seconds("read_timeout", read_timeout)?;
