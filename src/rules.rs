@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pythonize::{depythonize, pythonize};
+use wikisuggest_engine::rules::classes;
 use wikisuggest_engine::rules::section_links as engine_section_links;
 use wikisuggest_engine::{Error as EngineError, ExcludedLink, Exclusion, RuleSpec, Rules};
 
@@ -95,6 +96,25 @@ impl NativeLinkRules {
             spec.exclude_classes.len()
         )
     }
+}
+
+/// One row of a class table, as the engine reads it back (see
+/// `wikisuggest_engine::rules::classes::table_row`): `InvalidParameter` for a value that
+/// cannot be written.
+#[pyfunction]
+pub fn class_table_row(
+    py: Python<'_>,
+    title: &str,
+    item: &str,
+    p31: Vec<String>,
+) -> PyResult<String> {
+    classes::table_row(title, item, &p31).map_err(|e| engine_error(py, &e))
+}
+
+/// Whether `id` is a Wikidata item id (`Q` and digits, the first not zero).
+#[pyfunction]
+pub fn is_wikidata_item(id: &str) -> bool {
+    classes::is_item(id)
 }
 
 /// A wikilink: its section's position (0 is the lead), code point span, target as written,
