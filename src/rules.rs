@@ -67,16 +67,17 @@ impl NativeLinkRules {
             .map_err(|e| engine_error(py, &e))
     }
 
-    /// `(rule, value)` when a page rule excludes the page, else `None`.
+    /// `(rule, value)` when a page rule excludes the page, else `None`. The scan (linear in
+    /// the page) runs without the interpreter.
     #[pyo3(signature = (wikitext, templates=Vec::new(), categories=Vec::new()))]
     fn page_exclusion(
         &self,
-        wikitext: &str,
+        py: Python<'_>,
+        wikitext: String,
         templates: Vec<String>,
         categories: Vec<String>,
     ) -> Option<(&'static str, String)> {
-        self.inner
-            .page_exclusion(wikitext, &templates, &categories)
+        py.detach(|| self.inner.page_exclusion(&wikitext, &templates, &categories))
             .map(|e| (e.rule.name(), e.value))
     }
 
