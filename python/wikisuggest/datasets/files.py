@@ -307,7 +307,7 @@ def download_files(
         kept = entry.sources / spec.name
         if _reusable(target, spec):
             item["reused"] = "download"
-        elif not _cache._is_link(entry.sources) and _reusable(kept, spec):
+        elif not _cache.is_link(entry.sources) and _reusable(kept, spec):
             _link_or_copy(kept, target)
             item["reused"] = "kept source"
         else:
@@ -330,9 +330,7 @@ def download_files(
     def sizes() -> int:
         """The files' sizes as far as known (one the server did not give counts 0 until
         its download says it)."""
-        return sum(
-            out[s.name].get("size") or _size_if_regular(folder / s.name) for s in files
-        )
+        return sum(out[s.name].get("size") or _size_if_regular(folder / s.name) for s in files)
 
     def work() -> int:
         return max(int(sizes() * space_factor), space_floor) if space_factor or space_floor else 0
@@ -531,4 +529,4 @@ def fetch_files(
         if not entry.all_snapshots():
             # A first fetch that failed (an unknown name, a refusal before any download)
             # leaves nothing behind but its partial downloads.
-            entry._remove_if_empty(_cache.Removal(), dry_run=False)
+            entry.remove_if_empty()
