@@ -1,7 +1,7 @@
 """Type stub of the compiled extension module (kept by hand; checked by mypy.stubtest)."""
 
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from os import PathLike
 from typing import Any, Generic, Literal, TypeVar, final, overload
 
@@ -23,7 +23,11 @@ _TokenDict = dict[str, Any]
 _EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
+    "ENGINE_DEFAULTS",
+    "LINK_DEFAULTS",
     "LINK_ROWS_SPARK_DDL",
+    "MAX_TITLE_BYTES",
+    "TRANSLATION_DEFAULTS",
     "NativeArrowBatch",
     "NativeBatch",
     "NativeCall",
@@ -56,6 +60,10 @@ __all__ = [
     "page_sections",
     "parse_redirect",
     "quiesce",
+    "title_problem",
+    "wiki_domain",
+    "wiki_id",
+    "wiki_language",
 ]
 
 #: What the rules removed from a page: each link with its rule and the rule's entry, and the
@@ -63,6 +71,19 @@ __all__ = [
 
 __version__: str
 
+#: The defaults of every link operation's options (``language_code``, ``threshold``,
+#: ``max_recommendations``, ``sections_to_exclude``), of the translation operations' and of the
+#: local engine's pass options: read-only, written once in the crates.
+LINK_DEFAULTS: Mapping[str, Any]
+TRANSLATION_DEFAULTS: Mapping[str, Any]
+ENGINE_DEFAULTS: Mapping[str, Any]
+#: The longest title MediaWiki accepts, in UTF-8 bytes.
+MAX_TITLE_BYTES: int
+
+def wiki_id(name: str) -> str: ...
+def wiki_language(wiki_id: str) -> str: ...
+def wiki_domain(wiki_id: str) -> str: ...
+def title_problem(title: str) -> str | None: ...
 def in_flight_tasks() -> int: ...
 def quiesce() -> None: ...
 def authorization_url(

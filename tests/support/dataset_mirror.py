@@ -116,6 +116,9 @@ class Mirror:
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
+    #: While set, every request is recorded and its connection closed unanswered (as when
+    #: the host is unreachable): tests of an offline mode check that nothing was asked.
+    offline: bool = False
 
     @classmethod
     def standard(cls) -> Mirror:
@@ -165,6 +168,24 @@ class Mirror:
                 queue.pop(0)
             return fault
 
+    def normalize(self, path: str) -> str:
+        """The key of ``files`` a request path (without its leading ``/``) names."""
+        return path
+
+    def resolve(self, path: str) -> bytes | None:
+        """The body served at ``path`` (``None``: 404)."""
+        return self.files.get(path)
+
+    def content_headers(self, path: str) -> list[tuple[str, str]]:
+        # As some servers label .gz files: a client must not inflate them.
+        headers = [("Content-Type", "application/gzip")]
+        if path.endswith(".gz"):
+            headers.append(("Content-Encoding", "gzip"))
+        return headers
+
+    def last_modified(self, path: str) -> str:
+        return LAST_MODIFIED
+
     def url(self, base: str) -> str:
         assert self.server is not None
         return f"http://127.0.0.1:{self.server.server_address[1]}/{base}/"
@@ -204,13 +225,17 @@ class Mirror:
                 self.answer(head=False)
 
             def answer(self, head: bool) -> None:
-                path = self.path.split("?", 1)[0].lstrip("/")
+                path = mirror.normalize(self.path.split("?", 1)[0].lstrip("/"))
                 record = Request(
                     self.command, path, {k.lower(): v for k, v in self.headers.items()}
                 )
                 with mirror.lock:
                     mirror.requests.append(record)
-                data = mirror.files.get(path)
+                if mirror.offline:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                data = mirror.resolve(path)
                 fault = None if head else mirror.take_fault(path)
                 if fault is not None and fault.location is not None:
                     record.status = 302
@@ -240,7 +265,8 @@ class Mirror:
                 start = 0
                 ranged = self.headers.get("Range")
                 if_range = self.headers.get("If-Range")
-                honoured = if_range is None or if_range in (etag, LAST_MODIFIED)
+                modified = mirror.last_modified(path)
+                honoured = if_range is None or if_range in (etag, modified)
                 if ranged and honoured and not (fault and fault.ignore_range):
                     start = int(ranged.removeprefix("bytes=").split("-")[0])
                     if fault and fault.other_range:
@@ -259,17 +285,15 @@ class Mirror:
                     body = bytes(damaged)
                 record.status = 206 if start else 200
                 self.send_response(record.status)
-                self.send_header("Content-Type", "application/gzip")
-                # As some servers label .gz files: a client must not inflate them.
-                if path.endswith(".gz"):
-                    self.send_header("Content-Encoding", "gzip")
+                for name, value in mirror.content_headers(path):
+                    self.send_header(name, value)
                 if path in mirror.unsized:
                     self.send_header("Connection", "close")
                     self.close_connection = True
                 else:
                     self.send_header("Content-Length", str(len(body)))
                 self.send_header("ETag", etag)
-                self.send_header("Last-Modified", LAST_MODIFIED)
+                self.send_header("Last-Modified", modified)
                 self.send_header("Accept-Ranges", "bytes")
                 if start:
                     self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")

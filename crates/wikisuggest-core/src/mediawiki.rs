@@ -553,19 +553,10 @@ impl ActionApi {
     }
 }
 
-/// A title the API would misread: `|` separates titles in `titles=`, and control
-/// characters never belong in one.
+/// A title the wiki would refuse or misread (`|` separates titles in `titles=`, U+001F
+/// announces another separator): MediaWiki's title rules, checked before anything is sent.
 fn check_title(title: &str) -> Result<()> {
-    if title.trim().is_empty() {
-        return Err(Error::invalid("title", "must not be empty"));
-    }
-    if let Some(bad) = title.chars().find(|&c| c == '|' || c.is_control()) {
-        return Err(Error::invalid(
-            "title",
-            format!("a title cannot contain {:?}", bad),
-        ));
-    }
-    Ok(())
+    wikisuggest_text::title::check_title(title).map_err(|e| Error::invalid("title", e.to_string()))
 }
 
 /// An error status as the wiki's refusal, quoting the start of its (redacted) body.
