@@ -1,0 +1,280 @@
+//! An index folder opened for morelike queries.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::analysis::{profile, terms, text_analyzer};
+use crate::build::{open_index, progress};
+use crate::error::{Result, SearchError, invalid};
+use crate::morelike::{
+    MoreLikeOverrides, MoreLikeParams, QueryTerm, SeedTerms, minimum_should_match, select_terms,
+};
+use crate::schema::{self, Fields};
+use crate::title::title_key;
+
+/// Tantivy's BM25 multiplies every term's weight by `k1 + 1`; Lucene (since 8.0) and so
+/// Elasticsearch do not. Scores are divided by it to read as the search cluster's.
+const BM25_K1_PLUS_ONE: f32 = 2.2;
+
+/// The most hits one query may ask for.
+pub const MAX_LIMIT: usize = 10_000;
+
+/// One article like the seeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    pub page_id: u64,
+    pub title: String,
+    /// BM25 (k1 1.2, b 0.75), summed over the query's terms the article contains.
+    pub score: f32,
+    pub disambiguation: bool,
+}
+
+/// A seed after lookup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seed {
+    /// The title given.
+    pub given: String,
+    /// The article it resolved to (through a redirect if it is one), or `None` if missing.
+    pub page: Option<(u64, String)>,
+}
+
+/// What a morelike query did: its seeds, its terms, how many were required, its hits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoreLike {
+    pub seeds: Vec<Seed>,
+    pub terms: Vec<QueryTerm>,
+    pub minimum_should_match: usize,
+    pub hits: Vec<Hit>,
+}
+
+/// A complete index, ready for queries from many threads.
+pub struct SearchIndex {
+    dir: PathBuf,
+    reader: IndexReader,
+    fields: Fields,
+    analyzer: TextAnalyzer,
+    params: MoreLikeParams,
+    language: String,
+    documents: u64,
+}
+
+struct Resolved {
+    address: DocAddress,
+    page_id: u64,
+    title: String,
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir`; an incomplete build is refused.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let settings = schema::read_settings(dir)?.ok_or_else(|| SearchError::NotAnIndex {
+            path: dir.to_path_buf(),
+            reason: format!("no {}", schema::SETTINGS_FILE),
+        })?;
+        let params = MoreLikeParams::default().with(&settings.morelike)?;
+        let (index, fields): (Index, Fields) = open_index(dir, &settings.language)?;
+        let state = progress(&index, dir)?;
+        if !state.complete {
+            return Err(SearchError::Incomplete {
+                path: dir.to_path_buf(),
+                documents: state.documents,
+            });
+        }
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            documents: reader.searcher().num_docs(),
+            reader,
+            fields,
+            analyzer: text_analyzer(profile(&settings.language)?),
+            params,
+            language: settings.language,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn language(&self) -> &str {
+        &self.language
+    }
+
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+
+    /// The wiki's morelike parameters (CirrusSearch's defaults with the wiki's overrides).
+    pub fn params(&self) -> &MoreLikeParams {
+        &self.params
+    }
+
+    /// The terms `text` is indexed under.
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        terms(&mut self.analyzer.clone(), text)
+    }
+
+    fn lookup(
+        &self,
+        searcher: &Searcher,
+        field: tantivy::schema::Field,
+        key: &str,
+    ) -> Result<Option<DocAddress>> {
+        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+        let found = searcher.search(&query, &DocSetCollector)?;
+        Ok(found.into_iter().min())
+    }
+
+    fn resolve(&self, searcher: &Searcher, given: &str) -> Result<Option<Resolved>> {
+        let Some(key) = title_key(given) else {
+            return Ok(None);
+        };
+        let address = match self.lookup(searcher, self.fields.title_key, &key)? {
+            Some(a) => a,
+            None => match self.lookup(searcher, self.fields.redirect_key, &key)? {
+                Some(a) => a,
+                None => return Ok(None),
+            },
+        };
+        let doc: TantivyDocument = searcher.doc(address)?;
+        let page_id = doc
+            .get_first(self.fields.page_id)
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default();
+        let title = doc
+            .get_first(self.fields.title)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        Ok(Some(Resolved {
+            address,
+            page_id,
+            title,
+        }))
+    }
+
+    /// `morelike:<seeds>` with the wiki's parameters: the best `limit` articles, best first.
+    /// `seeds` are titles, each possibly holding several separated by `|`.
+    pub fn similar<S: AsRef<str>>(&self, seeds: &[S], limit: usize) -> Result<Vec<Hit>> {
+        Ok(self
+            .more_like(seeds, &MoreLikeOverrides::default(), limit)?
+            .hits)
+    }
+
+    /// `morelike:<seeds>` with this call's overrides over the wiki's parameters, reporting the
+    /// resolved seeds and the chosen terms with the hits.
+    pub fn more_like<S: AsRef<str>>(
+        &self,
+        seeds: &[S],
+        overrides: &MoreLikeOverrides,
+        limit: usize,
+    ) -> Result<MoreLike> {
+        if limit > MAX_LIMIT {
+            return Err(invalid(
+                "limit",
+                format!("at most {MAX_LIMIT}, got {limit}"),
+            ));
+        }
+        let params = self.params.with(overrides)?;
+        let searcher = self.reader.searcher();
+        let mut seen = HashSet::new();
+        let mut report = Vec::new();
+        let mut resolved = Vec::new();
+        for given in seeds.iter().flat_map(|s| s.as_ref().split('|')) {
+            let page = self.resolve(&searcher, given)?;
+            report.push(Seed {
+                given: given.trim().to_owned(),
+                page: page.as_ref().map(|r| (r.page_id, r.title.clone())),
+            });
+            if let Some(r) = page
+                && seen.insert(r.page_id)
+            {
+                resolved.push(r);
+            }
+        }
+        // CirrusSearch sorts the seed titles before handing them to Elasticsearch.
+        resolved.sort_by(|a, b| a.title.as_bytes().cmp(b.title.as_bytes()));
+
+        let mut seed_terms = SeedTerms::default();
+        let mut analyzer = self.analyzer.clone();
+        for r in &resolved {
+            let doc: TantivyDocument = searcher.doc(r.address)?;
+            let text = doc
+                .get_first(self.fields.text)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            seed_terms.add_document(terms(&mut analyzer, text), &params);
+        }
+        let num_docs = searcher.num_docs();
+        let text_field = self.fields.text;
+        let chosen = select_terms(&seed_terms, &params, num_docs, |t| {
+            searcher.doc_freq(&Term::from_field_text(text_field, t))
+        })?;
+        let msm = minimum_should_match(&params.minimum_should_match, chosen.len())?;
+        let mut out = MoreLike {
+            seeds: report,
+            terms: chosen,
+            minimum_should_match: msm,
+            hits: Vec::new(),
+        };
+        if out.terms.is_empty() || limit == 0 {
+            return Ok(out);
+        }
+        let clauses: Vec<(Occur, Box<dyn Query>)> = out
+            .terms
+            .iter()
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(text_field, &t.term),
+                    IndexRecordOption::WithFreqs,
+                ));
+                (Occur::Should, q)
+            })
+            .collect();
+        let query = BooleanQuery::with_minimum_required_clauses(clauses, msm);
+        // The seeds are scored like any document, then left out.
+        let top = searcher.search(
+            &query,
+            &TopDocs::with_limit(limit + resolved.len()).order_by_score(),
+        )?;
+        let seed_addresses: HashSet<DocAddress> = resolved.iter().map(|r| r.address).collect();
+        for (score, address) in top {
+            if out.hits.len() >= limit {
+                break;
+            }
+            if seed_addresses.contains(&address) {
+                continue;
+            }
+            let doc: TantivyDocument = searcher.doc(address)?;
+            out.hits.push(Hit {
+                page_id: doc
+                    .get_first(self.fields.page_id)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or_default(),
+                title: doc
+                    .get_first(self.fields.title)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_owned(),
+                score: score / BM25_K1_PLUS_ONE,
+                disambiguation: doc
+                    .get_first(self.fields.disambiguation)
+                    .and_then(|v| v.as_u64())
+                    .is_some_and(|v| v != 0),
+            });
+        }
+        // Equal scores in page id order, whatever the index's segments.
+        out.hits
+            .sort_by(|a, b| b.score.total_cmp(&a.score).then(a.page_id.cmp(&b.page_id)));
+        Ok(out)
+    }
+}
