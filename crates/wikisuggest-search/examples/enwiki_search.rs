@@ -87,7 +87,7 @@ fn article(i: usize, rng: &mut Rng) -> Document {
         title: format!("Article {i}"),
         text,
         redirects,
-        disambiguation: i % 20 == 0,
+        disambiguation: i.is_multiple_of(20),
     }
 }
 

@@ -26,6 +26,45 @@ pub struct Document {
     pub disambiguation: bool,
 }
 
+/// One article, borrowed: what a catalog build hands over without copying the text.
+#[derive(Clone, Copy, Debug)]
+pub struct DocumentRef<'a> {
+    pub page_id: u64,
+    pub title: &'a str,
+    pub text: &'a str,
+    pub redirects: &'a [&'a str],
+    pub disambiguation: bool,
+}
+
+impl Document {
+    pub fn as_ref<'a>(&'a self, redirects: &'a [&'a str]) -> DocumentRef<'a> {
+        DocumentRef {
+            page_id: self.page_id,
+            title: &self.title,
+            text: &self.text,
+            redirects,
+            disambiguation: self.disambiguation,
+        }
+    }
+}
+
+fn tantivy_document(f: &Fields, doc: &DocumentRef<'_>) -> TantivyDocument {
+    let mut d = TantivyDocument::default();
+    d.add_u64(f.page_id, doc.page_id);
+    d.add_text(f.title, doc.title);
+    if let Some(key) = title_key(doc.title) {
+        d.add_text(f.title_key, key);
+    }
+    for r in doc.redirects {
+        if let Some(key) = title_key(r) {
+            d.add_text(f.redirect_key, key);
+        }
+    }
+    d.add_u64(f.disambiguation, u64::from(doc.disambiguation));
+    d.add_text(f.text, doc.text);
+    d
+}
+
 /// How a build runs.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -114,47 +153,54 @@ pub struct IndexBuilder {
     commit_every: u64,
 }
 
-impl IndexBuilder {
-    /// Opens `dir` (creating it) for a new build, or for resuming one over the same language.
-    pub fn open(dir: &Path, options: &BuildOptions) -> Result<Self> {
-        MoreLikeParams::default().with(&options.morelike)?;
-        let threads = options.threads.max(1);
-        if options.memory_budget < threads * (15 << 20) {
+/// Checks the options, creates `dir` and records the settings; the index, its fields and the
+/// writer, with the progress an earlier build committed.
+fn prepare(dir: &Path, options: &BuildOptions) -> Result<(IndexWriter, Fields, Progress)> {
+    MoreLikeParams::default().with(&options.morelike)?;
+    let threads = options.threads.max(1);
+    if options.memory_budget < threads * (15 << 20) {
+        return Err(invalid(
+            "memory_budget",
+            format!(
+                "at least 15 MiB per thread, got {} bytes",
+                options.memory_budget
+            ),
+        ));
+    }
+    profile(&options.language)?;
+    std::fs::create_dir_all(dir).map_err(|source| SearchError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let wanted = Settings {
+        format: FORMAT,
+        language: options.language.clone(),
+        morelike: options.morelike.clone(),
+    };
+    match schema::read_settings(dir)? {
+        Some(found) if found.language != wanted.language => {
             return Err(invalid(
-                "memory_budget",
+                "language",
                 format!(
-                    "at least 15 MiB per thread, got {} bytes",
-                    options.memory_budget
+                    "{} holds an index analysed as {:?}, not {:?}",
+                    dir.display(),
+                    found.language,
+                    wanted.language
                 ),
             ));
         }
-        profile(&options.language)?;
-        std::fs::create_dir_all(dir).map_err(|source| SearchError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let wanted = Settings {
-            format: FORMAT,
-            language: options.language.clone(),
-            morelike: options.morelike.clone(),
-        };
-        match schema::read_settings(dir)? {
-            Some(found) if found.language != wanted.language => {
-                return Err(invalid(
-                    "language",
-                    format!(
-                        "{} holds an index analysed as {:?}, not {:?}",
-                        dir.display(),
-                        found.language,
-                        wanted.language
-                    ),
-                ));
-            }
-            _ => schema::write_settings(dir, &wanted)?,
-        }
-        let (index, fields) = open_index(dir, &options.language)?;
-        let progress = progress(&index, dir)?;
-        let writer = index.writer_with_num_threads(threads, options.memory_budget)?;
+        _ => schema::write_settings(dir, &wanted)?,
+    }
+    let (index, fields) = open_index(dir, &options.language)?;
+    let progress = progress(&index, dir)?;
+    let writer = index.writer_with_num_threads(threads, options.memory_budget)?;
+    Ok((writer, fields, progress))
+}
+
+impl IndexBuilder {
+    /// Opens `dir` (creating it) for a new build, or for resuming one over the same language.
+    pub fn open(dir: &Path, options: &BuildOptions) -> Result<Self> {
+        let (writer, fields, progress) = prepare(dir, options)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             writer,
@@ -211,20 +257,8 @@ impl IndexBuilder {
     }
 
     fn add(&mut self, doc: &Document) -> Result<()> {
-        let f = self.fields;
-        let mut d = TantivyDocument::default();
-        d.add_u64(f.page_id, doc.page_id);
-        d.add_text(f.title, &doc.title);
-        if let Some(key) = title_key(&doc.title) {
-            d.add_text(f.title_key, key);
-        }
-        for r in &doc.redirects {
-            if let Some(key) = title_key(r) {
-                d.add_text(f.redirect_key, key);
-            }
-        }
-        d.add_u64(f.disambiguation, u64::from(doc.disambiguation));
-        d.add_text(f.text, &doc.text);
+        let redirects: Vec<&str> = doc.redirects.iter().map(String::as_str).collect();
+        let d = tantivy_document(&self.fields, &doc.as_ref(&redirects));
         self.writer.add_document(d)?;
         self.progress.documents += 1;
         self.progress.last_page_id = Some(doc.page_id);
@@ -310,4 +344,75 @@ where
         added,
         already_complete: false,
     })
+}
+
+/// A build fed from several threads at once (a catalog reading its dump's shards in
+/// parallel), in no fixed order. Such a build cannot resume by position: an interrupted one
+/// starts over (a catalog builds in a staging folder that it discards). Memory stays within
+/// the indexing budget.
+pub struct SharedIndexBuilder {
+    dir: PathBuf,
+    writer: std::sync::RwLock<Option<IndexWriter>>,
+    fields: Fields,
+    added: std::sync::atomic::AtomicU64,
+}
+
+impl SharedIndexBuilder {
+    /// Starts a build in `dir`, discarding whatever an unfinished build left there; a complete
+    /// index is refused.
+    pub fn create(dir: &Path, options: &BuildOptions) -> Result<Self> {
+        let (writer, fields, progress) = prepare(dir, options)?;
+        if progress.complete {
+            return Err(invalid(
+                "path",
+                format!("{} already holds a complete index", dir.display()),
+            ));
+        }
+        if progress.documents > 0 {
+            writer.delete_all_documents()?;
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            writer: std::sync::RwLock::new(Some(writer)),
+            fields,
+            added: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    fn finished(&self) -> SearchError {
+        invalid(
+            "builder",
+            format!("the build of {} has finished", self.dir.display()),
+        )
+    }
+
+    /// Adds one article; callable from several threads at once.
+    pub fn add(&self, doc: &DocumentRef<'_>) -> Result<()> {
+        let guard = self.writer.read().map_err(|_| self.finished())?;
+        let writer = guard.as_ref().ok_or_else(|| self.finished())?;
+        writer.add_document(tantivy_document(&self.fields, doc))?;
+        self.added.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Commits every article added, marks the index complete, lets merges finish; returns the
+    /// article count.
+    pub fn finish(&self) -> Result<u64> {
+        let mut guard = self.writer.write().map_err(|_| self.finished())?;
+        let mut writer = guard.take().ok_or_else(|| self.finished())?;
+        let progress = Progress {
+            documents: self.added.load(Ordering::Relaxed),
+            last_page_id: None,
+            complete: true,
+        };
+        let payload = serde_json::to_string(&progress).map_err(|e| SearchError::Io {
+            path: self.dir.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        let mut prepared = writer.prepare_commit()?;
+        prepared.set_payload(&payload);
+        prepared.commit()?;
+        writer.wait_merging_threads()?;
+        Ok(progress.documents)
+    }
 }

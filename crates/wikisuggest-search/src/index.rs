@@ -11,6 +11,7 @@ use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDoc
 
 use crate::analysis::{profile, terms, text_analyzer};
 use crate::build::{open_index, progress};
+use crate::collect::AllMatches;
 use crate::error::{Result, SearchError, invalid};
 use crate::morelike::{
     MoreLikeOverrides, MoreLikeParams, QueryTerm, SeedTerms, minimum_should_match, select_terms,
@@ -62,6 +63,16 @@ pub struct SearchIndex {
     params: MoreLikeParams,
     language: String,
     documents: u64,
+}
+
+struct Prepared {
+    seeds: Vec<Seed>,
+    seed_pages: HashSet<u64>,
+    seed_addresses: HashSet<DocAddress>,
+    terms: Vec<QueryTerm>,
+    minimum_should_match: usize,
+    /// `None` when no term was chosen: nothing matches.
+    query: Option<BooleanQuery>,
 }
 
 struct Resolved {
@@ -170,27 +181,19 @@ impl SearchIndex {
             .hits)
     }
 
-    /// `morelike:<seeds>` with this call's overrides over the wiki's parameters, reporting the
-    /// resolved seeds and the chosen terms with the hits.
-    pub fn more_like<S: AsRef<str>>(
+    /// The seeds resolved, the query's terms chosen, and the query itself.
+    fn prepare<S: AsRef<str>>(
         &self,
+        searcher: &Searcher,
         seeds: &[S],
         overrides: &MoreLikeOverrides,
-        limit: usize,
-    ) -> Result<MoreLike> {
-        if limit > MAX_LIMIT {
-            return Err(invalid(
-                "limit",
-                format!("at most {MAX_LIMIT}, got {limit}"),
-            ));
-        }
+    ) -> Result<Prepared> {
         let params = self.params.with(overrides)?;
-        let searcher = self.reader.searcher();
         let mut seen = HashSet::new();
         let mut report = Vec::new();
         let mut resolved = Vec::new();
         for given in seeds.iter().flat_map(|s| s.as_ref().split('|')) {
-            let page = self.resolve(&searcher, given)?;
+            let page = self.resolve(searcher, given)?;
             report.push(Seed {
                 given: given.trim().to_owned(),
                 page: page.as_ref().map(|r| (r.page_id, r.title.clone())),
@@ -214,23 +217,12 @@ impl SearchIndex {
                 .unwrap_or_default();
             seed_terms.add_document(terms(&mut analyzer, text), &params);
         }
-        let num_docs = searcher.num_docs();
         let text_field = self.fields.text;
-        let chosen = select_terms(&seed_terms, &params, num_docs, |t| {
+        let chosen = select_terms(&seed_terms, &params, searcher.num_docs(), |t| {
             searcher.doc_freq(&Term::from_field_text(text_field, t))
         })?;
         let msm = minimum_should_match(&params.minimum_should_match, chosen.len())?;
-        let mut out = MoreLike {
-            seeds: report,
-            terms: chosen,
-            minimum_should_match: msm,
-            hits: Vec::new(),
-        };
-        if out.terms.is_empty() || limit == 0 {
-            return Ok(out);
-        }
-        let clauses: Vec<(Occur, Box<dyn Query>)> = out
-            .terms
+        let clauses: Vec<(Occur, Box<dyn Query>)> = chosen
             .iter()
             .map(|t| {
                 let q: Box<dyn Query> = Box::new(TermQuery::new(
@@ -240,18 +232,52 @@ impl SearchIndex {
                 (Occur::Should, q)
             })
             .collect();
-        let query = BooleanQuery::with_minimum_required_clauses(clauses, msm);
+        Ok(Prepared {
+            seeds: report,
+            seed_pages: resolved.iter().map(|r| r.page_id).collect(),
+            seed_addresses: resolved.iter().map(|r| r.address).collect(),
+            query: (!clauses.is_empty())
+                .then(|| BooleanQuery::with_minimum_required_clauses(clauses, msm)),
+            terms: chosen,
+            minimum_should_match: msm,
+        })
+    }
+
+    /// `morelike:<seeds>` with this call's overrides over the wiki's parameters, reporting the
+    /// resolved seeds and the chosen terms with the hits.
+    pub fn more_like<S: AsRef<str>>(
+        &self,
+        seeds: &[S],
+        overrides: &MoreLikeOverrides,
+        limit: usize,
+    ) -> Result<MoreLike> {
+        if limit > MAX_LIMIT {
+            return Err(invalid(
+                "limit",
+                format!("at most {MAX_LIMIT}, got {limit}"),
+            ));
+        }
+        let searcher = self.reader.searcher();
+        let prepared = self.prepare(&searcher, seeds, overrides)?;
+        let mut out = MoreLike {
+            seeds: prepared.seeds,
+            terms: prepared.terms,
+            minimum_should_match: prepared.minimum_should_match,
+            hits: Vec::new(),
+        };
+        let Some(query) = prepared.query.filter(|_| limit > 0) else {
+            return Ok(out);
+        };
         // The seeds are scored like any document, then left out.
         let top = searcher.search(
             &query,
-            &TopDocs::with_limit(limit + resolved.len()).order_by_score(),
+            &TopDocs::with_limit(limit + prepared.seed_addresses.len()).order_by_score(),
         )?;
-        let seed_addresses: HashSet<DocAddress> = resolved.iter().map(|r| r.address).collect();
         for (score, address) in top {
             if out.hits.len() >= limit {
                 break;
             }
-            if seed_addresses.contains(&address) {
+            if prepared.seed_addresses.contains(&address) {
                 continue;
             }
             let doc: TantivyDocument = searcher.doc(address)?;
@@ -276,5 +302,34 @@ impl SearchIndex {
         out.hits
             .sort_by(|a, b| b.score.total_cmp(&a.score).then(a.page_id.cmp(&b.page_id)));
         Ok(out)
+    }
+
+    /// Page ids of the articles like the seeds (already split on `|`), best first, for a
+    /// catalog's recommendations: at most `limit` (any number: `usize::MAX` keeps every match,
+    /// as `morelikethis` beside a topic or a country needs), only those `within` accepts.
+    pub fn similar_ids(
+        &self,
+        seeds: &[String],
+        limit: usize,
+        within: Option<&(dyn Fn(u64) -> bool + Sync)>,
+    ) -> Result<Vec<u64>> {
+        if within.is_none() && limit <= MAX_LIMIT {
+            let found = self.more_like(seeds, &MoreLikeOverrides::default(), limit)?;
+            return Ok(found.hits.into_iter().map(|h| h.page_id).collect());
+        }
+        let searcher = self.reader.searcher();
+        let prepared = self.prepare(&searcher, seeds, &MoreLikeOverrides::default())?;
+        let Some(query) = prepared.query.filter(|_| limit > 0) else {
+            return Ok(Vec::new());
+        };
+        let mut found: Vec<(f32, u64)> = searcher
+            .search(&query, &AllMatches)?
+            .into_iter()
+            .filter(|(_, id)| !prepared.seed_pages.contains(id))
+            .filter(|(_, id)| within.is_none_or(|keep| keep(*id)))
+            .collect();
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        found.truncate(limit);
+        Ok(found.into_iter().map(|(_, id)| id).collect())
     }
 }

@@ -11,13 +11,17 @@
 
 pub mod analysis;
 mod build;
+mod collect;
 mod error;
 mod index;
 pub mod morelike;
 mod schema;
 mod title;
 
-pub use build::{BuildOptions, BuildSummary, Document, IndexBuilder, build_index};
+pub use build::{
+    BuildOptions, BuildSummary, Document, DocumentRef, IndexBuilder, SharedIndexBuilder,
+    build_index,
+};
 pub use error::{Result, SearchError};
 pub use index::{Hit, MAX_LIMIT, MoreLike, SearchIndex, Seed};
 pub use morelike::{MoreLikeOverrides, MoreLikeParams, QueryTerm};

@@ -562,3 +562,105 @@ fn folders_that_are_not_complete_indexes_are_refused() {
     small.memory_budget = 1 << 20;
     assert!(build_index(Path::new("/nonexistent/never"), Vec::new(), &small, None).is_err());
 }
+
+#[test]
+fn page_ids_for_catalogs_can_be_filtered_and_unbounded() {
+    let c = wiki();
+    let seeds = vec!["Moon".to_owned()];
+    let hits = c.index.similar(&["Moon"], 500).unwrap();
+    let ids: Vec<u64> = hits.iter().map(|h| h.page_id).collect();
+    assert_eq!(c.index.similar_ids(&seeds, 500, None).unwrap(), ids);
+    // Every match, best first, with no limit: the same list here.
+    assert_eq!(c.index.similar_ids(&seeds, usize::MAX, None).unwrap(), ids);
+    assert_eq!(
+        c.index.similar_ids(&seeds, 2, Some(&|_| true)).unwrap(),
+        ids[..2].to_vec()
+    );
+    // A filter keeps the order of what it accepts.
+    let odd = |id: u64| id % 2 == 1;
+    let want: Vec<u64> = ids.iter().copied().filter(|id| odd(*id)).collect();
+    assert!(!want.is_empty() && want.len() < ids.len());
+    assert_eq!(
+        c.index.similar_ids(&seeds, usize::MAX, Some(&odd)).unwrap(),
+        want
+    );
+    assert!(
+        c.index
+            .similar_ids(&["Nothing".to_owned()], usize::MAX, Some(&odd))
+            .unwrap()
+            .is_empty()
+    );
+    // The seeds are never among them.
+    let all = c
+        .index
+        .similar_ids(&seeds, usize::MAX, Some(&|_| true))
+        .unwrap();
+    assert!(!all.contains(&100));
+}
+
+#[test]
+fn a_build_fed_from_several_threads_equals_one_fed_in_order() {
+    let docs: Vec<Document> = (0..60)
+        .map(|i| {
+            document(
+                i,
+                &format!("Doc {i}"),
+                &format!("common w{} w{} w{} w{}", i % 7, i % 5, i % 3, i % 11),
+            )
+        })
+        .collect();
+    let ordered = build(docs.clone(), &BuildOptions::new(PLAIN));
+    let dir = tempfile::tempdir().unwrap();
+    // An unfinished build left behind is discarded.
+    let mut partial =
+        wikisuggest_search::IndexBuilder::open(dir.path(), &BuildOptions::new(PLAIN)).unwrap();
+    partial.push(&docs[0]).unwrap();
+    partial.checkpoint().unwrap();
+    drop(partial);
+    let shared =
+        wikisuggest_search::SharedIndexBuilder::create(dir.path(), &BuildOptions::new(PLAIN))
+            .unwrap();
+    std::thread::scope(|s| {
+        for part in docs.chunks(15) {
+            let shared = &shared;
+            s.spawn(move || {
+                for d in part.iter().rev() {
+                    let redirects: Vec<&str> = d.redirects.iter().map(String::as_str).collect();
+                    shared.add(&d.as_ref(&redirects)).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(shared.finish().unwrap(), 60);
+    assert!(shared.finish().is_err());
+    assert!(shared.add(&docs[0].as_ref(&[])).is_err());
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert_eq!(index.documents(), 60);
+    for seed in ["Doc 3", "Doc 44|Doc 12"] {
+        let a: HashMap<String, f32> = index
+            .similar(&[seed], 500)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.title, h.score))
+            .collect();
+        let b: HashMap<String, f32> = ordered
+            .index
+            .similar(&[seed], 500)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.title, h.score))
+            .collect();
+        assert!(!a.is_empty());
+        assert_eq!(
+            a.keys().collect::<HashSet<_>>(),
+            b.keys().collect::<HashSet<_>>()
+        );
+        for (t, s) in &a {
+            assert!((s - b[t]).abs() <= 1e-6);
+        }
+    }
+    assert!(
+        wikisuggest_search::SharedIndexBuilder::create(dir.path(), &BuildOptions::new(PLAIN))
+            .is_err()
+    );
+}

@@ -69,6 +69,10 @@ impl<T, F: Fn(&T, &T) -> bool> LuceneQueue<T, F> {
         self.heap.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
     pub fn is_full(&self) -> bool {
         self.heap.len() >= self.max_size
     }
@@ -106,7 +110,7 @@ impl<T, F: Fn(&T, &T) -> bool> LuceneQueue<T, F> {
     // are 2i+1 and 2i+2. The moves are Lucene's: shift the hole, install the saved node.
     fn up_heap(&mut self, mut i: usize) {
         while i > 0 {
-            let parent = (i + 1) / 2 - 1;
+            let parent = (i - 1) / 2;
             if (self.less_than)(&self.heap[i], &self.heap[parent]) {
                 self.heap.swap(i, parent);
                 i = parent;
