@@ -1,6 +1,6 @@
 //! An index folder opened for morelike queries.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::{DocSetCollector, TopDocs};
@@ -63,6 +63,44 @@ pub struct SearchIndex {
     params: MoreLikeParams,
     language: String,
     documents: u64,
+}
+
+/// The fast-field columns a hit is read from, per segment.
+struct HitColumns {
+    page_id: tantivy::columnar::Column<u64>,
+    disambiguation: tantivy::columnar::Column<u64>,
+    title: tantivy::columnar::StrColumn,
+}
+
+impl HitColumns {
+    fn open(reader: &tantivy::SegmentReader) -> Result<Self> {
+        let fast = reader.fast_fields();
+        let missing = || SearchError::NotAnIndex {
+            path: PathBuf::new(),
+            reason: "the title column is missing".to_owned(),
+        };
+        Ok(Self {
+            page_id: fast.u64("page_id")?,
+            disambiguation: fast.u64("disambiguation")?,
+            title: fast.str("title")?.ok_or_else(missing)?,
+        })
+    }
+
+    fn hit(&self, doc: tantivy::DocId, score: f32) -> Result<Hit> {
+        let mut title = String::new();
+        if let Some(ord) = self.title.term_ords(doc).next() {
+            self.title.ord_to_str(ord, &mut title).map_err(|source| SearchError::Io {
+                path: PathBuf::new(),
+                source,
+            })?;
+        }
+        Ok(Hit {
+            page_id: self.page_id.first(doc).unwrap_or_default(),
+            title,
+            score,
+            disambiguation: self.disambiguation.first(doc).is_some_and(|v| v != 0),
+        })
+    }
 }
 
 struct Prepared {
@@ -273,6 +311,7 @@ impl SearchIndex {
             &query,
             &TopDocs::with_limit(limit + prepared.seed_addresses.len()).order_by_score(),
         )?;
+        let mut columns: HashMap<u32, HitColumns> = HashMap::new();
         for (score, address) in top {
             if out.hits.len() >= limit {
                 break;
@@ -280,23 +319,14 @@ impl SearchIndex {
             if prepared.seed_addresses.contains(&address) {
                 continue;
             }
-            let doc: TantivyDocument = searcher.doc(address)?;
-            out.hits.push(Hit {
-                page_id: doc
-                    .get_first(self.fields.page_id)
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or_default(),
-                title: doc
-                    .get_first(self.fields.title)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_owned(),
-                score: score / BM25_K1_PLUS_ONE,
-                disambiguation: doc
-                    .get_first(self.fields.disambiguation)
-                    .and_then(|v| v.as_u64())
-                    .is_some_and(|v| v != 0),
-            });
+            let segment = address.segment_ord;
+            let c = match columns.entry(segment) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(HitColumns::open(searcher.segment_reader(segment))?)
+                }
+            };
+            out.hits.push(c.hit(address.doc_id, score / BM25_K1_PLUS_ONE)?);
         }
         // Equal scores in page id order, whatever the index's segments.
         out.hits

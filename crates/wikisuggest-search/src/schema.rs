@@ -45,7 +45,9 @@ pub fn schema() -> (Schema, Fields) {
         .set_stored();
     let fields = Fields {
         page_id: b.add_u64_field("page_id", INDEXED | FAST | STORED),
-        title: b.add_text_field("title", STORED),
+        // A fast field too: hits read their titles from its column, not from the document
+        // store (whose blocks hold the texts).
+        title: b.add_text_field("title", TextOptions::default().set_stored().set_fast("raw")),
         title_key: b.add_text_field("title_key", STRING),
         redirect_key: b.add_text_field("redirect_key", STRING),
         disambiguation: b.add_u64_field("disambiguation", FAST | STORED),
