@@ -17,6 +17,7 @@ mod batch;
 mod build;
 mod call;
 mod client;
+mod contract;
 mod convert;
 mod datasets;
 mod dump_pages;
@@ -62,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
+    contract::register(m)?;
     build::register(m)?;
     linkrows::register(m)?;
     Ok(())

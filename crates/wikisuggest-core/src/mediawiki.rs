@@ -30,7 +30,7 @@ use crate::http_error::{parse_retry_after, truncate_chars};
 use crate::redact::Redactor;
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
-use crate::transport::{Body, Outgoing, Reply, Transport, TransportConfig, Verdict};
+use crate::transport::{Body, Outgoing, Redirects, Reply, Transport, TransportConfig, Verdict};
 
 /// How much of a wiki's error text is kept in a message.
 const INFO_LIMIT: usize = 300;
@@ -179,10 +179,13 @@ impl ActionApi {
             .map_err(|e| Error::Config(format!("api_url is not a valid URL: {e}")))?;
         let transport = Transport::new(&TransportConfig {
             user_agent: crate::user_agent::compose(&config.user_agent)?,
-            timeout: config.timeout,
+            timeout: Some(config.timeout),
             connect_timeout: config.connect_timeout,
+            read_timeout: None,
             retry: config.retry,
             max_body_size: config.max_body_size,
+            decompress: true,
+            redirects: Redirects::Never,
         })?;
         Ok(Self {
             transport,
@@ -550,19 +553,10 @@ impl ActionApi {
     }
 }
 
-/// A title the API would misread: `|` separates titles in `titles=`, and control
-/// characters never belong in one.
+/// A title the wiki would refuse or misread (`|` separates titles in `titles=`, U+001F
+/// announces another separator): MediaWiki's title rules, checked before anything is sent.
 fn check_title(title: &str) -> Result<()> {
-    if title.trim().is_empty() {
-        return Err(Error::invalid("title", "must not be empty"));
-    }
-    if let Some(bad) = title.chars().find(|&c| c == '|' || c.is_control()) {
-        return Err(Error::invalid(
-            "title",
-            format!("a title cannot contain {:?}", bad),
-        ));
-    }
-    Ok(())
+    wikisuggest_text::title::check_title(title).map_err(|e| Error::invalid("title", e.to_string()))
 }
 
 /// An error status as the wiki's refusal, quoting the start of its (redacted) body.

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wikisuggest_engine::{
-    Engine, LinkRecommendation, LinkRecommendationSet, Page, RecommendOptions, RuleKind, RuleSpec,
-    Rules, default_workers,
+    Engine, LinkOptions, LinkRecommendation, LinkRecommendationSet, Page, RecommendOptions,
+    RuleKind, RuleSpec, Rules, default_workers,
 };
 
 use common::{Article, parity_articles as articles};
@@ -43,8 +43,11 @@ fn rules(spec: RuleSpec) -> Option<Arc<Rules>> {
 
 fn options(threshold: f64, max: i64, rules: Option<Arc<Rules>>) -> RecommendOptions {
     RecommendOptions {
-        threshold,
-        max_recommendations: max,
+        link: LinkOptions {
+            threshold,
+            max_recommendations: max,
+            ..LinkOptions::default()
+        },
         rules,
         ..RecommendOptions::default()
     }
@@ -330,14 +333,11 @@ fn sections_are_excluded_as_sections_to_exclude_does() {
             }),
         ),
     );
-    let by_request = run(
-        &engine,
-        &articles,
-        &RecommendOptions {
-            sections_to_exclude: sections,
-            ..options(0.5, 15, None)
-        },
-    );
+    let by_request = run(&engine, &articles, &{
+        let mut by_request = options(0.5, 15, None);
+        by_request.link.sections_to_exclude = sections;
+        by_request
+    });
     let mut differs_from_plain = 0;
     let plain = run(&engine, &articles, &options(0.5, 15, None));
     for ((a, b), p) in by_rule.iter().zip(&by_request).zip(&plain) {
