@@ -89,10 +89,12 @@ impl HitColumns {
     fn hit(&self, doc: tantivy::DocId, score: f32) -> Result<Hit> {
         let mut title = String::new();
         if let Some(ord) = self.title.term_ords(doc).next() {
-            self.title.ord_to_str(ord, &mut title).map_err(|source| SearchError::Io {
-                path: PathBuf::new(),
-                source,
-            })?;
+            self.title
+                .ord_to_str(ord, &mut title)
+                .map_err(|source| SearchError::Io {
+                    path: PathBuf::new(),
+                    source,
+                })?;
         }
         Ok(Hit {
             page_id: self.page_id.first(doc).unwrap_or_default(),
@@ -326,7 +328,8 @@ impl SearchIndex {
                     e.insert(HitColumns::open(searcher.segment_reader(segment))?)
                 }
             };
-            out.hits.push(c.hit(address.doc_id, score / BM25_K1_PLUS_ONE)?);
+            out.hits
+                .push(c.hit(address.doc_id, score / BM25_K1_PLUS_ONE)?);
         }
         // Equal scores in page id order, whatever the index's segments.
         out.hits
