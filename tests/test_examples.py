@@ -11,6 +11,7 @@ import http.server
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -191,6 +192,23 @@ def _current(mediawiki: LocalWiki, title: str) -> tuple[int, str]:
     )["query"]["pages"][0]
     revision = page["revisions"][0]
     return revision["revid"], revision["slots"]["main"]["content"]
+
+
+def test_review_bot_says_in_one_line_that_the_wiki_is_unreachable() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        api = f"http://127.0.0.1:{probe.getsockname()[1]}/w/api.php"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "review_bot.py"), api, "Aardvark"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"review_bot.py: {api}: TransportError: "), done.stderr
 
 
 def test_review_bot_saves_only_reviewed_links(mediawiki: LocalWiki) -> None:
