@@ -126,6 +126,11 @@ def test_demo_says_it_is_a_toy_and_how_to_get_real_links() -> None:
     assert {mark for mark, _ in links} == {"?", " "}, "the sample shows both kinds"
     assert lines[-1] == f"  {REAL_LINKS}"
     assert "production's enwiki datasets" in lines[-2]
+    unknown = cli("demo", "Nope")
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert unknown.stderr == (
+        "wikisuggest demo: no shipped article Nope (shipped: Aardvark, Atomic number)\n"
+    )
 
 
 def test_demo_published_uses_production_datasets(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def _example(_: argparse.Namespace) -> int:
@@ -37,7 +38,11 @@ def _demo(args: argparse.Namespace) -> int:
     chosen = args.articles or sorted(articles)
     unknown = [a for a in chosen if a not in articles]
     if unknown:
-        print(f"unknown article(s): {', '.join(unknown)}; shipped: {', '.join(sorted(articles))}")
+        shipped = ", ".join(sorted(articles))
+        print(
+            f"wikisuggest demo: no shipped article {', '.join(unknown)} (shipped: {shipped})",
+            file=sys.stderr,
+        )
         return 2
     # The lowest score Add a Link shows editors (GrowthExperiments' minimumLinkScore).
     editors = CommunityConfiguration().minimum_link_score
