@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from .._native import TRANSLATION_DEFAULTS
+from .environment import CLIENT, describe
 from .options import add_link_options, given, keys
 from .output import emit
 
@@ -82,6 +83,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_link_options(links)
     add_client_options(links)
     links.set_defaults(run=_links)
+    describe(links, CLIENT)
 
     translate = commands.add_parser("translate", help="articles to translate from SOURCE to TARGET")
     translate.add_argument("source")
@@ -99,3 +101,4 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_client_options(translate)
     translate.set_defaults(run=_translate)
+    describe(translate, CLIENT)
