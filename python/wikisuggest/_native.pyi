@@ -11,6 +11,7 @@ from ._args import (
     LinkArgs,
     ManagerArgs,
     MembershipArgs,
+    NativePage,
     TranslationArgs,
 )
 from .batch import BatchItem, Plan
@@ -19,8 +20,6 @@ from .records import ExplainedResult, LinkRecommendationSet, TranslationRecommen
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
-#: A page of the engine: ``(wikitext, page_title, pageid, revid, language_code)``.
-_EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
     "ENGINE_DEFAULTS",
@@ -211,11 +210,11 @@ class NativeEngine:
     ) -> list[dict[str, Any]] | None: ...
     @overload
     def recommend(
-        self, page: _EnginePage, options: EngineOptions, explain: Literal[False] = False
+        self, page: NativePage, options: EngineOptions, explain: Literal[False] = False
     ) -> NativeCall[LinkRecommendationSet]: ...
     @overload
     def recommend(
-        self, page: _EnginePage, options: EngineOptions, explain: Literal[True]
+        self, page: NativePage, options: EngineOptions, explain: Literal[True]
     ) -> NativeCall[ExplainedResult]: ...
     @overload
     def batch(
@@ -247,7 +246,7 @@ def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
 # of `NativeBatch`, items in input order.
 @final
 class NativeEngineBatch(Generic[_T]):
-    def push(self, index: int, input: object, page: _EnginePage) -> None: ...
+    def push(self, index: int, input: object, page: NativePage) -> None: ...
     def refuse(self, index: int, input: object, error: BaseException) -> None: ...
     def pending(self) -> int: ...
     def next(self, sink: deque[BatchItem[_T]]) -> bool: ...

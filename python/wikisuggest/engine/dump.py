@@ -37,7 +37,8 @@ from .. import _args
 from .._native import NativeDumpRows
 from ..datasets.cache import sha256_file
 from ..errors import InvalidParameter
-from .link_engine import LinkEngine, PassOptions, _pass_options
+from .link_engine import LinkEngine
+from .options import PassOptions, pass_options
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -437,7 +438,7 @@ def recommend_dump(
     dump_path = Path(dump)
     if not dump_path.is_file():
         raise InvalidParameter(f"{dump_path}: no such dump file", parameter="dump")
-    checked = _pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
+    checked = pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
     engine = LinkEngine.open(datasets, wiki_id)
     identity = {
         "wiki_db": wiki_id,
@@ -453,7 +454,7 @@ def recommend_dump(
         done_before = int(output.state["pages"])
         if not output.state["complete"]:
             rows = NativeDumpRows(
-                engine._open(),
+                engine.native,
                 dump_path,
                 checked,
                 wiki_db=wiki_id,
