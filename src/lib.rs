@@ -20,7 +20,6 @@ mod client;
 mod contract;
 mod convert;
 mod datasets;
-mod dump_pages;
 mod engine;
 mod engine_batch;
 mod errors;
@@ -53,7 +52,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::page_links, m)?)?;
     m.add_function(wrap_pyfunction!(rules::page_sections, m)?)?;
     m.add_class::<datasets::NativeDownloader>()?;
-    m.add_class::<dump_pages::NativeDumpPages>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
     m.add_class::<plain_text::NativePlainText>()?;

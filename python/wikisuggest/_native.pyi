@@ -33,7 +33,6 @@ __all__ = [
     "NativeClient",
     "NativeDatasetBuild",
     "NativeDownloader",
-    "NativeDumpPages",
     "NativeDumpRows",
     "NativeEngine",
     "NativeEngineBatch",
@@ -59,6 +58,7 @@ __all__ = [
     "page_sections",
     "parse_redirect",
     "quiesce",
+    "rules_preview",
     "title_problem",
     "wiki_domain",
     "wiki_id",
@@ -306,14 +306,12 @@ class NativeDumpRows:
         options: EngineOptions,
         *,
         wiki_db: str,
-        namespaces: list[int],
-        skip_redirects: bool,
-        skip_pages: int,
         pages_per_batch: int,
         rows_per_batch: int,
         workers: int | None,
         max_page_bytes: int,
     ) -> NativeDumpRows: ...
+    def start(self, skip_pages: int) -> None: ...
     def next_batch(self) -> dict[str, Any] | None: ...
     def close(self) -> None: ...
 
@@ -322,6 +320,15 @@ class NativeRowChunks:
     def __iter__(self) -> NativeRowChunks: ...
     def __next__(self) -> NativeArrowBatch: ...
 
+def rules_preview(
+    engine: NativeEngine,
+    pages: str | list[NativePage],
+    before: EngineOptions,
+    after: EngineOptions,
+    *,
+    sample: int | None,
+    workers: int | None,
+) -> dict[str, Any]: ...
 def link_rows(
     pages: object,
     engines: dict[str, NativeEngine],
@@ -330,19 +337,6 @@ def link_rows(
     chunk_bytes: int,
 ) -> NativeRowChunks: ...
 def link_rows_schema() -> NativeArrowBatch: ...
-
-@final
-class NativeDumpPages:
-    def __new__(
-        cls,
-        path: str | PathLike[str],
-        namespaces: list[int],
-        skip_redirects: bool,
-        skip_pages: int,
-        max_pages: int,
-        max_bytes: int,
-    ) -> NativeDumpPages: ...
-    def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
 
 @final
 class NativeWiki:
