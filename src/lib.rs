@@ -51,6 +51,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rules::NativeLinkRules>()?;
     m.add_function(wrap_pyfunction!(rules::page_links, m)?)?;
     m.add_function(wrap_pyfunction!(rules::page_sections, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::class_table_row, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::is_wikidata_item, m)?)?;
+    m.add(
+        "CLASS_TABLE_HEADER",
+        wikisuggest_engine::rules::classes::TABLE_HEADER,
+    )?;
     m.add_class::<datasets::NativeDownloader>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;

@@ -201,6 +201,17 @@ def text_list(name: str, value: Any) -> list[str]:
     return items
 
 
+def string_list(name: str, value: Any) -> list[str]:
+    """:func:`text_list` where a list is meant: a bare string is refused (it would otherwise
+    be one entry, or, read letter by letter, one entry per letter)."""
+    if isinstance(value, str):
+        raise InvalidParameter(
+            f"{name} must be a list of strings, not a string: write {name}=[{value!r}]",
+            parameter=name,
+        )
+    return text_list(name, value)
+
+
 def flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise InvalidParameter(f"{name} must be True or False, got {value!r}", parameter=name)

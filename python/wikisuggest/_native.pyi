@@ -22,6 +22,7 @@ _T = TypeVar("_T")
 _TokenDict = dict[str, Any]
 
 __all__ = [
+    "CLASS_TABLE_HEADER",
     "ENGINE_DEFAULTS",
     "LINK_DEFAULTS",
     "LINK_ROWS_SPARK_DDL",
@@ -46,12 +47,14 @@ __all__ = [
     "__version__",
     "authorization_url",
     "backtest_dataset",
+    "class_table_row",
     "convert_dataset",
     "dataset_drift",
     "dump_wiki",
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
+    "is_wikidata_item",
     "link_rows",
     "link_rows_schema",
     "page_links",
@@ -241,6 +244,10 @@ class NativeLinkRules:
 
 def page_links(wikitext: str) -> list[tuple[int, int, int, str, str | None, str]]: ...
 def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
+def class_table_row(title: str, item: str, p31: list[str]) -> str: ...
+def is_wikidata_item(id: str) -> bool: ...
+
+CLASS_TABLE_HEADER: str
 
 # The engine's batch: `push`/`refuse` feed it pages in input order, and it speaks the protocol
 # of `NativeBatch`, items in input order.
@@ -382,6 +389,7 @@ class NativePlainText:
     def __len__(self) -> int: ...
     def text_runs(self) -> list[tuple[int, int]]: ...
     def node_at(self, offset: int) -> tuple[str, int, int] | None: ...
+    def hidden_from(self) -> int | None: ...
     def is_text(self, start: int, end: int) -> bool: ...
     def occurrences(self, phrase: str) -> list[int]: ...
     def link_targets(self) -> list[str]: ...

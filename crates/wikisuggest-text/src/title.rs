@@ -83,6 +83,61 @@ pub fn normalise_title(title: &str) -> String {
     out
 }
 
+/// A title written by hand (in a rule file, a class table) as MediaWiki stores it, so that
+/// it names the page a dataset knows: Unicode NFC (MediaWiki normalises all input so),
+/// left-to-right and right-to-left marks and embeddings dropped, every run of spaces,
+/// underscores and the other spaces MediaWiki folds into one (NBSP, U+1680, U+180E,
+/// U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) as one space, and then
+/// [`normalise_title`]. A title already in that form comes back as `normalise_title` gives
+/// it.
+pub fn canonical_title(title: &str) -> String {
+    let normal = normalise_title(&fold_title(title));
+    // Percent escapes may have spelt more spaces: fold those too.
+    if normal.contains("  ") {
+        fold_title(&normal)
+    } else {
+        normal
+    }
+}
+
+/// The part of [`canonical_title`] that is not production's: NFC, direction marks dropped,
+/// every run of MediaWiki's title spaces (underscores included) as one space, none at
+/// either end.
+pub fn fold_title(title: &str) -> String {
+    let composed = icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(title);
+    let mut folded = String::with_capacity(composed.len());
+    let mut in_space = false;
+    for c in composed.chars() {
+        if is_bidi_mark(c) {
+            continue;
+        }
+        if is_title_space(c) {
+            in_space = true;
+            continue;
+        }
+        if in_space && !folded.is_empty() {
+            folded.push(' ');
+        }
+        in_space = false;
+        folded.push(c);
+    }
+    folded
+}
+
+/// The characters MediaWiki folds into one underscore in a title.
+fn is_title_space(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '_' | '\u{a0}' | '\u{1680}' | '\u{180e}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
+/// The direction marks and embeddings MediaWiki removes from a title.
+fn is_bidi_mark(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}')
+}
+
 /// `normalise_anchor`: `str.lower(str.strip(anchor))`.
 pub fn normalise_anchor(anchor: &str) -> String {
     pyunicode::lower(pyunicode::strip(anchor))
@@ -200,6 +255,29 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(unquote(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn canonical_titles_are_mediawikis() {
+        let cases = [
+            ("New  York", "New York"),
+            ("New__York_", "New York"),
+            ("  new \u{a0}\u{3000} york ", "New york"),
+            ("\u{200e}e\u{301}cole", "École"),
+            ("Cafe\u{301}", "Café"),
+            ("A%20%20B", "A B"),
+            ("Mammal", "Mammal"),
+            ("mammal#Legs", "Mammal"),
+            ("", ""),
+            ("  ", ""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(canonical_title(input), expected, "{input:?}");
+        }
+        // Titles already canonical are left as production normalises them.
+        for title in ["Ada Lovelace", "São Paulo", "ǅemal", "Straße"] {
+            assert_eq!(canonical_title(title), normalise_title(title));
         }
     }
 
