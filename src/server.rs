@@ -22,7 +22,8 @@ use crate::contract::seconds;
 /// An integer argument in the range of `T` (a port, a count), or an `InvalidParameter` naming
 /// it: Python's integers reach here unchecked, and a conversion error would name nothing.
 fn integer<T: TryFrom<i64>>(name: &str, value: i64, range: &str) -> PyResult<T> {
-    T::try_from(value).map_err(|_| invalid_parameter(name, &format!("must be {range}, got {value}")))
+    T::try_from(value)
+        .map_err(|_| invalid_parameter(name, &format!("must be {range}, got {value}")))
 }
 
 #[pymethods]
