@@ -8,8 +8,14 @@
 mod contexts;
 #[rustfmt::skip] // generated
 mod entities;
+/// The one pass over a page's bytes that both ports read.
+mod lexer;
 /// mwparserfromhell 0.7.2's C tokenizer, down to the top-level node spans.
 mod mwparserfromhell;
+/// The ports as they were before the lexer, kept as test oracles.
+#[cfg(any(test, feature = "oracle"))]
+#[doc(hidden)]
+pub mod oracle;
 mod partition;
 /// The partition as placing links back into a page needs it.
 mod plain_text;
