@@ -209,12 +209,17 @@ pub fn recommend_filtered(
         Err(e) => return Err(e),
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
-    let init_len = doc.nodes().last().map_or(0, |n| n.end);
-    let init_chars: &[char] = doc.chars().get(..init_len).unwrap_or_default();
-    let init: Cow<'_, str> = if init_len == doc.chars().len() {
+    let init_len = doc.nodes().last().map_or(0, |n| n.byte_end);
+    let init: Cow<'_, str> = if init_len == request.wikitext.len() {
         Cow::Borrowed(request.wikitext)
     } else {
-        Cow::Owned(init_chars.iter().collect())
+        Cow::Owned(
+            request
+                .wikitext
+                .get(..init_len)
+                .unwrap_or_default()
+                .to_owned(),
+        )
     };
 
     let work = request.max_work.map(|max| (max, doc.reads()));
@@ -224,7 +229,7 @@ pub fn recommend_filtered(
     };
 
     // Top-level text nodes: original and current values, by page order.
-    let mut page = PageText::new(&init, init_chars, doc.nodes());
+    let mut page = PageText::new(&init, doc.nodes());
 
     let mut tested: HashSet<String> = HashSet::default();
     // Mentions that failed the linked-mention or linked-target filter (see below).
@@ -277,14 +282,7 @@ pub fn recommend_filtered(
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
-                    let original_chars: Vec<char> = original.chars().collect();
-                    let found = splice_link(
-                        &mut page,
-                        ordinal,
-                        (original, &original_chars),
-                        &target,
-                        score,
-                    )?;
+                    let found = splice_link(&mut page, ordinal, original, &target, score)?;
                     linked.insert_mention(mention);
                     linked.targets.insert(target.clone());
                     if found {
@@ -293,7 +291,7 @@ pub fn recommend_filtered(
                             ordinal,
                             *node_start_at.get_or_insert_with(|| node_start(&page)),
                             mention,
-                            &original_chars,
+                            original,
                             target,
                             score,
                         )?;
