@@ -8,7 +8,7 @@ use super::strings::StrSet;
 use super::{Budget, Request};
 use crate::error::TextError;
 use crate::title::{normalise_anchor_into, normalise_title_into};
-use crate::wikitext::{ParseLimits, wikilink_ranges_bounded};
+use crate::wikitext::{ParseLimits, Wikitext, wikilink_ranges_of};
 
 /// The existing links' titles and labels read per byte of page, at most (see
 /// [`Linked::existing`]).
@@ -37,7 +37,7 @@ impl Linked {
     pub(super) fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        init: &str,
+        (doc, init): (&Wikitext, &str),
         (limits, work): (&ParseLimits, Option<(u64, u64)>),
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
@@ -45,7 +45,8 @@ impl Linked {
             max_reads: work.map(|(max, spent)| max.saturating_sub(spent)),
             ..*limits
         };
-        let (ranges, link_work) = match wikilink_ranges_bounded(init, &limits, budget.cancel) {
+        // The page up to its first NUL (`init`), read through the partition's lexing.
+        let (ranges, link_work) = match wikilink_ranges_of(doc, &limits, budget.cancel) {
             Ok(found) => found,
             Err(TextError::ParseLimitExceeded) if budget.spent_now() => return Ok(None),
             Err(TextError::ParseLimitExceeded) => {

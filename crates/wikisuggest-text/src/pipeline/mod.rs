@@ -224,7 +224,8 @@ pub fn recommend_filtered(
     };
 
     let work = request.max_work.map(|max| (max, doc.reads()));
-    let Some(mut linked) = Linked::existing(model, request, &init, (&limits, work), &budget)?
+    let Some(mut linked) =
+        Linked::existing(model, request, (&doc, &init), (&limits, work), &budget)?
     else {
         return Ok(stopped(Selection::new(request.max_recommendations)));
     };

@@ -10,6 +10,7 @@
 //! Both bit sets are found 32 bytes at a time (AVX2, where the processor has it) or 8 bytes
 //! at a time otherwise; the two ways are tested against each other.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Bytes that may start or end markup (NUL ends the text and is never lexed).
@@ -37,8 +38,8 @@ pub(crate) fn is_marker_byte(b: u8) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Lexed<'a> {
     text: &'a str,
-    markers: Vec<u64>,
-    continuations: Vec<u64>,
+    markers: Cow<'a, [u64]>,
+    continuations: Cow<'a, [u64]>,
     /// No continuation byte at all: every byte is a code point.
     ascii: bool,
 }
@@ -48,15 +49,60 @@ impl<'a> Lexed<'a> {
     pub(crate) fn new(page: &'a str) -> Self {
         let end = memchr::memchr(0, page.as_bytes()).unwrap_or(page.len());
         // A NUL is ASCII: the text before it ends on a character boundary.
-        let text = page.get(..end).unwrap_or_default();
+        Self::whole(page.get(..end).unwrap_or_default())
+    }
+
+    /// Lexes all of `text`, NULs included.
+    pub(crate) fn whole(text: &'a str) -> Self {
         let (markers, continuations) = bit_sets(text.as_bytes());
         let ascii = continuations.iter().all(|&w| w == 0);
         Self {
             text,
-            markers,
-            continuations,
+            markers: Cow::Owned(markers),
+            continuations: Cow::Owned(continuations),
             ascii,
         }
+    }
+
+    /// Keeps the bit sets for a later [`Lexed::with_text`] over the same text.
+    pub(crate) fn into_bits(self) -> LexedBits {
+        LexedBits {
+            markers: self.markers.into_owned(),
+            continuations: self.continuations.into_owned(),
+            ascii: self.ascii,
+            len: self.text.len(),
+        }
+    }
+
+    /// The lexing `bits` kept of `page` (the page they were made from).
+    pub(crate) fn with_text<'b>(page: &'b str, bits: &'b LexedBits) -> Lexed<'b> {
+        Lexed {
+            text: page.get(..bits.len).unwrap_or(page),
+            markers: Cow::Borrowed(&bits.markers),
+            continuations: Cow::Borrowed(&bits.continuations),
+            ascii: bits.ascii,
+        }
+    }
+
+    /// The markers at or after `from`, in order.
+    pub(crate) fn markers_from(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
+        let len = self.text.len();
+        let mut w = from / 64;
+        let mut word = self
+            .markers
+            .get(w)
+            .map_or(0, |&first| first & (u64::MAX << (from % 64)));
+        std::iter::from_fn(move || {
+            loop {
+                if word != 0 {
+                    let at = w * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    return (at < len).then_some(at);
+                }
+                w += 1;
+                word = *self.markers.get(w)?;
+            }
+        })
     }
 
     /// The text lexed (the page up to its first NUL).
@@ -112,6 +158,16 @@ impl<'a> Lexed<'a> {
             *offset = chars;
         }
     }
+}
+
+/// A page's lexing kept without the page (see [`Lexed::into_bits`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LexedBits {
+    markers: Vec<u64>,
+    continuations: Vec<u64>,
+    ascii: bool,
+    /// The length of the text lexed (the page up to its first NUL).
+    len: usize,
 }
 
 /// The width of the UTF-8 sequence that `lead` starts (1 for ASCII and for bytes that
@@ -336,6 +392,7 @@ mod tests {
     #[test]
     fn markers_and_code_points() {
         let text = "ab{{é}}日\0[[x]]";
+        assert_eq!(Lexed::new(&"x{".repeat(100)).markers_from(64).count(), 68);
         let lexed = Lexed::new(text);
         assert_eq!(lexed.text(), "ab{{é}}日");
         assert_eq!(lexed.next_marker(0), 2);
@@ -346,6 +403,12 @@ mod tests {
         let mut offsets = [0, 4, 6, 8, 11];
         lexed.to_code_points(&mut offsets);
         assert_eq!(offsets, [0, 4, 5, 7, 8]);
+        let markers: Vec<usize> = lexed.markers_from(3).collect();
+        assert_eq!(markers, [3, 6, 7]);
+        let kept = lexed.clone().into_bits();
+        let again = Lexed::with_text(text, &kept);
+        assert_eq!(again.text(), lexed.text());
+        assert_eq!(again.markers_from(0).count(), 4);
         let long = "é".repeat(100) + "{";
         let lexed = Lexed::new(&long);
         assert_eq!(lexed.next_marker(0), 200);

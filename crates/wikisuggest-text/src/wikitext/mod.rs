@@ -21,10 +21,11 @@ mod partition;
 mod plain_text;
 mod tag_data;
 /// wikitextparser 0.51.1's wikilink search over its masked shadow.
-mod wikitextparser;
+pub(crate) mod wikitextparser;
 
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
 pub use plain_text::{PlainText, READS_PER_CODE_POINT, link_targets};
 pub use wikitextparser::{
-    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_measured,
+    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilink_ranges_of, wikilinks,
+    wikilinks_measured,
 };

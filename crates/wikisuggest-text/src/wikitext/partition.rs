@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use super::lexer::Lexed;
+use super::lexer::{Lexed, LexedBits};
 use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use crate::error::TextError;
 
@@ -95,6 +95,8 @@ pub struct Wikitext {
     len: usize,
     /// The page as code points, made when first asked for.
     chars: OnceLock<Vec<char>>,
+    /// The lexing the partition read, for the wikilink search to read too.
+    lexed: LexedBits,
     nodes: Vec<Node>,
     /// Character reads the parse made.
     reads: u64,
@@ -119,7 +121,7 @@ impl Wikitext {
         let items = tokenizer.run();
         let reads = tokenizer.reads();
         drop(tokenizer);
-        (Self::from_items(text, &lexed, items, reads), reads)
+        (Self::from_items(text, lexed, items, reads), reads)
     }
 
     /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
@@ -155,11 +157,11 @@ impl Wikitext {
         }
         let reads = tokenizer.reads();
         drop(tokenizer);
-        Ok(Self::from_items(text, &lexed, items, reads))
+        Ok(Self::from_items(text, lexed, items, reads))
     }
 
     /// The nodes of the tokenizer's items (byte spans), with their code point spans.
-    fn from_items(text: &str, lexed: &Lexed<'_>, items: Vec<Item>, reads: u64) -> Self {
+    fn from_items(text: &str, lexed: Lexed<'_>, items: Vec<Item>, reads: u64) -> Self {
         let mut nodes: Vec<Node> = items
             .into_iter()
             .filter_map(|item| match item {
@@ -204,9 +206,15 @@ impl Wikitext {
             text: text.to_owned(),
             len,
             chars: OnceLock::new(),
+            lexed: lexed.into_bits(),
             nodes,
             reads,
         }
+    }
+
+    /// The lexing of the page up to its first NUL, as the partition read it.
+    pub(crate) fn lexed(&self) -> Lexed<'_> {
+        Lexed::with_text(&self.text, &self.lexed)
     }
 
     /// How many character reads the parse made (the measure [`ParseLimits::max_reads`]

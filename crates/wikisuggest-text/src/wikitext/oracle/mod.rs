@@ -9,6 +9,10 @@
 
 /// mwparserfromhell 0.7.2's C tokenizer over code points.
 mod mwparserfromhell;
+/// wikitextparser 0.51.1's wikilink search over its own scans of the page.
+mod wikitextparser;
+
+pub use wikitextparser::wikilink_ranges;
 
 use super::partition::NodeKind;
 use mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
