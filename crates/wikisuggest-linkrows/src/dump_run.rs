@@ -207,7 +207,7 @@ impl Coordinator {
                                     title: Some(page.title.clone()),
                                 };
                                 stream.push(Page {
-                                    wikitext: page.text,
+                                    wikitext: page.text.into(),
                                     page_title: page.title,
                                     pageid: Some(page.id),
                                     revid: page.revision_id,
