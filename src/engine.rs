@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use wikisuggest_engine::{
     BatchStream, Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores,
     NativeOpenOptions, Page, RecommendOptions, default_workers,
@@ -68,18 +69,33 @@ impl OptionArgs {
 /// A page of the engine as the Python layer passes it (`engine/pages.py`'s `NativePage`):
 /// `(wikitext, page_title, pageid, revid, language_code)`, the order `recommend` takes them.
 /// Not the dump reader's `(page_id, revision_id, title, wikitext)` rows (`crate::dump`).
-#[derive(FromPyObject)]
-pub struct EnginePage(String, String, Option<i64>, Option<i64>, Option<String>);
+/// The wikitext is lent, not copied (`crate::lent_text`): a lone surrogate in it is this
+/// page's `InvalidParameter`.
+pub struct EnginePage(Page);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for EnginePage {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let tuple = obj.cast::<PyTuple>()?;
+        if tuple.len() != 5 {
+            return Err(PyTypeError::new_err(
+                "a native page is (wikitext, page_title, pageid, revid, language_code)",
+            ));
+        }
+        Ok(Self(Page {
+            wikitext: crate::lent_text::lend("wikitext", &tuple.get_item(0)?)?,
+            page_title: tuple.get_item(1)?.extract()?,
+            pageid: tuple.get_item(2)?.extract()?,
+            revid: tuple.get_item(3)?.extract()?,
+            language_code: tuple.get_item(4)?.extract()?,
+        }))
+    }
+}
 
 impl From<EnginePage> for Page {
-    fn from(EnginePage(wikitext, page_title, pageid, revid, language_code): EnginePage) -> Self {
-        Self {
-            wikitext,
-            page_title,
-            pageid,
-            revid,
-            language_code,
-        }
+    fn from(EnginePage(page): EnginePage) -> Self {
+        page
     }
 }
 

@@ -62,7 +62,8 @@ def single_page(
             parameter="page_title",
         )
     return (
-        _args.encodable("wikitext", wikitext),
+        # Read by the engine without a copy; a lone surrogate is refused as it reads it.
+        wikitext,
         title,
         _args.optional_integer("pageid", pageid),
         _args.optional_integer("revid", revid),
