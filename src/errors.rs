@@ -125,8 +125,12 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
 
 fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
     let kwargs = PyDict::new(py);
-    if let EngineError::Text(TextError::UnsupportedLanguage { language }) = error {
-        kwargs.set_item("language", language)?;
+    match error {
+        EngineError::Text(TextError::UnsupportedLanguage { language }) => {
+            kwargs.set_item("language", language)?;
+        }
+        EngineError::InvalidParameter(invalid) => kwargs.set_item("parameter", &invalid.name)?,
+        _ => {}
     }
     // One classification for exceptions and for the error rows of whole-wiki runs.
     let class: Class = match wikisuggest_linkrows::error_class(error) {
@@ -200,11 +204,27 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             url,
             expected,
             actual,
+            ..
         } => {
             kwargs.set_item("url", url)?;
             kwargs.set_item("expected", expected)?;
             kwargs.set_item("actual", actual)?;
             classes::DatasetError::type_object
+        }
+        Error::RedirectRefused { url, .. } => {
+            kwargs.set_item("url", url)?;
+            classes::TransportError::type_object
+        }
+        Error::DownloadBudget {
+            url,
+            attempts,
+            received,
+            ..
+        } => {
+            kwargs.set_item("url", url)?;
+            kwargs.set_item("attempts", attempts)?;
+            kwargs.set_item("received", received)?;
+            classes::TransportError::type_object
         }
         Error::File { path, .. } => {
             kwargs.set_item("path", path)?;

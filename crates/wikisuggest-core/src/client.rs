@@ -22,12 +22,14 @@ use crate::models::{
     LinkRecommendationSet, PageCollection, PageCollectionGroups, PageCollectionMembership,
     TranslationPage, TranslationRecommendation, TranslationResponse,
 };
-use crate::params::{LinkParams, MembershipParams, RevisionBody, TranslationParams};
+use crate::params::{
+    LinkParams, MembershipParams, RevisionBody, TranslationParams, translation_query,
+};
 use crate::redact::Redactor;
 use crate::secret::Secret;
 pub use crate::transport::Body;
 pub(crate) use crate::transport::LOG_TARGET;
-use crate::transport::{Outgoing, Reply, Transport, TransportConfig, Verdict};
+use crate::transport::{Outgoing, Redirects, Reply, Transport, TransportConfig, Verdict};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -158,10 +160,13 @@ impl Client {
         let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
         let transport = Transport::new(&TransportConfig {
             user_agent: crate::user_agent::compose(&config.user_agent)?,
-            timeout: config.timeout,
+            timeout: Some(config.timeout),
             connect_timeout: config.connect_timeout,
+            read_timeout: None,
             retry: config.retry.clone(),
             max_body_size: config.max_body_size,
+            decompress: true,
+            redirects: Redirects::Never,
         })?;
         let concurrency = config
             .max_concurrency
@@ -286,7 +291,7 @@ impl Client {
         params.validate()?;
         body.validate()?;
         let body = RevisionBody {
-            sections_to_exclude: params.sections_to_exclude.clone(),
+            sections_to_exclude: params.options.sections_to_exclude.clone(),
             ..body.clone()
         };
         let json = serde_json::to_vec(&body)
@@ -315,7 +320,7 @@ impl Client {
             url: self.url(
                 &self.base_url,
                 "/service/lw/recommendation/api/v1/translation",
-                &params.query(),
+                &translation_query(params),
             )?,
             body: Body::None,
             endpoint: Endpoint::Service,

@@ -10,6 +10,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .environment import describe
+from .options import add_link_options
+
 __all__ = ["add_parser"]
 
 
@@ -34,7 +37,7 @@ def _preview(args: argparse.Namespace) -> int:
         sample=args.sample,
         workers=args.workers,
         threshold=args.threshold,
-        max_recommendations=args.max,
+        max_recommendations=args.max_recommendations,
     )
     if args.format == "json":
         text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
@@ -135,8 +138,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     preview.add_argument("--rules", required=True, help="the new rule file")
     preview.add_argument("--rules-before", default=None, help="the old rule file (default: none)")
     preview.add_argument("--sample", type=int, default=None, help="only the first N articles")
-    preview.add_argument("--threshold", type=float, default=0.5)
-    preview.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    add_link_options(preview, every=False)
     preview.add_argument("--workers", type=int, default=None)
     preview.add_argument("--format", choices=["table", "json", "html"], default="table")
     preview.add_argument("--out", default=None, help="write the report here")
@@ -151,6 +153,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     community.add_argument("--user-agent", default=None)
     community.add_argument("--out", default=None, help="rule file to write (.toml or .json)")
     community.set_defaults(run=_community)
+    describe(community, ("WIKISUGGEST_USER_AGENT",))
 
     fill = sub.add_parser("fill-classes", help="the P31 table of a dataset's link targets")
     fill.add_argument("--datasets", required=True)
@@ -161,6 +164,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fill.add_argument("--pause", type=float, default=1.0, help="seconds between requests (1)")
     fill.add_argument("--user-agent", default=None)
     fill.set_defaults(run=_fill)
+    describe(fill, ("WIKISUGGEST_USER_AGENT",))
 
     audit = sub.add_parser("audit", help="flag the links of saved Add a Link edits")
     audit.add_argument("--api", required=True, help="the wiki's api.php")
@@ -174,3 +178,4 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     audit.add_argument("--username", default=None, help="bot password user (User@app)")
     audit.add_argument("--user-agent", default=None)
     audit.set_defaults(run=_audit)
+    describe(audit, ("WIKISUGGEST_USER_AGENT",))
