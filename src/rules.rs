@@ -77,8 +77,11 @@ impl NativeLinkRules {
         templates: Vec<String>,
         categories: Vec<String>,
     ) -> Option<(&'static str, String)> {
-        py.detach(|| self.inner.page_exclusion(&wikitext, &templates, &categories))
-            .map(|e| (e.rule.name(), e.value))
+        py.detach(|| {
+            self.inner
+                .page_exclusion(&wikitext, &templates, &categories)
+        })
+        .map(|e| (e.rule.name(), e.value))
     }
 
     /// `(rule, value)` when a target, class or anchor rule names this link.
