@@ -346,7 +346,7 @@ pub(super) fn node_mentions(
         let words = Words::new(tokenizer, sentence, word_buffers);
         let anchors = words.anchors(model, anchor_buffers);
         for n in (1..=MAX_GRAM).rev() {
-            let complete = words.anchor_grams(n, &anchors, |gram, key| {
+            let complete = words.anchor_grams(n, anchors, |gram, key| {
                 if budget.spent() {
                     return false;
                 }
