@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use wikisuggest_engine::{
     BatchStream, Dataset, DatasetSource, Engine, LinkOptions, LinkRecommendationSet, MentionScores,
     NativeOpenOptions, Page, RecommendOptions, default_workers,
@@ -60,18 +61,34 @@ impl OptionArgs {
 
 /// A page of the engine as the Python layer passes it (`_args.py`'s `NativePage`):
 /// `(wikitext, page_title, pageid, revid, language_code)`, the order `recommend` takes them.
-#[derive(FromPyObject)]
-pub struct PageArgs(String, String, Option<i64>, Option<i64>, Option<String>);
+/// Not the dump reader's `(page_id, revision_id, title, wikitext)` rows (`crate::dump`).
+/// The wikitext is lent, not copied (`crate::lent_text`): a lone surrogate in it is this
+/// page's `InvalidParameter`.
+pub struct PageArgs(Page);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for PageArgs {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let tuple = obj.cast::<PyTuple>()?;
+        if tuple.len() != 5 {
+            return Err(PyTypeError::new_err(
+                "a native page is (wikitext, page_title, pageid, revid, language_code)",
+            ));
+        }
+        Ok(Self(Page {
+            wikitext: crate::lent_text::lend("wikitext", &tuple.get_item(0)?)?,
+            page_title: tuple.get_item(1)?.extract()?,
+            pageid: tuple.get_item(2)?.extract()?,
+            revid: tuple.get_item(3)?.extract()?,
+            language_code: tuple.get_item(4)?.extract()?,
+        }))
+    }
+}
 
 impl From<PageArgs> for Page {
-    fn from(PageArgs(wikitext, page_title, pageid, revid, language_code): PageArgs) -> Self {
-        Self {
-            wikitext,
-            page_title,
-            pageid,
-            revid,
-            language_code,
-        }
+    fn from(PageArgs(page): PageArgs) -> Self {
+        page
     }
 }
 

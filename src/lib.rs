@@ -23,6 +23,7 @@ mod datasets;
 mod engine;
 mod engine_batch;
 mod errors;
+mod lent_text;
 mod limits;
 mod linkrows;
 mod logging;

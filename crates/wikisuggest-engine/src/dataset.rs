@@ -340,6 +340,20 @@ impl Dataset {
         }
     }
 
+    /// Where a link to `title` leads, if that is an article: the target of its redirect
+    /// (one hop), or `title` itself when it is no redirect; as the dataset spells it.
+    pub(crate) fn link_target(&self, title: &str) -> Result<Option<&str>> {
+        let Some(t) = self.image.find_title(title)? else {
+            return Ok(None);
+        };
+        let target = self.image.redirect(t)?.unwrap_or(t);
+        if self.image.page_id(target)?.is_some() {
+            Ok(Some(self.image.title(target)?))
+        } else {
+            Ok(None)
+        }
+    }
+
     /// [`Dataset::has_page`] of the title with index `t`.
     pub(crate) fn has_page_at(&self, t: u32) -> Result<bool> {
         Ok(self.image.page_id(t)?.is_some())

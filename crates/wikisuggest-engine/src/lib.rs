@@ -62,8 +62,8 @@ pub use error::{Error, PickleError, Result};
 pub use features::{Features, Lowercase, MentionScores, RustLowercase, ScoredCandidate, Scorer};
 pub use published::PublishedDataset;
 pub use recommend::{
-    BatchStream, Engine, FORMAT_VERSION, LinkRecommendation, LinkRecommendationSet, Meta, Page,
-    PyLowercase, RecommendOptions, default_workers, ngram_feature,
+    BatchStream, Engine, FORMAT_VERSION, LentText, LinkRecommendation, LinkRecommendationSet, Meta,
+    Page, PageSource, PyLowercase, RecommendOptions, default_workers, ngram_feature,
 };
 pub use rules::{ExcludedLink, Exclusion, RuleKind, RuleSpec, Rules};
 pub use tables::{DatasetChecksums, Tables};

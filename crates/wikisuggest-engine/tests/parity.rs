@@ -78,7 +78,7 @@ fn every_parity_article_matches_production_in_both_configurations() {
     let pages: Vec<Page> = articles
         .iter()
         .map(|a| Page {
-            wikitext: a.wikitext.clone(),
+            wikitext: a.wikitext.clone().into(),
             page_title: a.page_title.clone(),
             pageid: Some(a.pageid),
             revid: Some(a.revid),
@@ -119,7 +119,7 @@ fn batch_equals_single_calls_and_keeps_input_order() {
     let pages: Vec<Page> = picked
         .iter()
         .map(|a| Page {
-            wikitext: a.wikitext.clone(),
+            wikitext: a.wikitext.clone().into(),
             page_title: a.page_title.clone(),
             pageid: Some(a.pageid),
             ..Page::default()
@@ -223,7 +223,7 @@ fn a_stopped_stream_starts_no_page_and_finishes_the_running_ones() {
     let engine = Arc::new(Engine::open(&common::parity_dir(), "enwiki").unwrap());
     let article = &articles()[5];
     let page = Page {
-        wikitext: article.wikitext.clone(),
+        wikitext: article.wikitext.clone().into(),
         page_title: article.page_title.clone(),
         ..Page::default()
     };

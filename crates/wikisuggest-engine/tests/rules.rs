@@ -59,7 +59,7 @@ fn run(
     opts: &RecommendOptions,
 ) -> Vec<LinkRecommendationSet> {
     let pages = articles.iter().map(|a| Page {
-        wikitext: a.wikitext.clone(),
+        wikitext: a.wikitext.clone().into(),
         page_title: a.page_title.clone(),
         ..Page::default()
     });

@@ -10,7 +10,7 @@ use wikisuggest_dump::{DumpError, DumpOptions, DumpReader, Page, PageError};
 /// A dump's page as the engine takes it (its own title, ids and text; the wiki's language).
 pub fn engine_page(page: Page) -> wikisuggest_engine::Page {
     wikisuggest_engine::Page {
-        wikitext: page.text,
+        wikitext: page.text.into(),
         page_title: page.title,
         pageid: Some(page.id),
         revid: page.revision_id,

@@ -145,7 +145,7 @@ pub fn preview_rules(
                     waiting.push_back(Waiting {
                         title: page.page_title.clone(),
                         pageid: page.pageid,
-                        wikitext: page.wikitext.clone(),
+                        wikitext: page.wikitext.to_string(),
                     });
                     streams.0.push(page.clone());
                     streams.1.push(page);

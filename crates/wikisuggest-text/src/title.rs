@@ -63,24 +63,32 @@ fn unquote_to_bytes(ascii: &str) -> Vec<u8> {
 /// `normalise_title`: percent-decode, strip, uppercase the first code point
 /// (`str.upper`, possibly several code points), `_` → space, cut at `#`.
 pub fn normalise_title(title: &str) -> String {
+    let mut out = String::new();
+    normalise_title_into(&mut out, title);
+    out
+}
+
+/// [`normalise_title`] appended to `out` (a caller normalising many titles reuses one
+/// buffer).
+pub fn normalise_title_into(out: &mut String, title: &str) {
     let decoded = unquote(title);
     let stripped = pyunicode::strip(&decoded);
-    let mut out = String::with_capacity(stripped.len() + 2);
+    let start = out.len();
     let mut chars = stripped.chars();
     if let Some(first) = chars.next() {
-        pyunicode::push_upper(&mut out, first);
+        pyunicode::push_upper(out, first);
         out.push_str(chars.as_str());
     }
-    // Most titles hold neither: no second copy then.
-    let mut out = if out.contains('_') {
-        out.replace('_', " ")
-    } else {
-        out
-    };
-    if let Some(i) = out.find('#') {
-        out.truncate(i);
+    if let Some(added) = out.get(start..)
+        && added.contains('_')
+    {
+        let replaced = added.replace('_', " ");
+        out.truncate(start);
+        out.push_str(&replaced);
     }
-    out
+    if let Some(i) = out.get(start..).and_then(|added| added.find('#')) {
+        out.truncate(start + i);
+    }
 }
 
 /// A title written by hand (in a rule file, a class table) as MediaWiki stores it, so that
@@ -141,6 +149,11 @@ fn is_bidi_mark(c: char) -> bool {
 /// `normalise_anchor`: `str.lower(str.strip(anchor))`.
 pub fn normalise_anchor(anchor: &str) -> String {
     pyunicode::lower(pyunicode::strip(anchor))
+}
+
+/// [`normalise_anchor`] appended to `out`.
+pub fn normalise_anchor_into(out: &mut String, anchor: &str) {
+    pyunicode::lower_into(out, pyunicode::strip(anchor));
 }
 
 /// The longest title MediaWiki accepts, in UTF-8 bytes.

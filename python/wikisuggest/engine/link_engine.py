@@ -375,7 +375,11 @@ class _PageFeed:
                 # Read, then interrupted before it reached the engine: it still comes back.
                 batch.refuse(index, spec, Cancelled("interrupted before this page started"))
                 raise
-            batch.push(index, spec, page)
+            try:
+                batch.push(index, spec, page)
+            except InvalidParameter as err:
+                # A lone surrogate in the wikitext, found as the engine reads it: not queued.
+                batch.refuse(index, spec, err)
 
     def ordered(self, finished: list[BatchItem[Any]]) -> BatchResults[Any]:
         """The engine's items come back in input order, every page read."""

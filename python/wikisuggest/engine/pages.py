@@ -50,7 +50,8 @@ def single_page(
     if not isinstance(wikitext, str):
         raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
     return (
-        _args.encodable("wikitext", wikitext),
+        # Read by the engine without a copy; a lone surrogate is refused as it reads it.
+        wikitext,
         _args.text("page_title", page_title),
         _args.optional_integer("pageid", pageid),
         _args.optional_integer("revid", revid),

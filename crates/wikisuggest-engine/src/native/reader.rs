@@ -230,6 +230,10 @@ impl Keys<'_> {
     }
 }
 
+/// An anchor index (its slots, key offsets and key bytes) up to this size is probed one
+/// gram at a time ([`NativeImage::find_anchor_rows`]): it fits in the caches.
+const STRAIGHT_INDEX_BYTES: usize = 4 << 20;
+
 /// A validated native image. All accessors are bounds-checked.
 pub(crate) struct NativeImage {
     storage: Storage,
@@ -673,6 +677,9 @@ impl NativeImage {
             Section::AnchorBytes,
         );
         let bytes = text.as_bytes();
+        if keys.slots.len() + keys.offsets.len() + keys.bytes.len() <= STRAIGHT_INDEX_BYTES {
+            return Self::find_anchor_rows_straight(&keys, text, rows, found);
+        }
         // Sized once: a filtered collect would grow it step by step, copying every entry.
         let mut work: Vec<Pending> = Vec::with_capacity(rows.len());
         work.extend(
@@ -750,6 +757,64 @@ impl NativeImage {
             }
             level += 1;
             work.retain(|p| p.more && rows.get(p.row).is_some_and(|r| level < r.ends().len()));
+        }
+        Ok(())
+    }
+
+    /// [`Self::find_anchor_rows`] one row after another, each gram probed as soon as it is
+    /// hashed: for an index that stays in the caches, where the level-by-level passes
+    /// have no misses to overlap and only cost their own bookkeeping. The same answers.
+    fn find_anchor_rows_straight<R: PrefixRow>(
+        keys: &Keys<'_>,
+        text: &str,
+        rows: &[R],
+        mut found: impl FnMut(usize, usize, Option<u32>),
+    ) -> Result<()> {
+        let bytes = text.as_bytes();
+        for (r, row) in rows.iter().enumerate() {
+            let ends = row.ends();
+            // A row starting inside a character has no key: all its answers are `None`.
+            if ends.is_empty() || !text.is_char_boundary(row.start()) {
+                continue;
+            }
+            let mut hasher = hash::Hasher::new();
+            let mut hashed = row.start();
+            for (level, &end) in ends.iter().enumerate() {
+                if end < hashed || !text.is_char_boundary(end) {
+                    // No key at this end: the row goes on with the next one.
+                    found(r, level, None);
+                    continue;
+                }
+                hasher.write(bytes.get(hashed..end).unwrap_or_default());
+                hashed = end;
+                let h = hasher.finish();
+                let mut p = Pending {
+                    row: r,
+                    hasher,
+                    hashed,
+                    end,
+                    asked: true,
+                    more: false,
+                    h,
+                    slot: keys.start(h),
+                    left: keys.probes,
+                    found: Found::default(),
+                    key: None,
+                };
+                keys.scan(&mut p);
+                let hit = match p.key {
+                    None => p.found,
+                    Some(_) => {
+                        let key = bytes.get(row.start()..end).unwrap_or_default();
+                        keys.probe(key, &mut p)?
+                    }
+                };
+                found(r, level, hit.index);
+                // No anchor continues this gram with a space: no longer one is an anchor.
+                if !(hit.prefix || bytes.get(end) != Some(&b' ')) {
+                    break;
+                }
+            }
         }
         Ok(())
     }

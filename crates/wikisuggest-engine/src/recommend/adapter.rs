@@ -147,6 +147,17 @@ impl LinkModel for DatasetModel<'_> {
         target.map(str::to_owned)
     }
 
+    /// One title look-up, and the target's spelling borrowed from the dataset.
+    fn link_target(&self, title: &str, out: &mut String) -> bool {
+        match self.keep(self.dataset.link_target(title)).flatten() {
+            Some(target) => {
+                out.push_str(target);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn has_page(&self, title: &str) -> bool {
         let remembered = self
             .title

@@ -8,11 +8,63 @@ use std::time::{Duration, Instant};
 
 use super::{Engine, LinkRecommendationSet, RecommendOptions};
 use crate::error::{Error, Result};
+/// Text another owner keeps alive and lends to the engine: a binding lends a page's UTF-8
+/// this way without copying it (a Python `str`'s own bytes, held by a reference to it).
+pub trait LentText: Send + Sync {
+    /// The text, valid for as long as `self` lives.
+    fn text(&self) -> &str;
+}
+
+/// A page's wikitext: a `String`, or text lent by its owner ([`LentText`]). Reads as `&str`.
+#[derive(Clone)]
+pub enum PageSource {
+    /// The engine's own copy.
+    Owned(String),
+    /// Borrowed from its owner, which stays alive while the page does.
+    Lent(Arc<dyn LentText>),
+}
+
+impl Default for PageSource {
+    fn default() -> Self {
+        Self::Owned(String::new())
+    }
+}
+
+impl std::ops::Deref for PageSource {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Self::Owned(text) => text,
+            Self::Lent(lent) => lent.text(),
+        }
+    }
+}
+
+impl From<String> for PageSource {
+    fn from(text: String) -> Self {
+        Self::Owned(text)
+    }
+}
+
+impl From<&str> for PageSource {
+    fn from(text: &str) -> Self {
+        Self::Owned(text.to_owned())
+    }
+}
+
+impl std::fmt::Debug for PageSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A page runs to tens of thousands of characters: its size says enough.
+        write!(f, "PageSource({} bytes)", self.len())
+    }
+}
+
 /// One page of a batch.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
     /// The page source.
-    pub wikitext: String,
+    pub wikitext: PageSource,
     /// The page title (normalised by the engine).
     pub page_title: String,
     /// Echoed in the result.

@@ -21,7 +21,7 @@ use wikisuggest_text::title::{
 use wikisuggest_text::{MwTokenizer, TextError};
 
 pub use adapter::{PyLowercase, ngram_feature};
-pub use batch::{BatchStream, Page, default_workers};
+pub use batch::{BatchStream, LentText, Page, PageSource, default_workers};
 pub use wikisuggest_text::pipeline::LinkRecommendation;
 
 use crate::dataset::{Dataset, DatasetInfo};

@@ -4,10 +4,11 @@
 use memchr::memmem;
 
 use super::model::{Candidate, LinkModel};
-use super::{Budget, HashMap, HashSet, Request};
+use super::strings::StrSet;
+use super::{Budget, Request};
 use crate::error::TextError;
-use crate::title::{normalise_anchor, normalise_title};
-use crate::wikitext::{ParseLimits, wikilink_ranges_bounded};
+use crate::title::{normalise_anchor_into, normalise_title_into};
+use crate::wikitext::{ParseLimits, Wikitext, wikilink_ranges_of};
 
 /// The existing links' titles and labels read per byte of page, at most (see
 /// [`Linked::existing`]).
@@ -18,11 +19,10 @@ const LABEL_BYTES_MIN: u64 = 64 * 1024;
 /// The mentions and targets already linked on the page; a candidate mention that one of
 /// them covers is not linked again.
 pub(super) struct Linked {
-    mentions: HashSet<String>,
-    /// Every linked mention, each followed by a NUL: a mention without NUL occurs inside a
-    /// linked mention exactly when it occurs in this text, so one search answers.
-    joined: String,
-    pub(super) targets: HashSet<String>,
+    /// Kept in one buffer, each followed by a NUL: a mention without NUL occurs inside a
+    /// linked mention exactly when it occurs in that buffer, so one search answers.
+    mentions: StrSet,
+    pub(super) targets: StrSet,
 }
 
 impl Linked {
@@ -37,16 +37,16 @@ impl Linked {
     pub(super) fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        init: &str,
+        (doc, init): (&Wikitext, &str),
         (limits, work): (&ParseLimits, Option<(u64, u64)>),
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
-        let mut link_dict: HashMap<String, String> = HashMap::default();
         let limits = ParseLimits {
             max_reads: work.map(|(max, spent)| max.saturating_sub(spent)),
             ..*limits
         };
-        let (ranges, link_work) = match wikilink_ranges_bounded(init, &limits, budget.cancel) {
+        // The page up to its first NUL (`init`), read through the partition's lexing.
+        let (ranges, link_work) = match wikilink_ranges_of(doc, &limits, budget.cancel) {
             Ok(found) => found,
             Err(TextError::ParseLimitExceeded) if budget.spent_now() => return Ok(None),
             Err(TextError::ParseLimitExceeded) => {
@@ -73,9 +73,16 @@ impl Linked {
             None => (own, own),
         };
         let mut label_bytes = 0u64;
+        let mut linked = Self {
+            mentions: StrSet::with_capacity(ranges.len() + 1),
+            targets: StrSet::with_capacity(ranges.len() + 1),
+        };
+        // Reused for every link: the anchor, the normalised title and where it leads.
+        let (mut anchor, mut title, mut target) = (String::new(), String::new(), String::new());
         // Read from the last link back, the first link kept for an anchor is the one the
         // later duplicates would have left in place: the earlier links with that anchor
-        // need no title look-ups at all.
+        // need no title look-ups at all. (Upstream keeps anchor → target in a dict; only
+        // its keys and values are used, as the linked mentions and targets.)
         for link in ranges.into_iter().rev() {
             if budget.spent() {
                 return Ok(None);
@@ -88,46 +95,35 @@ impl Linked {
                     limit,
                 });
             }
-            let title = init.get(link.title).unwrap_or_default();
-            let anchor = match link.text.and_then(|r| init.get(r)) {
-                Some(text) if !text.is_empty() => normalise_anchor(text),
-                _ => normalise_anchor(title),
-            };
-            if link_dict.contains_key(&anchor) {
+            let raw_title = init.get(link.title).unwrap_or_default();
+            anchor.clear();
+            match link.text.and_then(|r| init.get(r)) {
+                Some(text) if !text.is_empty() => normalise_anchor_into(&mut anchor, text),
+                _ => normalise_anchor_into(&mut anchor, raw_title),
+            }
+            if linked.mentions.contains(&anchor) {
                 continue;
             }
-            let mut target = normalise_title(title);
-            if let Some(resolved) = model.redirect(&target) {
-                target = resolved;
-            }
-            if model.has_page(&target) {
-                link_dict.insert(anchor, target);
+            title.clear();
+            normalise_title_into(&mut title, raw_title);
+            target.clear();
+            if model.link_target(&title, &mut target) {
+                linked.mentions.insert(&anchor);
+                linked.targets.insert(&target);
             }
         }
-        let mut linked = Self {
-            mentions: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
-            joined: String::new(),
-            targets: HashSet::with_capacity_and_hasher(link_dict.len() + 1, Default::default()),
-        };
-        // The anchors are distinct keys: each moves into the set without a check or copy.
-        for (anchor, target) in link_dict {
-            linked.joined.push_str(&anchor);
-            linked.joined.push('\0');
-            linked.mentions.insert(anchor);
-            linked.targets.insert(target);
-        }
-        linked.insert_mention(&normalise_anchor(request.page_title));
-        linked.targets.insert(normalise_title(request.page_title));
+        anchor.clear();
+        normalise_anchor_into(&mut anchor, request.page_title);
+        linked.mentions.insert(&anchor);
+        title.clear();
+        normalise_title_into(&mut title, request.page_title);
+        linked.targets.insert(&title);
         Ok(Some(linked))
     }
 
     /// Adds a linked mention.
     pub(super) fn insert_mention(&mut self, mention: &str) {
-        if !self.mentions.contains(mention) {
-            self.mentions.insert(mention.to_owned());
-            self.joined.push_str(mention);
-            self.joined.push('\0');
-        }
+        self.mentions.insert(mention);
     }
 
     /// Whether `mention` may not be linked: a candidate is already a linked target, or the
@@ -142,7 +138,7 @@ impl Linked {
                     .iter()
                     .any(|s| within.find(s.as_bytes()).is_some())
             } else {
-                memmem::find(self.joined.as_bytes(), mention.as_bytes()).is_some()
+                memmem::find(self.mentions.joined().as_bytes(), mention.as_bytes()).is_some()
             }
     }
 }

@@ -20,11 +20,12 @@ mod page_text;
 mod place;
 mod pyfloat;
 mod select;
+mod strings;
 mod words;
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+use std::collections::HashMap as StdHashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -41,13 +42,13 @@ use matching::find_first;
 use page_text::PageText;
 use place::{classify, place, splice_link};
 use select::Selection;
+use strings::StrSet;
 use words::{NodeBuffers, node_mentions};
 
 // The pass hashes every n-gram of the page; a fast non-cryptographic hasher matters there,
 // and no key comes from an adversary who could profit from collisions beyond slowing down
 // their own request.
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
-type HashSet<K> = StdHashSet<K, foldhash::fast::RandomState>;
 
 /// Parameters of one request.
 #[derive(Debug, Clone)]
@@ -209,26 +210,32 @@ pub fn recommend_filtered(
         Err(e) => return Err(e),
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
-    let init_len = doc.nodes().last().map_or(0, |n| n.end);
-    let init_chars: &[char] = doc.chars().get(..init_len).unwrap_or_default();
-    let init: Cow<'_, str> = if init_len == doc.chars().len() {
+    let init_len = doc.nodes().last().map_or(0, |n| n.byte_end);
+    let init: Cow<'_, str> = if init_len == request.wikitext.len() {
         Cow::Borrowed(request.wikitext)
     } else {
-        Cow::Owned(init_chars.iter().collect())
+        Cow::Owned(
+            request
+                .wikitext
+                .get(..init_len)
+                .unwrap_or_default()
+                .to_owned(),
+        )
     };
 
     let work = request.max_work.map(|max| (max, doc.reads()));
-    let Some(mut linked) = Linked::existing(model, request, &init, (&limits, work), &budget)?
+    let Some(mut linked) =
+        Linked::existing(model, request, (&doc, &init), (&limits, work), &budget)?
     else {
         return Ok(stopped(Selection::new(request.max_recommendations)));
     };
 
     // Top-level text nodes: original and current values, by page order.
-    let mut page = PageText::new(&init, init_chars, doc.nodes());
+    let mut page = PageText::new(&init, doc.nodes());
 
-    let mut tested: HashSet<String> = HashSet::default();
+    let mut tested = StrSet::default();
     // Mentions that failed the linked-mention or linked-target filter (see below).
-    let mut blocked: HashSet<String> = HashSet::default();
+    let mut blocked = StrSet::default();
     let mut links = Selection::new(request.max_recommendations);
     let mut buffers = NodeBuffers::default();
 
@@ -273,27 +280,20 @@ pub fn recommend_filtered(
                     continue;
                 };
                 if linked.blocks(mention, &candidates) {
-                    blocked.insert(mention.to_owned());
+                    blocked.insert(mention);
                     continue;
                 }
                 if let Some((target, score)) = classify(model, request, mention, candidates) {
-                    let original_chars: Vec<char> = original.chars().collect();
-                    let found = splice_link(
-                        &mut page,
-                        ordinal,
-                        (original, &original_chars),
-                        &target,
-                        score,
-                    )?;
+                    let found = splice_link(&mut page, ordinal, original, &target, score)?;
                     linked.insert_mention(mention);
-                    linked.targets.insert(target.clone());
+                    linked.targets.insert(&target);
                     if found {
                         let mut link = place(
                             &page,
                             ordinal,
                             *node_start_at.get_or_insert_with(|| node_start(&page)),
                             mention,
-                            &original_chars,
+                            original,
                             target,
                             score,
                         )?;
@@ -307,7 +307,7 @@ pub fn recommend_filtered(
                                 node: page.node_chars(index),
                             };
                             if !filter.keep(&link, &at) {
-                                tested.insert(mention.to_owned());
+                                tested.insert(mention);
                                 continue;
                             }
                         }
@@ -316,7 +316,7 @@ pub fn recommend_filtered(
                         }
                     }
                 }
-                tested.insert(mention.to_owned());
+                tested.insert(mention);
             }
         }
     }

@@ -70,6 +70,20 @@ pub trait LinkModel: Send + Sync {
     /// Whether `title` is an article (a key of `pageids`).
     fn has_page(&self, title: &str) -> bool;
 
+    /// Where a link to `title` leads: its redirect's target, or `title` itself when it is
+    /// no redirect ([`LinkModel::redirect`]), appended to `out` when that is an article
+    /// ([`LinkModel::has_page`]); whether it is. An implementation may answer both
+    /// questions with one look-up and no allocation.
+    fn link_target(&self, title: &str, out: &mut String) -> bool {
+        let redirect = self.redirect(title);
+        let target = redirect.as_deref().unwrap_or(title);
+        let page = self.has_page(target);
+        if page {
+            out.push_str(target);
+        }
+        page
+    }
+
     /// Model probabilities (float32) for `candidates` of `mention` on the
     /// page `page_title`, one per candidate, in order.  `candidates` is the
     /// top-10 slice; features that need the full candidate set can ask

@@ -10,12 +10,12 @@ use super::{CONTEXT, LinkRecommendation, Request, TOP_CANDIDATES, format_f32};
 use crate::error::TextError;
 use crate::pyunicode;
 
-/// Replaces the first occurrence of `original` in text node `ordinal` of `page` by the link markup upstream
-/// writes (`[[target|original|pr=score]]`); whether it was found.
+/// Replaces the first occurrence of `text` in text node `ordinal` of `page` by the link
+/// markup upstream writes (`[[target|text|pr=score]]`); whether it was found.
 pub(super) fn splice_link(
     page: &mut PageText<'_>,
     ordinal: usize,
-    (text, original): (&str, &[char]),
+    text: &str,
     target: &str,
     score: f32,
 ) -> Result<bool, TextError> {
@@ -29,8 +29,7 @@ pub(super) fn splice_link(
     let Some(byte) = find_mention_str(current, text) else {
         return Ok(false);
     };
-    let at = char_offset(current, byte, page.current(ordinal).len());
-    Ok(page.splice(ordinal, at, original.len(), &replacement))
+    Ok(page.splice(ordinal, byte, text.len(), &replacement))
 }
 
 /// Scores the top candidates and keeps the best one if it reaches the
@@ -72,53 +71,35 @@ pub(super) fn place(
     ordinal: usize,
     node_start: usize,
     mention: &str,
-    original: &[char],
+    original: &str,
     target: String,
     score: f32,
 ) -> Result<LinkRecommendation, TextError> {
-    let orig = page.original(ordinal);
     let orig_str = page.original_str(ordinal);
-    let link_text: String = original.iter().collect();
-    // The mention's offset in the node, and the occurrences before it there.
-    let (i1, in_node) = match find_mention_str(orig_str, &link_text) {
+    let link_text = original.to_owned();
+    // The mention's place in the node, and the occurrences before it there.
+    let (i1, in_node, context_before, context_after) = match find_mention_str(orig_str, original) {
         Some(byte) => {
             let prefix = orig_str.get(..byte).unwrap_or_default();
+            let after = orig_str.get(byte + original.len()..).unwrap_or_default();
             (
-                char_offset(orig_str, byte, orig.len()),
+                char_offset(orig_str, byte, page.original_len(ordinal)),
                 // `str.count` is leftmost non-overlapping, as `find_iter`.
-                memmem::find_iter(prefix.as_bytes(), link_text.as_bytes()).count(),
+                memmem::find_iter(prefix.as_bytes(), original.as_bytes()).count(),
+                last_chars(prefix, CONTEXT).to_owned(),
+                first_chars(after, CONTEXT).to_owned(),
             )
         }
-        None => {
-            // Rare fallback: match in lowercased coordinates.
-            let lower: Vec<char> = pyunicode::lower(&orig.iter().collect::<String>())
-                .chars()
-                .collect();
-            let lower_mention: Vec<char> = pyunicode::lower(&original.iter().collect::<String>())
-                .chars()
-                .collect();
-            let i1 =
-                find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
-                    mention: mention.to_owned(),
-                    text: lower.iter().collect(),
-                })?;
-            (i1, count(orig.get(..i1).unwrap_or_default(), original))
-        }
+        None => lowercase_fallback(orig_str, mention, original)?,
     };
-    let slice = |a: usize, b: usize| -> String {
-        let b = b.min(orig.len());
-        orig.get(a.min(b)..b).unwrap_or_default().iter().collect()
-    };
-    let context_before = slice(i1.saturating_sub(CONTEXT), i1);
-    let after_start = i1 + original.len();
-    let context_after = slice(after_start, after_start + CONTEXT);
     // Preceding nodes: up to the first node whose current text equals ours.
-    let this = page.current(ordinal);
+    let this = page.current_str(ordinal);
+    let length = page.lengths.get(ordinal).copied().unwrap_or(0);
     let position = (page.lengths.get(..ordinal).unwrap_or_default().iter())
         .enumerate()
-        .filter(|&(_, &length)| length == this.len())
+        .filter(|&(_, &l)| l == length)
         .map(|(j, _)| j)
-        .find(|&j| page.current(j) == this)
+        .find(|&j| page.current_str(j) == this)
         .unwrap_or(ordinal);
     let before = page.count_before(position, original);
     let match_index = before + in_node;
@@ -132,4 +113,50 @@ pub(super) fn place(
         context_before,
         context_after,
     })
+}
+
+/// The last `n` code points of `text` (all of it when shorter).
+fn last_chars(text: &str, n: usize) -> &str {
+    let Some(back) = n.checked_sub(1) else {
+        return "";
+    };
+    let start = text.char_indices().rev().nth(back).map_or(0, |(b, _)| b);
+    text.get(start..).unwrap_or_default()
+}
+
+/// The first `n` code points of `text` (all of it when shorter).
+fn first_chars(text: &str, n: usize) -> &str {
+    let end = text.char_indices().nth(n).map_or(text.len(), |(b, _)| b);
+    text.get(..end).unwrap_or_default()
+}
+
+/// Where the mention is when the original node does not hold it as written (rare):
+/// upstream then searches the lowercased node for the lowercased mention and uses that
+/// offset in the original node's code points.
+fn lowercase_fallback(
+    orig_str: &str,
+    mention: &str,
+    original: &str,
+) -> Result<(usize, usize, String, String), TextError> {
+    let orig: Vec<char> = orig_str.chars().collect();
+    let original: Vec<char> = original.chars().collect();
+    let lower: Vec<char> = pyunicode::lower(orig_str).chars().collect();
+    let lower_mention: Vec<char> = pyunicode::lower(&original.iter().collect::<String>())
+        .chars()
+        .collect();
+    let i1 = find_mention(&lower, &lower_mention).ok_or_else(|| TextError::MentionNotFound {
+        mention: mention.to_owned(),
+        text: lower.iter().collect(),
+    })?;
+    let slice = |a: usize, b: usize| -> String {
+        let b = b.min(orig.len());
+        orig.get(a.min(b)..b).unwrap_or_default().iter().collect()
+    };
+    let after_start = i1 + original.len();
+    Ok((
+        i1,
+        count(orig.get(..i1).unwrap_or_default(), &original),
+        slice(i1.saturating_sub(CONTEXT), i1),
+        slice(after_start, after_start + CONTEXT),
+    ))
 }

@@ -3,6 +3,7 @@
 //! the quirks listed in the spec.
 
 use super::*;
+use std::collections::HashSet;
 
 #[derive(Default)]
 struct Mock {

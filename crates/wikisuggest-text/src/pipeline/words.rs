@@ -218,30 +218,39 @@ impl<'a> Words<'a> {
         Some((gram, key))
     }
 
-    /// Whether each gram is an anchor, by start token and length (`[start][n - 1]`). The
-    /// grams of the whole sentence are asked for at once, in rows of one start each: their
-    /// keys are prefixes of the longest one's.
-    pub(super) fn anchors(&self, model: &dyn LinkModel) -> Vec<[bool; MAX_GRAM]> {
+    /// Whether each gram is an anchor, by start token and length (`[start][n - 1]`), in
+    /// `buffers.table`. The grams of the whole sentence are asked for at once, in rows of
+    /// one start each: their keys are prefixes of the longest one's.
+    pub(super) fn anchors<'b>(
+        &self,
+        model: &dyn LinkModel,
+        buffers: &'b mut AnchorBuffers,
+    ) -> &'b [[bool; MAX_GRAM]] {
+        let AnchorBuffers {
+            rows,
+            answers,
+            table,
+        } = buffers;
+        table.clear();
         let Some((lowered, bounds)) = &self.lowered else {
             // A capital sigma: keys are lowercased whole and need not be prefixes.
-            return (0..self.tokens.len())
-                .map(|start| {
-                    let mut row = [false; MAX_GRAM];
-                    let grams = self
-                        .gram_ends(start)
-                        .filter_map(|last| self.gram(start, last));
-                    for (slot, (_, key)) in row.iter_mut().zip(grams) {
-                        *slot = model.is_anchor(&key);
-                    }
-                    row
-                })
-                .collect();
+            table.extend((0..self.tokens.len()).map(|start| {
+                let mut row = [false; MAX_GRAM];
+                let grams = self
+                    .gram_ends(start)
+                    .filter_map(|last| self.gram(start, last));
+                for (slot, (_, key)) in row.iter_mut().zip(grams) {
+                    *slot = model.is_anchor(&key);
+                }
+                row
+            }));
+            return table;
         };
         // A gram starts at a token other than a single space and ends after `n` such
         // tokens (see `gram_ends`): the grams of each start are the next `MAX_GRAM` entries
         // of `grams`.
         let words = self.grams;
-        let mut rows = Vec::with_capacity(words.len());
+        rows.clear();
         for (k, &start) in words.iter().enumerate() {
             let mut row = GramRow {
                 start: bounds.get(start).copied().unwrap_or(0),
@@ -253,10 +262,10 @@ impl<'a> Words<'a> {
             }
             rows.push(row);
         }
-        let mut answers = Vec::with_capacity(rows.len());
-        model.anchor_rows(lowered, &rows, &mut answers);
-        let mut table = vec![[false; MAX_GRAM]; self.tokens.len()];
-        for (&start, answer) in words.iter().zip(answers) {
+        answers.clear();
+        model.anchor_rows(lowered, rows, answers);
+        table.resize(self.tokens.len(), [false; MAX_GRAM]);
+        for (&start, &answer) in words.iter().zip(answers.iter()) {
             if let Some(row) = table.get_mut(start) {
                 *row = answer;
             }
@@ -291,12 +300,21 @@ impl<'a> Words<'a> {
     }
 }
 
+/// The arrays behind [`Words::anchors`], kept from one sentence to the next.
+#[derive(Default)]
+pub(super) struct AnchorBuffers {
+    rows: Vec<GramRow>,
+    answers: Vec<[bool; MAX_GRAM]>,
+    table: Vec<[bool; MAX_GRAM]>,
+}
+
 /// Buffers of [`node_mentions`], kept from one text node to the next.
 #[derive(Default)]
 pub(super) struct NodeBuffers {
     /// The node's sentences, as byte ranges.
     sentences: Vec<(usize, usize)>,
     words: WordBuffers,
+    anchors: AnchorBuffers,
     /// The node's mentions.
     pub(super) mentions: Mentions,
 }
@@ -313,6 +331,7 @@ pub(super) fn node_mentions(
     let NodeBuffers {
         sentences,
         words: word_buffers,
+        anchors: anchor_buffers,
         mentions,
     } = buffers;
     mentions.clear();
@@ -325,9 +344,9 @@ pub(super) fn node_mentions(
         }
         let sentence = text.get(start..end).unwrap_or_default();
         let words = Words::new(tokenizer, sentence, word_buffers);
-        let anchors = words.anchors(model);
+        let anchors = words.anchors(model, anchor_buffers);
         for n in (1..=MAX_GRAM).rev() {
-            let complete = words.anchor_grams(n, &anchors, |gram, key| {
+            let complete = words.anchor_grams(n, anchors, |gram, key| {
                 if budget.spent() {
                     return false;
                 }

@@ -171,6 +171,10 @@ pub fn lower_into(out: &mut String, s: &str) {
         if let Some(added) = out.get_mut(start..) {
             added.make_ascii_lowercase();
         }
+    } else if !s.contains(CAPITAL_SIGMA) {
+        for c in s.chars() {
+            push_mapped(out, tables::LOWER, c);
+        }
     } else {
         out.push_str(&lower(s));
     }

@@ -8,17 +8,24 @@
 mod contexts;
 #[rustfmt::skip] // generated
 mod entities;
+/// The one pass over a page's bytes that both ports read.
+mod lexer;
 /// mwparserfromhell 0.7.2's C tokenizer, down to the top-level node spans.
 mod mwparserfromhell;
+/// The ports as they were before the lexer, kept as test oracles.
+#[cfg(any(test, feature = "oracle"))]
+#[doc(hidden)]
+pub mod oracle;
 mod partition;
 /// The partition as placing links back into a page needs it.
 mod plain_text;
 mod tag_data;
 /// wikitextparser 0.51.1's wikilink search over its masked shadow.
-mod wikitextparser;
+pub(crate) mod wikitextparser;
 
 pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
 pub use plain_text::{PlainText, READS_PER_CODE_POINT, link_targets};
 pub use wikitextparser::{
-    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilinks, wikilinks_measured,
+    LinkRanges, WikiLink, wikilink_ranges_bounded, wikilink_ranges_of, wikilinks,
+    wikilinks_measured,
 };

@@ -1,40 +1,12 @@
 //! The top-level node partition of a page, as mwparserfromhell 0.7.2 sees it.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::lexer::{Lexed, LexedBits};
 use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use crate::error::TextError;
-
-/// The code points of `text`, allocated once at their exact number.
-///
-/// Pages are mostly ASCII: 64-byte windows that are all ASCII are widened at once, and
-/// only the other windows go through the UTF-8 decoder.
-pub(crate) fn code_points(text: &str) -> Vec<char> {
-    const WINDOW: usize = 64;
-    let bytes = text.as_bytes();
-    let mut chars = Vec::with_capacity(text.chars().count());
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(window) = bytes.get(i..i + WINDOW)
-            && window.is_ascii()
-        {
-            chars.extend(window.iter().map(|&b| char::from(b)));
-            i += WINDOW;
-            continue;
-        }
-        // `i` is always a character boundary: decode past the end of this window.
-        let stop = i + WINDOW;
-        let mut decoder = text.get(i..).unwrap_or_default().chars();
-        while i < stop
-            && let Some(c) = decoder.next()
-        {
-            chars.push(c);
-            i += c.len_utf8();
-        }
-    }
-    chars
-}
 
 /// Optional bounds for [`Wikitext::parse_bounded`].
 ///
@@ -74,7 +46,7 @@ pub enum NodeKind {
     Tag,
 }
 
-/// One top-level node: its kind and its code point span in the page.
+/// One top-level node: its kind and its span in the page, in code points and in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Node {
     /// What the node is.
@@ -83,6 +55,10 @@ pub struct Node {
     pub start: usize,
     /// Code point offset just past the last character.
     pub end: usize,
+    /// Byte offset of the first character in the page's UTF-8.
+    pub byte_start: usize,
+    /// Byte offset just past the last character.
+    pub byte_end: usize,
     level: u8,
 }
 
@@ -104,13 +80,23 @@ impl Node {
     pub fn range(&self) -> Range<usize> {
         self.start..self.end
     }
+
+    /// The node's byte range in the page.
+    pub fn bytes(&self) -> Range<usize> {
+        self.byte_start..self.byte_end
+    }
 }
 
-/// A parsed page: its code points and the top-level partition covering them
-/// exactly, in order.
+/// A parsed page: its text and the top-level partition covering it exactly, in order.
 #[derive(Debug, Clone)]
 pub struct Wikitext {
-    chars: Vec<char>,
+    text: String,
+    /// The page's length in code points.
+    len: usize,
+    /// The page as code points, made when first asked for.
+    chars: OnceLock<Vec<char>>,
+    /// The lexing the partition read, for the wikilink search to read too.
+    lexed: LexedBits,
     nodes: Vec<Node>,
     /// Character reads the parse made.
     reads: u64,
@@ -130,12 +116,12 @@ impl Wikitext {
     /// made: the measure that [`ParseLimits::max_reads`] bounds, for sizing that limit
     /// from real pages.
     pub fn parse_measured(text: &str) -> (Self, u64) {
-        let chars = code_points(text);
-        let mut tokenizer = MwparserfromhellTokenizer::new(&chars, Limits::default());
+        let lexed = Lexed::new(text);
+        let mut tokenizer = MwparserfromhellTokenizer::new(&lexed, Limits::default());
         let items = tokenizer.run();
         let reads = tokenizer.reads();
         drop(tokenizer);
-        (Self::from_items(chars, items, reads), reads)
+        (Self::from_items(text, lexed, items, reads), reads)
     }
 
     /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
@@ -156,9 +142,9 @@ impl Wikitext {
         limits: ParseLimits,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Self, TextError> {
-        let chars = code_points(text);
+        let lexed = Lexed::new(text);
         let mut tokenizer = MwparserfromhellTokenizer::new(
-            &chars,
+            &lexed,
             Limits {
                 deadline: limits.deadline,
                 max_reads: limits.max_reads,
@@ -171,32 +157,64 @@ impl Wikitext {
         }
         let reads = tokenizer.reads();
         drop(tokenizer);
-        Ok(Self::from_items(chars, items, reads))
+        Ok(Self::from_items(text, lexed, items, reads))
     }
 
-    fn from_items(chars: Vec<char>, items: Vec<Item>, reads: u64) -> Self {
-        let nodes = items
+    /// The nodes of the tokenizer's items (byte spans), with their code point spans.
+    fn from_items(text: &str, lexed: Lexed<'_>, items: Vec<Item>, reads: u64) -> Self {
+        let mut nodes: Vec<Node> = items
             .into_iter()
             .filter_map(|item| match item {
                 Item::Text(start, end) => (start < end).then_some(Node {
                     kind: NodeKind::Text,
                     start,
                     end,
+                    byte_start: start,
+                    byte_end: end,
                     level: 0,
                 }),
                 Item::Node(raw) => Some(Node {
                     kind: raw.kind,
                     start: raw.start,
                     end: raw.end,
+                    byte_start: raw.start,
+                    byte_end: raw.end,
                     level: raw.level,
                 }),
             })
             .collect();
+        // The nodes follow each other: their bounds ascend, and convert in one pass.
+        if !lexed.is_ascii() {
+            let mut offsets: Vec<usize> = nodes.iter().flat_map(|n| [n.start, n.end]).collect();
+            lexed.to_code_points(&mut offsets);
+            for (node, span) in nodes.iter_mut().zip(offsets.chunks_exact(2)) {
+                if let [start, end] = *span {
+                    (node.start, node.end) = (start, end);
+                }
+            }
+        }
+        let len = if lexed.text().len() == text.len() {
+            lexed.chars_in(0..text.len())
+        } else {
+            // After a NUL: the rest is counted apart.
+            lexed.chars_in(0..lexed.text().len())
+                + text
+                    .get(lexed.text().len()..)
+                    .map_or(0, |rest| rest.chars().count())
+        };
         Self {
-            chars,
+            text: text.to_owned(),
+            len,
+            chars: OnceLock::new(),
+            lexed: lexed.into_bits(),
             nodes,
             reads,
         }
+    }
+
+    /// The lexing of the page up to its first NUL, as the partition read it.
+    pub(crate) fn lexed(&self) -> Lexed<'_> {
+        Lexed::with_text(&self.text, &self.lexed)
     }
 
     /// How many character reads the parse made (the measure [`ParseLimits::max_reads`]
@@ -205,9 +223,24 @@ impl Wikitext {
         self.reads
     }
 
-    /// The page as code points.
+    /// The page.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The page's length in code points.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the page is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The page as code points (made at the first call).
     pub fn chars(&self) -> &[char] {
-        &self.chars
+        self.chars.get_or_init(|| self.text.chars().collect())
     }
 
     /// Top-level nodes in document order.
@@ -217,18 +250,29 @@ impl Wikitext {
 
     /// The source text of a code point range (clamped to the page).
     pub fn slice(&self, range: Range<usize>) -> String {
-        let end = range.end.min(self.chars.len());
+        let end = range.end.min(self.len);
         let start = range.start.min(end);
-        self.chars
-            .get(start..end)
-            .unwrap_or_default()
-            .iter()
-            .collect()
+        // The byte offsets of the range, from the node holding its start.
+        let i = self.nodes.partition_point(|n| n.end <= start);
+        let (at_char, at_byte) = self
+            .nodes
+            .get(i)
+            .map_or((0, 0), |n| (n.start.min(start), n.byte_start));
+        let rest = self.text.get(at_byte..).unwrap_or_default();
+        let mut indices = rest.char_indices().map(|(b, _)| at_byte + b);
+        let mut byte_of = |skip: usize| indices.nth(skip).unwrap_or(self.text.len());
+        let first = byte_of(start - at_char);
+        let last = if end == start {
+            first
+        } else {
+            byte_of(end - start - 1)
+        };
+        self.text.get(first..last).unwrap_or_default().to_owned()
     }
 
     /// The source text of a node.
     pub fn node_text(&self, node: &Node) -> String {
-        self.slice(node.range())
+        self.text.get(node.bytes()).unwrap_or_default().to_owned()
     }
 
     /// Top-level text nodes in document order.
@@ -239,21 +283,29 @@ impl Wikitext {
 
 #[cfg(test)]
 mod tests {
-    use super::code_points;
+    use super::Wikitext;
 
-    /// Characters of every UTF-8 length placed at every offset around the window edges,
-    /// so that windows end inside, before and after multi-byte characters.
+    /// Slices by code point ranges agree with the page's characters, across multi-byte
+    /// characters, nodes and the page's end.
     #[test]
-    fn code_points_match_the_decoder_at_every_window_edge() {
-        for c in ['é', '。', '😀', '\u{80}', '\u{7f}'] {
-            for at in 0..140 {
-                for tail in [0, 1, 63, 64, 65] {
-                    let text = format!("{}{c}{}{c}", "a".repeat(at), "b".repeat(tail));
-                    let expected: Vec<char> = text.chars().collect();
-                    assert_eq!(code_points(&text), expected, "{c:?} at {at}, tail {tail}");
-                }
+    fn slices_by_code_points() {
+        let text = "é{{日}}a😀[[b|ç]] end";
+        let doc = Wikitext::parse(text);
+        let chars: Vec<char> = text.chars().collect();
+        assert_eq!(doc.len(), chars.len());
+        assert_eq!(doc.chars(), chars.as_slice());
+        for start in 0..=chars.len() + 1 {
+            for end in start..=chars.len() + 2 {
+                let expected: String = chars
+                    .get(start.min(chars.len())..end.min(chars.len()))
+                    .unwrap_or_default()
+                    .iter()
+                    .collect();
+                assert_eq!(doc.slice(start..end), expected, "{start}..{end}");
             }
         }
-        assert!(code_points("").is_empty());
+        for node in doc.nodes() {
+            assert_eq!(doc.node_text(node), doc.slice(node.range()));
+        }
     }
 }

@@ -66,37 +66,18 @@ impl PlainText {
     }
 
     fn from_parsed(text: &str, parsed: &Wikitext) -> Self {
-        // One walk over the page turns the nodes' code point bounds into byte bounds.
-        let mut nodes = Vec::with_capacity(parsed.nodes().len());
-        let mut chars = text.char_indices();
-        let mut at = 0usize;
-        let mut byte = 0usize;
-        let mut byte_at = |target: usize| {
-            while at < target {
-                match chars.next() {
-                    Some((_, c)) => {
-                        byte += c.len_utf8();
-                        at += 1;
-                    }
-                    None => break,
-                }
-            }
-            byte
-        };
-        for node in parsed.nodes() {
-            let byte_start = byte_at(node.start);
-            let byte_end = byte_at(node.end);
-            nodes.push(Span {
+        let nodes = (parsed.nodes().iter())
+            .map(|node| Span {
                 kind: node.kind,
                 start: node.start,
                 end: node.end,
-                byte_start,
-                byte_end,
-            });
-        }
+                byte_start: node.byte_start,
+                byte_end: node.byte_end,
+            })
+            .collect::<Vec<_>>();
         let hidden_from = unclosed_comment(text, &nodes);
         Self {
-            len: parsed.chars().len(),
+            len: parsed.len(),
             text: text.to_owned(),
             nodes,
             hidden_from,

@@ -13,7 +13,7 @@ pub(crate) const NOTE_QUOTE: u32 = 1 << 7;
 pub(crate) struct TagData {
     pub context: u32,
     /// The quote character of the current quoted value.
-    pub quoter: char,
+    pub quoter: u8,
     /// Position of the opening quote, to retry an unclosed value unquoted.
     pub reset: usize,
 }
@@ -22,7 +22,7 @@ impl TagData {
     pub(crate) fn new(context: u32) -> Self {
         Self {
             context,
-            quoter: '"',
+            quoter: b'"',
             reset: 0,
         }
     }

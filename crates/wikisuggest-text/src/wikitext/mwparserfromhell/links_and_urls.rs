@@ -41,9 +41,7 @@ impl MwparserfromhellTokenizer<'_> {
         // Every wikilink is first tried as a bracketed URL; most fail at their first word.
         // Such a failure is settled by looking at the text: charged and memoized as the
         // steps below would, without their frame and text.
-        if !self.stepwise
-            && let Some(reads) = self.failing_bracketed_scheme()
-        {
+        if let Some(reads) = self.failing_bracketed_scheme() {
             self.check_route(EXT_LINK_URI)?;
             self.charge_many(reads);
             self.bad_routes.insert((self.head, EXT_LINK_URI));
@@ -52,24 +50,24 @@ impl MwparserfromhellTokenizer<'_> {
             });
         }
         self.push_checked(EXT_LINK_URI)?;
-        if self.read(0) == '/' && self.read(1) == '/' {
+        if self.read(0) == b'/' && self.read(1) == b'/' {
             self.emit_text(self.head, self.head + 2);
             self.head += 2;
             return Ok(());
         }
         let scheme_start = self.head;
-        while is_uri_scheme_char(self.read(0)) && self.read(0) != '\0' {
+        while is_uri_scheme_char(self.read(0)) && self.read(0) != b'\0' {
             self.emit_char();
             self.head += 1;
         }
         let text = self.text;
         let scheme = text.get(scheme_start..self.head).unwrap_or_default();
-        if self.read(0) != ':' {
+        if self.read(0) != b':' {
             return Err(self.fail_route());
         }
         self.emit_char();
         self.head += 1;
-        let slashes = self.read(0) == '/' && self.read(1) == '/';
+        let slashes = self.read(0) == b'/' && self.read(1) == b'/';
         if slashes {
             self.emit_text(self.head, self.head + 2);
             self.head += 2;
@@ -83,12 +81,12 @@ impl MwparserfromhellTokenizer<'_> {
     /// The reads [`Self::parse_bracketed_uri_scheme`] makes when it fails at the scheme
     /// (neither `//` nor a known scheme and its colon); `None` when it gets past it.
     fn failing_bracketed_scheme(&self) -> Option<u64> {
-        let at = |i: usize| self.text.get(self.head + i).copied().unwrap_or('\0');
+        let at = |i: usize| self.text.get(self.head + i).copied().unwrap_or(b'\0');
         // `//`: one read, or two when the first is a slash.
-        if at(0) == '/' && at(1) == '/' {
+        if at(0) == b'/' && at(1) == b'/' {
             return None;
         }
-        let mut reads: u64 = if at(0) == '/' { 2 } else { 1 };
+        let mut reads: u64 = if at(0) == b'/' { 2 } else { 1 };
         // Two reads per scheme character, one for the character after the scheme, one
         // for the colon test.
         let mut len = 0;
@@ -97,11 +95,11 @@ impl MwparserfromhellTokenizer<'_> {
             len += 1;
         }
         reads += 2;
-        if at(len) != ':' {
+        if at(len) != b':' {
             return Some(reads);
         }
-        let slashes = at(len + 1) == '/' && at(len + 2) == '/';
-        reads += if at(len + 1) == '/' { 2 } else { 1 };
+        let slashes = at(len + 1) == b'/' && at(len + 2) == b'/';
+        reads += if at(len + 1) == b'/' { 2 } else { 1 };
         let scheme = self
             .text
             .get(self.head..self.head + len)
@@ -118,18 +116,20 @@ impl MwparserfromhellTokenizer<'_> {
             .unwrap_or((self.head, self.head));
         let mut scheme_start = text_end;
         while scheme_start > text_start {
-            let c = self.text.get(scheme_start - 1).copied().unwrap_or('\0');
+            let Some((c, before)) = self.char_before(scheme_start) else {
+                break;
+            };
             if !(pyunicode::is_word(c)) {
                 break;
             }
-            if !is_uri_scheme_char(c) {
+            if !c.is_ascii() || !is_uri_scheme_char(c as u8) {
                 return Err(BadRoute { context: 0 });
             }
-            scheme_start -= 1;
+            scheme_start = before;
         }
         let text = self.text;
         let scheme = text.get(scheme_start..text_end).unwrap_or_default();
-        let slashes = self.read(0) == '/' && self.read(1) == '/';
+        let slashes = self.read(0) == b'/' && self.read(1) == b'/';
         if !is_scheme(scheme, slashes) {
             return Err(BadRoute { context: 0 });
         }
@@ -157,7 +157,7 @@ impl MwparserfromhellTokenizer<'_> {
             self.parse_free_uri_scheme()?
         };
         let this = self.read(0);
-        if matches!(this, '\0' | '\n' | ' ' | ']') || (!brackets && this == '[') {
+        if matches!(this, b'\0' | b'\n' | b' ' | b']') || (!brackets && this == b'[') {
             return Err(self.fail_route());
         }
         let mut parens = false;
@@ -165,28 +165,29 @@ impl MwparserfromhellTokenizer<'_> {
             if self.take_uri_run(brackets, &mut tail) {
                 continue;
             }
+            let at = self.head;
             let this = self.read(0);
             let next = self.read(1);
-            if this == '&' {
+            if this == b'&' {
                 self.push_tail(&mut tail);
                 self.parse_entity();
-            } else if this == '<' && next == '!' && self.read(2) == '-' && self.read(3) == '-' {
+            } else if this == b'<' && next == b'!' && self.read(2) == b'-' && self.read(3) == b'-' {
                 self.push_tail(&mut tail);
                 self.parse_comment();
-            } else if this == '{' && next == '{' && self.can_recurse() {
+            } else if this == b'{' && next == b'{' && self.can_recurse() {
                 self.push_tail(&mut tail);
                 self.parse_template_or_argument()?;
             } else if brackets {
-                if this == '\0' || this == '\n' {
+                if this == b'\0' || this == b'\n' {
                     return Err(self.fail_route());
                 }
-                if this == ']' {
+                if this == b']' {
                     self.discard();
                     return Ok(scheme_len);
                 }
                 if self.is_uri_end(this, next) {
                     self.emit_token();
-                    if this == ' ' {
+                    if this == b' ' {
                         self.head += 1;
                     }
                     self.toggle_context(EXT_LINK_URI);
@@ -197,7 +198,7 @@ impl MwparserfromhellTokenizer<'_> {
                 self.emit_char();
             } else {
                 if self.is_uri_end(this, next) {
-                    if this == ' ' {
+                    if this == b' ' {
                         if let Some(t) = tail.as_deref_mut() {
                             t.space = true;
                         }
@@ -209,7 +210,7 @@ impl MwparserfromhellTokenizer<'_> {
                 }
                 self.handle_free_link_text(&mut parens, &mut tail, this);
             }
-            self.head += 1;
+            self.advance_from(at);
         }
     }
 
@@ -218,9 +219,6 @@ impl MwparserfromhellTokenizer<'_> {
     /// links also the punctuation held back from their end when an ordinary character
     /// follows it. Charged as those steps' reads (two each); returns whether there was one.
     fn take_uri_run(&mut self, brackets: bool, tail: &mut Option<&mut FreeTail>) -> bool {
-        if self.stepwise {
-            return false;
-        }
         let start = self.head;
         let mut end = start;
         let mut i = start;
@@ -249,7 +247,7 @@ impl MwparserfromhellTokenizer<'_> {
         if end == start {
             return false;
         }
-        self.charge_many(2 * (end - start) as u64);
+        self.charge_many(2 * self.lex.chars_in(start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;
@@ -275,13 +273,13 @@ impl MwparserfromhellTokenizer<'_> {
         &mut self,
         parens: &mut bool,
         tail: &mut Option<&mut FreeTail>,
-        this: char,
+        this: u8,
     ) {
-        if this == '(' && !*parens {
+        if this == b'(' && !*parens {
             *parens = true;
             self.push_tail(tail);
-        } else if matches!(this, ',' | ';' | '\\' | '.' | ':' | '!' | '?')
-            || (!*parens && this == ')')
+        } else if matches!(this, b',' | b';' | b'\\' | b'.' | b':' | b'!' | b'?')
+            || (!*parens && this == b')')
         {
             if let Some(t) = tail.as_deref_mut() {
                 t.len += 1;
@@ -293,15 +291,17 @@ impl MwparserfromhellTokenizer<'_> {
         self.emit_char();
     }
 
-    pub(super) fn is_uri_end(&self, this: char, next: char) -> bool {
+    pub(super) fn is_uri_end(&self, this: u8, next: u8) -> bool {
         let ctx = self.context();
-        matches!(this, '\0' | '\n' | '[' | ']' | '<' | '>' | '"' | ' ')
-            || (this == '\'' && next == '\'')
-            || (this == '|' && ctx & TEMPLATE != 0)
-            || (this == '=' && ctx & (TEMPLATE_PARAM_KEY | HEADING) != 0)
-            || (this == '}'
-                && next == '}'
-                && (ctx & TEMPLATE != 0 || (self.read(2) == '}' && ctx & ARGUMENT != 0)))
+        matches!(
+            this,
+            b'\0' | b'\n' | b'[' | b']' | b'<' | b'>' | b'"' | b' '
+        ) || (this == b'\'' && next == b'\'')
+            || (this == b'|' && ctx & TEMPLATE != 0)
+            || (this == b'=' && ctx & (TEMPLATE_PARAM_KEY | HEADING) != 0)
+            || (this == b'}'
+                && next == b'}'
+                && (ctx & TEMPLATE != 0 || (self.read(2) == b'}' && ctx & ARGUMENT != 0)))
     }
 
     pub(super) fn parse_external_link(&mut self, brackets: bool) {
@@ -363,11 +363,12 @@ enum UriChar {
     Special,
 }
 
-fn uri_char_class(c: char) -> UriChar {
+/// Bytes from 0x80 up (of characters that are all plain) are plain.
+fn uri_char_class(c: u8) -> UriChar {
     match c {
-        '&' | '<' | '{' | '}' | '[' | ']' | '>' | '"' | '\'' | ' ' | '|' | '=' | '\0' | '\n'
-        | '(' | ')' => UriChar::Special,
-        ',' | ';' | '\\' | '.' | ':' | '!' | '?' => UriChar::Punctuation,
+        b'&' | b'<' | b'{' | b'}' | b'[' | b']' | b'>' | b'"' | b'\'' | b' ' | b'|' | b'='
+        | b'\0' | b'\n' | b'(' | b')' => UriChar::Special,
+        b',' | b';' | b'\\' | b'.' | b':' | b'!' | b'?' => UriChar::Punctuation,
         _ => UriChar::Plain,
     }
 }

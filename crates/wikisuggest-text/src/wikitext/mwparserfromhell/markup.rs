@@ -9,7 +9,7 @@ impl MwparserfromhellTokenizer<'_> {
         let depth = self.frames.len();
         self.head += 1;
         let mut best = 1;
-        while self.read(0) == '=' {
+        while self.read(0) == b'=' {
             best += 1;
             self.head += 1;
         }
@@ -33,7 +33,7 @@ impl MwparserfromhellTokenizer<'_> {
         let depth = self.frames.len();
         self.head += 1;
         let mut best: u8 = 1;
-        while self.read(0) == '=' {
+        while self.read(0) == b'=' {
             best = best.saturating_add(1);
             self.head += 1;
         }
@@ -75,32 +75,33 @@ impl MwparserfromhellTokenizer<'_> {
     pub(super) fn really_parse_entity(&mut self) -> Route<()> {
         self.head += 1;
         let mut this = self.read(0);
-        if this == '\0' {
+        if this == b'\0' {
             return Err(self.fail_route());
         }
         let (mut numeric, mut hexadecimal) = (false, false);
-        if this == '#' {
+        if this == b'#' {
             numeric = true;
             self.head += 1;
             this = self.read(0);
-            if this == '\0' {
+            if this == b'\0' {
                 return Err(self.fail_route());
             }
-            if this == 'x' || this == 'X' {
+            if this == b'x' || this == b'X' {
                 hexadecimal = true;
                 self.head += 1;
             }
         }
-        let mut body = String::new();
+        // The body's characters are ASCII: a byte range of the page.
+        let mut body = 0..0;
         loop {
             let c = self.read(0);
-            if c == ';' {
+            if c == b';' {
                 if body.is_empty() {
                     return Err(self.fail_route());
                 }
                 break;
             }
-            if body.is_empty() && numeric && c == '0' {
+            if body.is_empty() && numeric && c == b'0' {
                 self.head += 1;
                 continue;
             }
@@ -114,14 +115,18 @@ impl MwparserfromhellTokenizer<'_> {
             if body.len() >= MAX_ENTITY_SIZE || is_marker(c) || !valid {
                 return Err(self.fail_route());
             }
-            body.push(c);
+            if body.is_empty() {
+                body = self.head..self.head;
+            }
+            body.end = self.head + 1;
             self.head += 1;
         }
+        let body = self.slice(body.start, body.end);
         let known = if numeric {
-            let value = u32::from_str_radix(&body, if hexadecimal { 16 } else { 10 }).unwrap_or(0);
+            let value = u32::from_str_radix(body, if hexadecimal { 16 } else { 10 }).unwrap_or(0);
             (1..=0x10FFFF).contains(&value)
         } else {
-            entities::NAMED.binary_search(&body.as_str()).is_ok()
+            entities::NAMED.binary_search(&body).is_ok()
         };
         if known {
             Ok(())
@@ -157,16 +162,12 @@ impl MwparserfromhellTokenizer<'_> {
         {
             return hit;
         }
-        // One pass; a NUL reads as the end of the text and so ends the search.
-        let text = self.text;
-        let mut i = from;
-        let hit = loop {
-            match text.get(i) {
-                None | Some('\0') => break None,
-                Some('-') if text.get(i + 1..i + 3) == Some(&['-', '>'][..]) => break Some(i),
-                Some(_) => i += 1,
-            }
-        };
+        // The text ends at its first NUL, as the search does.
+        let hit = self
+            .text
+            .get(from..)
+            .and_then(|rest| memchr::memmem::find(rest, b"-->"))
+            .map(|p| from + p);
         self.comment_close = Some((from, hit));
         hit
     }

@@ -2,6 +2,13 @@
 //! tokenizer) does, keeping only what the link engine needs: the spans of the
 //! nodes and of the text between them.
 //!
+//! It reads the page's UTF-8 bytes as the [lexer](super::lexer) left them: a step is a
+//! character (every character that can change its state is an ASCII byte), positions are
+//! byte offsets, and stretches that can only be text are taken from one marker to the
+//! next. It counts its reads in characters, as the original counts them, so that a read
+//! budget means the same as it did for the code point port kept as this one's oracle
+//! (`super::oracle`).
+//!
 //! mwparserfromhell is a backtracking recursive-descent tokenizer.  Every
 //! construct is tried in a new *frame* with a context; an impossible character
 //! fails the route, the frame is discarded, the `(position, context)` pair is
@@ -28,6 +35,7 @@ use std::time::Instant;
 
 use super::contexts::*;
 use super::entities;
+use super::lexer::{Lexed, is_marker_byte, utf8_width};
 use super::partition::NodeKind;
 use super::tag_data::{self as td, TagData};
 use crate::pyunicode;
@@ -40,8 +48,8 @@ const MAX_BRACES: usize = 255;
 const MAX_ENTITY_SIZE: usize = 8;
 /// Whether `c` is one of upstream's URI scheme characters (ASCII letters, digits, `+`, `.`, `-`).
 #[inline]
-fn is_uri_scheme_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')
+fn is_uri_scheme_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
 }
 const URI_SCHEMES: [&str; 27] = [
     "bitcoin",
@@ -132,8 +140,8 @@ struct Frame {
     items: Vec<Item>,
     /// Pending text (upstream's text buffer), always a source span.
     text: Option<(usize, usize)>,
-    /// Tag name for tag frames (`stack[1]` upstream).
-    tag_name: String,
+    /// Tag name for tag frames (`stack[1]` upstream), as a byte range of the page.
+    tag_name: (usize, usize),
     /// Position after the `>` of an open tag, for implicitly closed tags.
     open_end: usize,
 }
@@ -149,7 +157,10 @@ struct Parsed {
 }
 
 pub(crate) struct MwparserfromhellTokenizer<'a> {
-    text: &'a [char],
+    /// The page up to its first NUL.
+    src: &'a str,
+    text: &'a [u8],
+    lex: &'a Lexed<'a>,
     head: usize,
     frames: Vec<Frame>,
     global: u64,
@@ -168,10 +179,6 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     exhausted: Cell<bool>,
     /// Item vectors of finished frames, reused by new frames instead of allocating.
     spare: Vec<Vec<Item>>,
-    /// Take every character in its own step, as upstream does, without the shortcuts
-    /// (runs that can only be text, failing bracketed schemes): the reference the
-    /// shortcuts are tested against.
-    stepwise: bool,
 }
 
 /// Optional bounds on the work of one parse.
@@ -197,22 +204,10 @@ impl Limits<'_> {
 /// How often (in reads) the deadline is checked.
 const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
 
-/// The characters that may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL.
-const MARKERS: [bool; 128] = {
-    let mut table = [false; 128];
-    let markers = b"{}[]<>|=&'#*;:/-!\n\0";
-    let mut i = 0;
-    while i < markers.len() {
-        table[markers[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
-
-/// Whether `c` is one of [`MARKERS`]: tested for every character of the page, so by table.
+/// Whether `c` may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL (the end).
 #[inline]
-fn is_marker(c: char) -> bool {
-    MARKERS.get(c as usize).copied().unwrap_or(false)
+fn is_marker(c: u8) -> bool {
+    c == 0 || is_marker_byte(c)
 }
 
 /// Whether, in `context`, a character that is not a marker leaves the context as it is
@@ -248,22 +243,16 @@ fn in_list(name: &str, list: &[&str]) -> bool {
 }
 
 /// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
-/// tested at every `[` and at every `:` after a word.
-fn is_scheme(scheme: &[char], slashes: bool) -> bool {
+/// tested at every `[` and at every `:` after a word. Its characters are URI scheme
+/// characters, all ASCII.
+fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
     let list: &[&str] = if slashes {
         &URI_SCHEMES
     } else {
         &URI_SCHEMES_NO_SLASHES
     };
-    if scheme.iter().all(char::is_ascii) {
-        return list.iter().any(|l| {
-            l.len() == scheme.len()
-                && l.bytes()
-                    .zip(scheme)
-                    .all(|(b, c)| c.to_ascii_lowercase() == char::from(b))
-        });
-    }
-    in_list(&scheme.iter().collect::<String>(), list)
+    list.iter()
+        .any(|l| l.as_bytes().eq_ignore_ascii_case(scheme))
 }
 
 /// Whether two tag names match as upstream matches closing tags with opening ones (equal
@@ -280,9 +269,11 @@ fn same_tag(a: &str, b: &str) -> bool {
 }
 
 impl<'a> MwparserfromhellTokenizer<'a> {
-    pub(crate) fn new(text: &'a [char], limits: Limits<'a>) -> Self {
+    pub(crate) fn new(lex: &'a Lexed<'a>, limits: Limits<'a>) -> Self {
         Self {
-            text,
+            src: lex.text(),
+            text: lex.bytes(),
+            lex,
             head: 0,
             frames: Vec::new(),
             global: 0,
@@ -293,18 +284,8 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             checkpoint: Cell::new(0),
             exhausted: Cell::new(false),
             spare: Vec::new(),
-            stepwise: false,
         }
         .with_checkpoint()
-    }
-
-    /// A tokenizer that takes every character in its own step (see `stepwise`).
-    #[cfg(test)]
-    fn stepwise(text: &'a [char]) -> Self {
-        Self {
-            stepwise: true,
-            ..Self::new(text, Limits::default())
-        }
     }
 
     fn with_checkpoint(self) -> Self {
@@ -413,30 +394,73 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     // ----- reading -------------------------------------------------------
 
-    /// The character at `head + delta`, or NUL past the end (upstream's END).
+    /// The byte at `head + delta`, or NUL past the end (upstream's END). Only read where
+    /// the bytes before it are ASCII, so that it is the first byte of the character
+    /// upstream reads there; markup is ASCII, so a byte of another character never
+    /// compares equal to what is looked for.
     #[inline]
-    fn read(&self, delta: usize) -> char {
+    fn read(&self, delta: usize) -> u8 {
         if !self.charge() {
-            return '\0';
+            return 0;
         }
-        self.text.get(self.head + delta).copied().unwrap_or('\0')
+        self.text.get(self.head + delta).copied().unwrap_or(0)
     }
 
-    /// The character `delta` positions back, or NUL before the start.
+    /// The byte `delta` positions back, or NUL before the start (compared with ASCII only,
+    /// as [`Self::read`]).
     #[inline]
-    fn read_back(&self, delta: usize) -> char {
+    fn read_back(&self, delta: usize) -> u8 {
         if delta > self.head {
-            return '\0';
+            return 0;
         }
-        self.text.get(self.head - delta).copied().unwrap_or('\0')
+        self.text.get(self.head - delta).copied().unwrap_or(0)
     }
 
-    fn slice(&self, start: usize, end: usize) -> String {
-        self.text
-            .get(start..end)
-            .unwrap_or_default()
-            .iter()
-            .collect()
+    /// The page between two character boundaries.
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// The character starting at byte `at` (NUL past the end).
+    fn char_at(&self, at: usize) -> char {
+        self.src
+            .get(at..)
+            .and_then(|rest| rest.chars().next())
+            .unwrap_or('\0')
+    }
+
+    /// The character ending at byte `at` and where it starts, if there is one.
+    fn char_before(&self, at: usize) -> Option<(char, usize)> {
+        let c = self.src.get(..at)?.chars().next_back()?;
+        Some((c, at - c.len_utf8()))
+    }
+
+    /// Whether the character read at `head` as `this` is a space (Python's `isspace`):
+    /// a byte from 0x80 up is the start of a character decoded here.
+    fn is_space_here(&self, this: u8) -> bool {
+        if this < 0x80 {
+            return pyunicode::is_space(char::from(this));
+        }
+        pyunicode::is_space(self.char_at(self.head))
+    }
+
+    /// Moves past the character read at `at` after handling it: a handler that moved the
+    /// head (to resume one byte before where it wants to be, as upstream's loops do) gets
+    /// that byte; otherwise the head steps over the whole character.
+    #[inline]
+    fn advance_from(&mut self, at: usize) {
+        self.head += if self.head == at {
+            self.lex.char_len(at)
+        } else {
+            1
+        };
+    }
+
+    /// The tag name of the current frame.
+    fn tag_name(&self) -> &'a str {
+        self.frames
+            .last()
+            .map_or("", |f| self.slice(f.tag_name.0, f.tag_name.1))
     }
 
     fn can_recurse(&self) -> bool {
@@ -472,7 +496,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             ident: (self.head, context),
             items,
             text: None,
-            tag_name: String::new(),
+            tag_name: (0, 0),
             open_end: 0,
         });
     }
@@ -567,8 +591,10 @@ impl<'a> MwparserfromhellTokenizer<'a> {
         }
     }
 
+    /// Emits the character at the head as text.
     fn emit_char(&mut self) {
-        self.emit_text(self.head, self.head + 1);
+        let width = utf8_width(self.text.get(self.head).copied().unwrap_or(0));
+        self.emit_text(self.head, self.head + width);
     }
 
     /// A non-text token: ends the pending text.
@@ -646,48 +672,48 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             if !is_marker(this) {
                 // Where plain characters change nothing but the pending text (always
                 // outside unsafe contexts, and in most states of the unsafe ones once the
-                // first has been checked), the whole run is taken in one step, charged as
-                // the reads that one step per character would make.
+                // first has been checked), the run up to the next marker is taken in one
+                // step, charged as the reads that one step per character would make.
                 let start = self.head;
-                let mut end = start + 1;
-                if !self.stepwise && plain_chars_are_inert(self.context()) {
-                    while self.text.get(end).is_some_and(|&c| !is_marker(c)) {
-                        end += 1;
-                    }
-                    self.charge_many((end - start - 1) as u64);
-                }
+                let end = if plain_chars_are_inert(self.context()) {
+                    let end = self.lex.next_marker(start + 1);
+                    self.charge_many(self.lex.chars_in(start..end) as u64 - 1);
+                    end
+                } else {
+                    start + self.lex.char_len(start)
+                };
                 self.emit_text(start, end);
                 self.head = end;
                 continue;
             }
-            if this == '\0' {
+            if this == 0 {
                 return self.handle_end(ctx);
             }
             let next = self.read(1);
             let last = self.read_back(1);
-            let at_line_start = last == '\0' || last == '\n';
-            if this == '{' && next == '{' {
+            let at_line_start = last == 0 || last == b'\n';
+            if this == b'{' && next == b'{' {
                 if self.can_recurse() {
                     self.parse_template_or_argument()?;
                 } else {
                     self.emit_char();
                 }
-            } else if this == '|' && ctx & TEMPLATE != 0 {
+            } else if this == b'|' && ctx & TEMPLATE != 0 {
                 self.handle_template_param()?;
-            } else if this == '=' && ctx & TEMPLATE_PARAM_KEY != 0 {
-                if self.global & GL_HEADING == 0 && at_line_start && next == '=' {
+            } else if this == b'=' && ctx & TEMPLATE_PARAM_KEY != 0 {
+                if self.global & GL_HEADING == 0 && at_line_start && next == b'=' {
                     self.parse_heading();
                 } else {
                     self.handle_template_param_value();
                 }
-            } else if this == '}' && next == '}' && ctx & TEMPLATE != 0 {
+            } else if this == b'}' && next == b'}' && ctx & TEMPLATE != 0 {
                 return self.handle_template_end();
-            } else if this == '|' && ctx & ARGUMENT_NAME != 0 {
+            } else if this == b'|' && ctx & ARGUMENT_NAME != 0 {
                 self.toggle_context(ARGUMENT_NAME);
                 self.add_context(ARGUMENT_DEFAULT);
                 self.emit_token();
-            } else if this == '}' && next == '}' && ctx & ARGUMENT != 0 {
-                if self.read(2) == '}' {
+            } else if this == b'}' && next == b'}' && ctx & ARGUMENT != 0 {
+                if self.read(2) == b'}' {
                     let items = self.pop();
                     self.head += 2;
                     return Ok(Parsed {
@@ -696,51 +722,51 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                     });
                 }
                 self.emit_char();
-            } else if this == '[' && next == '[' && self.can_recurse() {
+            } else if this == b'[' && next == b'[' && self.can_recurse() {
                 if ctx & NO_WIKILINKS == 0 {
                     self.parse_wikilink();
                 } else {
                     self.emit_char();
                 }
-            } else if this == '|' && ctx & WIKILINK_TITLE != 0 {
+            } else if this == b'|' && ctx & WIKILINK_TITLE != 0 {
                 self.toggle_context(WIKILINK_TITLE);
                 self.add_context(WIKILINK_TEXT);
                 self.emit_token();
-            } else if this == ']' && next == ']' && ctx & WIKILINK != 0 {
+            } else if this == b']' && next == b']' && ctx & WIKILINK != 0 {
                 let items = self.pop();
                 self.head += 1;
                 return Ok(Parsed {
                     items,
                     ..Parsed::default()
                 });
-            } else if this == '[' {
+            } else if this == b'[' {
                 self.parse_external_link(true);
-            } else if this == ':' && !is_marker(last) {
+            } else if this == b':' && !is_marker(last) {
                 self.parse_external_link(false);
-            } else if this == ']' && ctx & EXT_LINK_TITLE != 0 {
+            } else if this == b']' && ctx & EXT_LINK_TITLE != 0 {
                 return Ok(Parsed {
                     items: self.pop(),
                     ..Parsed::default()
                 });
-            } else if this == '=' && self.global & GL_HEADING == 0 && ctx & TEMPLATE == 0 {
+            } else if this == b'=' && self.global & GL_HEADING == 0 && ctx & TEMPLATE == 0 {
                 if at_line_start {
                     self.parse_heading();
                 } else {
                     self.emit_char();
                 }
-            } else if this == '=' && ctx & HEADING != 0 {
+            } else if this == b'=' && ctx & HEADING != 0 {
                 return self.handle_heading_end();
-            } else if this == '\n' && ctx & HEADING != 0 {
+            } else if this == b'\n' && ctx & HEADING != 0 {
                 return Err(self.fail_route());
-            } else if this == '&' {
+            } else if this == b'&' {
                 self.parse_entity();
-            } else if this == '<' && next == '!' {
-                if self.read(2) == '-' && self.read(3) == '-' {
+            } else if this == b'<' && next == b'!' {
+                if self.read(2) == b'-' && self.read(3) == b'-' {
                     self.parse_comment();
                 } else {
                     self.emit_char();
                 }
-            } else if this == '<' && next == '/' && self.read(2) != '\0' {
+            } else if this == b'<' && next == b'/' && self.read(2) != b'\0' {
                 if ctx & TAG_BODY != 0 {
                     self.emit_token();
                     self.push(TAG_CLOSE);
@@ -748,34 +774,34 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                 } else {
                     self.handle_invalid_tag_start();
                 }
-            } else if this == '<' && ctx & TAG_CLOSE == 0 {
+            } else if this == b'<' && ctx & TAG_CLOSE == 0 {
                 if self.can_recurse() {
                     self.parse_tag();
                 } else {
                     self.emit_char();
                 }
-            } else if this == '>' && ctx & TAG_CLOSE != 0 {
+            } else if this == b'>' && ctx & TAG_CLOSE != 0 {
                 return self.handle_tag_close_close();
-            } else if this == '\'' && next == '\'' {
+            } else if this == b'\'' && next == b'\'' {
                 if let Some(parsed) = self.parse_style() {
                     return Ok(parsed);
                 }
-            } else if at_line_start && matches!(this, '#' | '*' | ';' | ':') {
+            } else if at_line_start && matches!(this, b'#' | b'*' | b';' | b':') {
                 self.handle_list();
             } else if at_line_start
-                && this == '-'
-                && next == '-'
-                && self.read(2) == '-'
-                && self.read(3) == '-'
+                && this == b'-'
+                && next == b'-'
+                && self.read(2) == b'-'
+                && self.read(3) == b'-'
             {
                 self.handle_hr();
-            } else if (this == '\n' || this == ':') && ctx & DL_TERM != 0 {
+            } else if (this == b'\n' || this == b':') && ctx & DL_TERM != 0 {
                 self.handle_dl_term();
-                if this == '\n' {
+                if this == b'\n' {
                     let c = self.context();
                     self.set_context(c & !TABLE_CELL_LINE_CONTEXTS);
                 }
-            } else if this == '{' && next == '|' && self.has_leading_whitespace() {
+            } else if this == b'{' && next == b'|' && self.has_leading_whitespace() {
                 if self.can_recurse() {
                     self.parse_table();
                 } else {
@@ -795,10 +821,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     fn handle_end(&mut self, context: u64) -> Route<Parsed> {
         if context & FAIL != 0 {
             if context & TAG_BODY != 0 {
-                let single = self
-                    .frames
-                    .last()
-                    .is_some_and(|f| in_list(&f.tag_name, &SINGLE));
+                let single = !self.frames.is_empty() && in_list(self.tag_name(), &SINGLE);
                 if single {
                     let open_end = self.frames.last().map_or(0, |f| f.open_end);
                     return Ok(Parsed {
@@ -827,16 +850,16 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Whether `this` may appear here; may also arm the `FAIL_*` flags that
     /// decide the next character.
-    fn verify_safe(&mut self, context: u64, this: char) -> bool {
+    fn verify_safe(&mut self, context: u64, this: u8) -> bool {
         if context & FAIL_NEXT != 0 {
             return false;
         }
         if context & WIKILINK_TITLE != 0 {
             match this {
-                ']' | '{' => self.add_context(FAIL_NEXT),
-                '\n' | '[' | '}' | '>' => return false,
-                '<' => {
-                    if self.read(1) == '!' {
+                b']' | b'{' => self.add_context(FAIL_NEXT),
+                b'\n' | b'[' | b'}' | b'>' => return false,
+                b'<' => {
+                    if self.read(1) == b'!' {
                         self.add_context(FAIL_NEXT);
                     } else {
                         return false;
@@ -847,33 +870,33 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             return true;
         }
         if context & EXT_LINK_TITLE != 0 {
-            return this != '\n';
+            return this != b'\n';
         }
         if context & TAG_CLOSE != 0 {
-            return this != '<';
+            return this != b'<';
         }
         if context & TEMPLATE_NAME != 0 {
-            if this == '{' {
+            if this == b'{' {
                 self.add_context(HAS_TEMPLATE | FAIL_NEXT);
                 return true;
             }
-            if this == '}' || (this == '<' && self.read(1) == '!') {
+            if this == b'}' || (this == b'<' && self.read(1) == b'!') {
                 self.add_context(FAIL_NEXT);
                 return true;
             }
-            if matches!(this, '[' | ']' | '<' | '>') {
+            if matches!(this, b'[' | b']' | b'<' | b'>') {
                 return false;
             }
-            if this == '|' {
+            if this == b'|' {
                 return true;
             }
-            let space = pyunicode::is_space(this);
+            let space = self.is_space_here(this);
             if context & HAS_TEXT != 0 {
                 if context & FAIL_ON_TEXT != 0 {
                     if !space {
                         return false;
                     }
-                } else if this == '\n' {
+                } else if this == b'\n' {
                     self.add_context(FAIL_ON_TEXT);
                 }
             } else if !space {
@@ -882,11 +905,11 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             return true;
         }
         if context & FAIL_ON_EQUALS != 0 {
-            if this == '=' {
+            if this == b'=' {
                 return false;
             }
         } else if context & FAIL_ON_LBRACE != 0 {
-            if this == '{' || (self.read_back(1) == '{' && self.read_back(2) == '{') {
+            if this == b'{' || (self.read_back(1) == b'{' && self.read_back(2) == b'{') {
                 if context & TEMPLATE != 0 {
                     self.add_context(FAIL_ON_EQUALS);
                 } else {
@@ -896,30 +919,33 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             }
             self.toggle_context(FAIL_ON_LBRACE);
         } else if context & FAIL_ON_RBRACE != 0 {
-            if this == '}' {
+            if this == b'}' {
                 self.add_context(FAIL_NEXT);
                 return true;
             }
             self.toggle_context(FAIL_ON_RBRACE);
-        } else if this == '{' {
+        } else if this == b'{' {
             self.add_context(FAIL_ON_LBRACE);
-        } else if this == '}' {
+        } else if this == b'}' {
             self.add_context(FAIL_ON_RBRACE);
         }
         true
     }
 
+    /// Whether only spaces stand between the start of the line and the head.
     fn has_leading_whitespace(&self) -> bool {
-        let mut offset = 1;
+        let mut at = self.head;
         loop {
-            let c = self.read_back(offset);
-            if c == '\0' || c == '\n' {
+            let Some((c, start)) = self.char_before(at) else {
+                return true;
+            };
+            if c == '\n' {
                 return true;
             }
             if !pyunicode::is_space(c) {
                 return false;
             }
-            offset += 1;
+            at = start;
         }
     }
 }

@@ -9,7 +9,7 @@ impl MwparserfromhellTokenizer<'_> {
         let start = self.head;
         self.head += 2;
         let mut ticks = 2;
-        while self.read(0) == '\'' {
+        while self.read(0) == b'\'' {
             self.head += 1;
             ticks += 1;
         }

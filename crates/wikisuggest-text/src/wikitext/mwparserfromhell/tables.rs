@@ -4,9 +4,10 @@ use super::*;
 
 impl MwparserfromhellTokenizer<'_> {
     /// Attributes of a table, row or cell up to `end`.
-    pub(super) fn handle_table_style(&mut self, end: char) -> Route<()> {
+    pub(super) fn handle_table_style(&mut self, end: u8) -> Route<()> {
         let mut data = TagData::new(td::ATTR_READY);
         loop {
+            let at = self.head;
             let this = self.read(0);
             let can_exit = data.context & td::QUOTED == 0 || data.context & td::NOTE_SPACE != 0;
             if this == end && can_exit {
@@ -14,7 +15,7 @@ impl MwparserfromhellTokenizer<'_> {
                     self.push_tag_buffer(&data);
                 }
                 return Ok(());
-            } else if this == '\0' || this == end {
+            } else if this == b'\0' || this == end {
                 if self.context() & TAG_ATTR != 0 {
                     if data.context & td::QUOTED != 0 {
                         data.context = td::ATTR_VALUE;
@@ -28,7 +29,7 @@ impl MwparserfromhellTokenizer<'_> {
                 return Err(self.fail_route());
             }
             self.handle_tag_data(&mut data, this)?;
-            self.head += 1;
+            self.advance_from(at);
         }
     }
 
@@ -38,7 +39,7 @@ impl MwparserfromhellTokenizer<'_> {
         self.head += 2;
         let style = self
             .push_checked(TABLE_OPEN)
-            .and_then(|()| self.handle_table_style('\n'));
+            .and_then(|()| self.handle_table_style(b'\n'));
         if style.is_err() {
             self.unwind(depth);
             self.head = reset;
@@ -72,7 +73,7 @@ impl MwparserfromhellTokenizer<'_> {
             return Ok(());
         }
         self.push_checked(TABLE_OPEN | TABLE_ROW_OPEN)?;
-        self.handle_table_style('\n')?;
+        self.handle_table_style(b'\n')?;
         self.discard();
         self.head += 1;
         self.parse(TABLE_OPEN | TABLE_ROW_OPEN, true)?;
@@ -99,7 +100,7 @@ impl MwparserfromhellTokenizer<'_> {
         if cell_context & TABLE_CELL_STYLE != 0 {
             self.head = reset;
             self.push(TABLE_OPEN | TABLE_CELL_OPEN | line_context);
-            self.handle_table_style('|')?;
+            self.handle_table_style(b'|')?;
             self.discard();
             self.head += 1;
             self.parse(TABLE_OPEN | TABLE_CELL_OPEN | line_context, true)?;
@@ -129,27 +130,27 @@ impl MwparserfromhellTokenizer<'_> {
     pub(super) fn handle_table_marker(
         &mut self,
         ctx: u64,
-        this: char,
-        next: char,
+        this: u8,
+        next: u8,
     ) -> Route<Option<Parsed>> {
         let cell_open = ctx & TABLE_CELL_OPEN != 0;
-        if this == '|' && next == '|' && ctx & TABLE_TD_LINE != 0 {
+        if this == b'|' && next == b'|' && ctx & TABLE_TD_LINE != 0 {
             if cell_open {
                 return Ok(Some(self.handle_table_cell_end(false)));
             }
             self.handle_table_cell(2, TABLE_TD_LINE)?;
-        } else if (this == '|' || this == '!') && next == this && ctx & TABLE_TH_LINE != 0 {
+        } else if (this == b'|' || this == b'!') && next == this && ctx & TABLE_TH_LINE != 0 {
             if cell_open {
                 return Ok(Some(self.handle_table_cell_end(false)));
             }
             self.handle_table_cell(2, TABLE_TH_LINE)?;
-        } else if this == '|' && ctx & TABLE_CELL_STYLE != 0 {
+        } else if this == b'|' && ctx & TABLE_CELL_STYLE != 0 {
             return Ok(Some(self.handle_table_cell_end(true)));
-        } else if this == '\n' && ctx & TABLE_CELL_LINE_CONTEXTS != 0 {
+        } else if this == b'\n' && ctx & TABLE_CELL_LINE_CONTEXTS != 0 {
             self.set_context(ctx & !TABLE_CELL_LINE_CONTEXTS);
             self.emit_char();
         } else if self.has_leading_whitespace() {
-            if this == '|' && next == '}' {
+            if this == b'|' && next == b'}' {
                 if cell_open {
                     return Ok(Some(self.handle_table_cell_end(false)));
                 }
@@ -164,7 +165,7 @@ impl MwparserfromhellTokenizer<'_> {
                     items: self.pop(),
                     ..Parsed::default()
                 }));
-            } else if this == '|' && next == '-' {
+            } else if this == b'|' && next == b'-' {
                 if cell_open {
                     return Ok(Some(self.handle_table_cell_end(false)));
                 }
@@ -175,12 +176,12 @@ impl MwparserfromhellTokenizer<'_> {
                     }));
                 }
                 self.handle_table_row()?;
-            } else if this == '|' {
+            } else if this == b'|' {
                 if cell_open {
                     return Ok(Some(self.handle_table_cell_end(false)));
                 }
                 self.handle_table_cell(1, TABLE_TD_LINE)?;
-            } else if this == '!' {
+            } else if this == b'!' {
                 if cell_open {
                     return Ok(Some(self.handle_table_cell_end(false)));
                 }

@@ -35,16 +35,28 @@ impl MwparserfromhellTokenizer<'_> {
         let start = self.head;
         let depth = self.frames.len();
         self.head += 2;
+        // The name: up to a space or a marker, one read per character.
         let mut pos = 0;
         loop {
             let c = self.read(pos);
-            if pyunicode::is_space(c) || is_marker(c) {
+            if is_marker(c) {
                 break;
             }
-            pos += 1;
+            if c < 0x80 {
+                if pyunicode::is_space(char::from(c)) {
+                    break;
+                }
+                pos += 1;
+            } else {
+                let c = self.char_at(self.head + pos);
+                if pyunicode::is_space(c) {
+                    break;
+                }
+                pos += c.len_utf8();
+            }
         }
         let name = self.slice(self.head, self.head + pos);
-        let result = if in_list(&name, &SINGLE_ONLY) {
+        let result = if in_list(name, &SINGLE_ONLY) {
             self.really_parse_tag()
         } else {
             Err(BadRoute { context: 0 })
@@ -69,20 +81,21 @@ impl MwparserfromhellTokenizer<'_> {
             if self.take_tag_run(&data, 3) {
                 continue;
             }
+            let at = self.head;
             let this = self.read(0);
             let next = self.read(1);
             let can_exit =
                 data.context & (td::QUOTED | td::NAME) == 0 || data.context & td::NOTE_SPACE != 0;
             if data.context & td::NAME != 0
-                && (pyunicode::is_space(this) || matches!(this, '>' | '/' | '\0'))
+                && (matches!(this, b'>' | b'/' | b'\0') || self.is_space_here(this))
             {
                 // These characters end the name (or the tag).
-                let name = self.slice(name_start, self.head);
+                let name = (name_start, self.head);
                 if let Some(f) = self.frames.last_mut() {
                     f.tag_name = name;
                 }
             }
-            if this == '\0' {
+            if this == b'\0' {
                 if self.context() & TAG_ATTR != 0 {
                     if data.context & td::QUOTED != 0 {
                         // Unclosed attribute quote: retry it as plain text.
@@ -95,7 +108,7 @@ impl MwparserfromhellTokenizer<'_> {
                     self.discard();
                 }
                 return Err(self.fail_route());
-            } else if this == '>' && can_exit {
+            } else if this == b'>' && can_exit {
                 self.handle_tag_close_open(&data);
                 self.set_context(TAG_BODY);
                 if let Some(f) = self.frames.last_mut() {
@@ -105,7 +118,7 @@ impl MwparserfromhellTokenizer<'_> {
                     f.items.clear();
                     f.text = None;
                 }
-                let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
+                let name = self.tag_name();
                 let (single_only, blacklisted) = (
                     in_list(name, &SINGLE_ONLY),
                     in_list(name, &PARSER_BLACKLIST),
@@ -118,11 +131,10 @@ impl MwparserfromhellTokenizer<'_> {
                     });
                 }
                 if blacklisted {
-                    let key = self.frames.last().map(|f| f.tag_name.clone());
-                    return self.handle_blacklisted_tag(&key.unwrap_or_default());
+                    return self.handle_blacklisted_tag(name);
                 }
                 return self.parse(0, false);
-            } else if this == '/' && next == '>' && can_exit {
+            } else if this == b'/' && next == b'>' && can_exit {
                 self.handle_tag_close_open(&data);
                 return Ok(Parsed {
                     items: self.pop(),
@@ -131,7 +143,7 @@ impl MwparserfromhellTokenizer<'_> {
             } else {
                 self.handle_tag_data(&mut data, this)?;
             }
-            self.head += 1;
+            self.advance_from(at);
         }
     }
 
@@ -152,22 +164,32 @@ impl MwparserfromhellTokenizer<'_> {
         } else {
             false
         };
-        if self.stepwise || !inert {
+        if !inert {
             return false;
         }
         let start = self.head;
         let mut end = start;
-        while self
-            .text
-            .get(end)
-            .is_some_and(|&c| !is_marker(c) && !pyunicode::is_space(c) && c != '"')
-        {
-            end += 1;
+        while let Some(&c) = self.text.get(end) {
+            if c < 0x80 {
+                if is_marker(c) || c == b'"' || pyunicode::is_space(char::from(c)) {
+                    break;
+                }
+                end += 1;
+            } else if matches!(c, 0xC2 | 0xE1..=0xE3) {
+                // The lead bytes of every space beyond ASCII.
+                let c = self.char_at(end);
+                if pyunicode::is_space(c) {
+                    break;
+                }
+                end += c.len_utf8();
+            } else {
+                end += 1;
+            }
         }
         if end == start {
             return false;
         }
-        self.charge_many(reads_per_char * (end - start) as u64);
+        self.charge_many(reads_per_char * self.lex.chars_in(start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;
@@ -212,15 +234,15 @@ impl MwparserfromhellTokenizer<'_> {
         }
     }
 
-    pub(super) fn handle_tag_text(&mut self, this: char) -> Route<()> {
+    pub(super) fn handle_tag_text(&mut self, this: u8) -> Route<()> {
         let next = self.read(1);
         if !is_marker(this) || !self.can_recurse() {
             self.emit_char();
-        } else if this == '{' && next == '{' {
+        } else if this == b'{' && next == b'{' {
             self.parse_template_or_argument()?;
-        } else if this == '[' && next == '[' {
+        } else if this == b'[' && next == b'[' {
             self.parse_wikilink();
-        } else if this == '<' {
+        } else if this == b'<' {
             self.parse_tag();
         } else {
             self.emit_char();
@@ -228,8 +250,8 @@ impl MwparserfromhellTokenizer<'_> {
         Ok(())
     }
 
-    pub(super) fn handle_tag_data(&mut self, data: &mut TagData, this: char) -> Route<()> {
-        let space = pyunicode::is_space(this);
+    pub(super) fn handle_tag_data(&mut self, data: &mut TagData, this: u8) -> Route<()> {
+        let space = self.is_space_here(this);
         if data.context & td::NAME != 0 {
             let first_time = data.context & td::NOTE_SPACE == 0;
             if is_marker(this) || (space && first_time) {
@@ -259,7 +281,7 @@ impl MwparserfromhellTokenizer<'_> {
             data.context = td::ATTR_NAME;
             self.push(TAG_ATTR);
         } else if data.context & td::ATTR_NAME != 0 {
-            if this == '=' {
+            if this == b'=' {
                 data.context = td::ATTR_VALUE | td::NOTE_QUOTE;
                 self.emit_token();
                 return Ok(());
@@ -270,10 +292,10 @@ impl MwparserfromhellTokenizer<'_> {
                 self.push(TAG_ATTR);
             }
         } else {
-            let escaped = self.read_back(1) == '\\' && self.read_back(2) != '\\';
+            let escaped = self.read_back(1) == b'\\' && self.read_back(2) != b'\\';
             if data.context & td::NOTE_QUOTE != 0 {
                 data.context ^= td::NOTE_QUOTE;
-                if (this == '"' || this == '\'') && !escaped {
+                if (this == b'"' || this == b'\'') && !escaped {
                     data.context |= td::QUOTED;
                     data.quoter = this;
                     data.reset = self.head;
@@ -296,9 +318,9 @@ impl MwparserfromhellTokenizer<'_> {
 
     pub(super) fn handle_tag_close_close(&mut self) -> Route<Parsed> {
         let closing = self.pop();
-        let name = self.frames.last().map_or("", |f| f.tag_name.as_str());
+        let name = self.tag_name();
         let valid = match closing.as_slice() {
-            [Item::Text(s, e)] => same_tag(&self.slice(*s, *e), name),
+            [Item::Text(s, e)] => same_tag(self.slice(*s, *e), name),
             _ => false,
         };
         self.recycle(closing);
@@ -316,18 +338,19 @@ impl MwparserfromhellTokenizer<'_> {
     /// matching close tag are recognised.
     pub(super) fn handle_blacklisted_tag(&mut self, name: &str) -> Route<Parsed> {
         loop {
+            let at = self.head;
             let this = self.read(0);
             let next = self.read(1);
-            if this == '\0' {
+            if this == b'\0' {
                 return Err(self.fail_route());
-            } else if this == '<' && next == '/' {
+            } else if this == b'<' && next == b'/' {
                 self.head += 2;
                 let reset = self.head - 1;
                 let name_start = self.head;
                 loop {
                     let c = self.read(0);
-                    if c == '>' {
-                        if same_tag(&self.slice(name_start, self.head), name) {
+                    if c == b'>' {
+                        if same_tag(self.slice(name_start, self.head), name) {
                             self.emit_token();
                             return Ok(Parsed {
                                 items: self.pop(),
@@ -336,19 +359,19 @@ impl MwparserfromhellTokenizer<'_> {
                         }
                         break;
                     }
-                    if c == '\0' || c == '\n' {
+                    if c == b'\0' || c == b'\n' {
                         break;
                     }
-                    self.head += 1;
+                    self.head += self.lex.char_len(self.head);
                 }
                 self.head = reset;
                 self.emit_text(reset - 1, reset + 1);
-            } else if this == '&' {
+            } else if this == b'&' {
                 self.parse_entity();
             } else {
                 self.emit_char();
             }
-            self.head += 1;
+            self.advance_from(at);
         }
     }
 }

@@ -7,7 +7,7 @@ impl MwparserfromhellTokenizer<'_> {
         let start = self.head;
         self.head += 2;
         let mut braces = 2;
-        while self.read(0) == '{' && braces < MAX_BRACES {
+        while self.read(0) == b'{' && braces < MAX_BRACES {
             self.head += 1;
             braces += 1;
         }

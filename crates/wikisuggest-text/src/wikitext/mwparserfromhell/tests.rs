@@ -1,18 +1,27 @@
-//! The tokenizer's shortcuts (runs taken in one step: plain text, plain characters in
-//! unsafe contexts, URL characters; bracketed schemes that fail, settled from the text)
-//! against the same tokenizer taking every character in its own step, as upstream does: the
-//! items and the read count must be the same. The step-by-step tokenizer is itself checked
-//! against mwparserfromhell by the differential tests.
+//! The lexed port against the code point port it was made from (`oracle`): the same
+//! partition and the same read count on every input. The code point port is itself
+//! checked against mwparserfromhell by the differential tests.
 
-use super::{Limits, MwparserfromhellTokenizer};
-use crate::wikitext::partition::code_points;
+use crate::wikitext::Wikitext;
+use crate::wikitext::oracle;
 
-fn assert_same_as_stepwise(text: &str) {
-    let chars = code_points(text);
-    let mut fast = MwparserfromhellTokenizer::new(&chars, Limits::default());
-    let mut slow = MwparserfromhellTokenizer::stepwise(&chars);
-    assert_eq!(fast.run(), slow.run(), "items of {text:?}");
-    assert_eq!(fast.reads(), slow.reads(), "reads of {text:?}");
+fn assert_same_as_oracle(text: &str) {
+    let (doc, reads) = Wikitext::parse_measured(text);
+    let ours: Vec<_> = doc
+        .nodes()
+        .iter()
+        .map(|n| (n.kind, n.start, n.end, n.heading_level().unwrap_or(0)))
+        .collect();
+    let (theirs, their_reads) = oracle::partition(text, None).unwrap_or_default();
+    assert_eq!(ours, theirs, "nodes of {text:?}");
+    assert_eq!(reads, their_reads, "reads of {text:?}");
+    for node in doc.nodes() {
+        assert_eq!(
+            text.get(node.bytes()).map(|s| s.chars().count()),
+            Some(node.end - node.start),
+            "bytes of {node:?} in {text:?}"
+        );
+    }
 }
 
 /// Inputs where a run must stop and hand over to the step-by-step loop: the states of
@@ -138,9 +147,9 @@ const BOUNDARIES: &[&str] = &[
 ];
 
 #[test]
-fn runs_match_the_step_by_step_tokenizer_at_their_boundaries() {
+fn the_lexed_port_matches_the_oracle_at_run_boundaries() {
     for text in BOUNDARIES {
-        assert_same_as_stepwise(text);
+        assert_same_as_oracle(text);
         // The same markup inside the other contexts that take runs.
         for wrap in [
             "{{t|{}}}",
@@ -150,14 +159,16 @@ fn runs_match_the_step_by_step_tokenizer_at_their_boundaries() {
             "''{}''",
             "\n{|\n|{}\n|}",
         ] {
-            assert_same_as_stepwise(&wrap.replace("{}", text));
+            assert_same_as_oracle(&wrap.replace("{}", text));
         }
     }
 }
 
-/// Seeded markup soups built from the boundary fragments and the constructs around them.
+/// Seeded markup soups built from the boundary fragments and the constructs around them,
+/// with characters of every UTF-8 length and the spaces beyond ASCII wherever markup can
+/// meet them (names, attributes, URLs, line starts).
 #[test]
-fn runs_match_the_step_by_step_tokenizer_on_markup_soup() {
+fn the_lexed_port_matches_the_oracle_on_markup_soup() {
     const PIECES: &[&str] = &[
         "{{",
         "}}",
@@ -213,6 +224,27 @@ fn runs_match_the_step_by_step_tokenizer_on_markup_soup() {
         "\t",
         "mailto:",
         "[http://a.b c]",
+        "\u{a0}",
+        "\u{85}",
+        "\u{2028}",
+        "\u{1680}",
+        "\u{205f}",
+        "日本",
+        "ß",
+        "\u{212a}",
+        "é=",
+        "<é",
+        "</é",
+        "&é;",
+        "é:",
+        ":é",
+        "\u{3000}|",
+        "\n\u{a0}{|",
+        "\n\u{3000}|-",
+        "\n é|}",
+        "<ref name=é\u{a0}x>",
+        "<span title=\"日\">",
+        "ゑ''",
     ];
     let mut state: u64 = 0x2545_F491_4F6C_DD1D;
     let mut next = move || {
@@ -234,8 +266,23 @@ fn runs_match_the_step_by_step_tokenizer_on_markup_soup() {
                     .unwrap_or_default()
             })
             .collect();
-        assert_same_as_stepwise(&text);
+        assert_same_as_oracle(&text);
     }
+}
+
+/// The parity articles, whole.
+#[test]
+fn the_lexed_port_matches_the_oracle_on_the_parity_articles() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/parity/articles/enwiki");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            assert_same_as_oracle(&text);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 70, "{seen} articles in {}", dir.display());
 }
 
 /// Tag names and URL schemes are compared in place when ASCII: the same answers as
@@ -285,12 +332,18 @@ fn names_compare_as_their_lowercase_forms() {
             let expected = lowered.is_ascii() && list.contains(&lowered.as_str());
             assert_eq!(in_list(a, list), expected, "{a:?}");
         }
-        let chars: Vec<char> = a.chars().collect();
-        assert_eq!(is_scheme(&chars, true), in_list(a, &URI_SCHEMES), "{a:?}");
-        assert_eq!(
-            is_scheme(&chars, false),
-            in_list(a, &URI_SCHEMES_NO_SLASHES),
-            "{a:?}"
-        );
+        // Schemes are made of URI scheme characters, all ASCII.
+        if a.is_ascii() {
+            assert_eq!(
+                is_scheme(a.as_bytes(), true),
+                in_list(a, &URI_SCHEMES),
+                "{a:?}"
+            );
+            assert_eq!(
+                is_scheme(a.as_bytes(), false),
+                in_list(a, &URI_SCHEMES_NO_SLASHES),
+                "{a:?}"
+            );
+        }
     }
 }

@@ -38,7 +38,8 @@ mod tests;
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 
-use super::ParseLimits;
+use super::lexer::Lexed;
+use super::{ParseLimits, Wikitext};
 use crate::error::TextError;
 use parse::{Parser, Work};
 
@@ -65,7 +66,7 @@ pub struct LinkRanges {
     pub text: Option<Range<usize>>,
 }
 
-pub(super) const PARSABLE_TAGS: [&str; 12] = [
+pub(crate) const PARSABLE_TAGS: [&str; 12] = [
     "categorytree",
     "gallery",
     "imagemap",
@@ -79,7 +80,7 @@ pub(super) const PARSABLE_TAGS: [&str; 12] = [
     "references",
     "section",
 ];
-pub(super) const UNPARSABLE_TAGS: [&str; 20] = [
+pub(crate) const UNPARSABLE_TAGS: [&str; 20] = [
     "ce",
     "charinsert",
     "chem",
@@ -101,7 +102,7 @@ pub(super) const UNPARSABLE_TAGS: [&str; 20] = [
     "templatestyles",
     "timeline",
 ];
-pub(super) const BARE_URL_SCHEMES: [&str; 27] = [
+pub(crate) const BARE_URL_SCHEMES: [&str; 27] = [
     "bitcoin:",
     "ftp://",
     "ftps://",
@@ -139,7 +140,7 @@ pub fn wikilinks(text: &str) -> Vec<WikiLink> {
 /// [`wikilinks`], also returning the work done: the measure that
 /// [`wikilink_ranges_bounded`] bounds with [`ParseLimits::max_reads`].
 pub fn wikilinks_measured(text: &str) -> (Vec<WikiLink>, u64) {
-    let (found, work) = search(text, &ParseLimits::default(), None);
+    let (found, work) = search(&Lexed::whole(text), &ParseLimits::default(), None);
     (strings(text, found), work.done)
 }
 
@@ -153,7 +154,28 @@ pub fn wikilink_ranges_bounded(
     limits: &ParseLimits,
     cancel: Option<&AtomicBool>,
 ) -> Result<(Vec<LinkRanges>, u64), TextError> {
-    let (found, work) = search(text, limits, cancel);
+    bounded(&Lexed::whole(text), limits, cancel)
+}
+
+/// [`wikilink_ranges_bounded`] of the page `doc` was parsed from, up to its first NUL (where
+/// the partition ends), reading the lexing the partition read.
+///
+/// # Errors
+/// As [`wikilink_ranges_bounded`].
+pub fn wikilink_ranges_of(
+    doc: &Wikitext,
+    limits: &ParseLimits,
+    cancel: Option<&AtomicBool>,
+) -> Result<(Vec<LinkRanges>, u64), TextError> {
+    bounded(&doc.lexed(), limits, cancel)
+}
+
+fn bounded(
+    lexed: &Lexed<'_>,
+    limits: &ParseLimits,
+    cancel: Option<&AtomicBool>,
+) -> Result<(Vec<LinkRanges>, u64), TextError> {
+    let (found, work) = search(lexed, limits, cancel);
     if work.exhausted {
         return Err(TextError::ParseLimitExceeded);
     }
@@ -161,16 +183,18 @@ pub fn wikilink_ranges_bounded(
 }
 
 fn search<'c>(
-    text: &str,
+    lexed: &Lexed<'_>,
     limits: &ParseLimits,
     cancel: Option<&'c AtomicBool>,
 ) -> (Vec<LinkRanges>, Work<'c>) {
-    let mut parser = Parser::new(text, Work::new(limits, cancel));
+    let work = Work::new(limits, cancel);
     // Positions are kept as 32 bits: a longer text is over any sensible work limit.
-    if u32::try_from(text.len()).is_err() {
-        parser.work.exhausted = true;
-        return (Vec::new(), parser.work);
+    if u32::try_from(lexed.text().len()).is_err() {
+        let mut work = work;
+        work.exhausted = true;
+        return (Vec::new(), work);
     }
+    let mut parser = Parser::new(lexed, work);
     parser.run();
     (std::mem::take(&mut parser.found), parser.work)
 }

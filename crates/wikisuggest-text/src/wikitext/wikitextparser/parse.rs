@@ -25,6 +25,7 @@ use super::live::LiveSet;
 use super::shadow::{Blocks, Reader, Shadow};
 use super::{BARE_URL_SCHEMES, PARSABLE_TAGS, UNPARSABLE_TAGS};
 use crate::wikitext::ParseLimits;
+use crate::wikitext::lexer::Lexed;
 
 /// How deeply frames may nest (each a stack frame of the search): real pages need a few;
 /// deeper nesting ends the search as over its work limit.
@@ -143,28 +144,22 @@ const LINK_MASK: [u8; 256] = {
 };
 
 impl<'c> Parser<'c> {
-    pub(super) fn new(text: &str, work: Work<'c>) -> Self {
-        let b = text.as_bytes();
+    /// The search of the lexed text: its candidates are among the lexer's markers.
+    pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
+        let b = lexed.bytes();
         let (mut closers, mut opens, mut tags, mut closes) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for i in memchr::memchr3_iter(b']', b'}', b'{', b) {
-            if b.get(i) == Some(&b'{') {
-                if b.get(i + 1) == Some(&b'{') {
-                    opens.push(i as u32);
-                }
-            } else {
-                closers.push(i as u32);
-            }
-        }
-        for i in memchr::memchr2_iter(b'<', b'>', b) {
-            if b.get(i) == Some(&b'<') {
-                tags.push(i as u32);
-            } else {
-                closes.push(i as u32);
+        for i in lexed.markers_from(0) {
+            match b.get(i) {
+                Some(b']' | b'}') => closers.push(i as u32),
+                Some(b'{') if b.get(i + 1) == Some(&b'{') => opens.push(i as u32),
+                Some(b'<') => tags.push(i as u32),
+                Some(b'>') => closes.push(i as u32),
+                _ => {}
             }
         }
         Self {
-            s: Shadow::new(text),
+            s: Shadow::new(lexed.text()),
             link_failures: Failures::new(closers.len()),
             template_failures: Failures::new(opens.len()),
             closers: LiveSet::from_positions(closers),

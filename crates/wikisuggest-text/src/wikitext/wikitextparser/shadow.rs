@@ -341,22 +341,40 @@ fn block_starting_at(jump: &[u32], i: usize) -> Option<usize> {
     (j > i + 1).then(|| j - 1)
 }
 
+thread_local! {
+    /// A jump table kept for the thread's next search, all zeros: a search takes it, writes
+    /// a few entries (two per block) and sets them back to zero when done, so that a page
+    /// does not pay for zeroing four bytes per byte of its text.
+    static SPARE_JUMPS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The longest jump table kept for the next search (16 MiB).
+const SPARE_JUMPS_MAX: usize = 4 << 20;
+
 /// The shadow bytes and their blocks.
 pub(super) struct Shadow {
     pub b: Vec<u8>,
     /// At a block's first byte: where it ends, plus one; at its last: where it starts,
     /// plus one; elsewhere 0 (so that the array starts as zeroed memory). The two are told
     /// apart by their direction. Blocks of one byte have no entry (their byte is all there
-    /// is to read).
-    pub jump: Vec<u32>,
+    /// is to read). At least as long as the text (a table kept from a longer page is
+    /// zero past it).
+    jump: Vec<u32>,
+    /// The positions written in `jump`, to clear when done.
+    written: Vec<u32>,
     edges: Edges,
 }
 
 impl Shadow {
     pub(super) fn new(text: &str) -> Self {
+        let mut jump = SPARE_JUMPS.take();
+        if jump.len() < text.len() {
+            jump.resize(text.len(), 0);
+        }
         Self {
             b: text.as_bytes().to_vec(),
-            jump: vec![0; text.len()],
+            jump,
+            written: Vec::new(),
             edges: Edges::new(text.len()),
         }
     }
@@ -370,9 +388,11 @@ impl Shadow {
         if end >= start + 2 {
             if let Some(j) = self.jump.get_mut(start) {
                 *j = end as u32 + 1;
+                self.written.push(start as u32);
             }
             if let Some(j) = self.jump.get_mut(end - 1) {
                 *j = start as u32 + 1;
+                self.written.push((end - 1) as u32);
             }
             Edges::mark(&mut self.edges.starts, start);
             Edges::mark(&mut self.edges.ends, end - 1);
@@ -426,5 +446,40 @@ impl Shadow {
             }
         }
         steps
+    }
+}
+
+impl Drop for Shadow {
+    /// Clears what the search wrote in the jump table and keeps it for the thread's next.
+    fn drop(&mut self) {
+        let mut jump = std::mem::take(&mut self.jump);
+        if jump.len() > SPARE_JUMPS_MAX {
+            return;
+        }
+        for &i in &self.written {
+            if let Some(j) = jump.get_mut(i as usize) {
+                *j = 0;
+            }
+        }
+        SPARE_JUMPS.set(jump);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SPARE_JUMPS;
+
+    /// A search leaves the thread's spare jump table all zeros, however many blocks it
+    /// masked, and the next search reads the same links with it.
+    #[test]
+    fn the_spare_jump_table_is_left_clear() {
+        let page = "{{a|[[b|c]]}} <!-- x --> [[d|[[e]]]] {{{f}}} <ref>[[g]]</ref> ".repeat(50);
+        let first = crate::wikitext::wikilinks(&page);
+        let spare = SPARE_JUMPS.take();
+        assert!(spare.len() >= page.len());
+        assert!(spare.iter().all(|&j| j == 0));
+        SPARE_JUMPS.set(spare);
+        assert_eq!(crate::wikitext::wikilinks(&page), first);
+        assert_eq!(first.len(), 4 * 50);
     }
 }

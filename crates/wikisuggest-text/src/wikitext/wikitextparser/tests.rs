@@ -1,6 +1,7 @@
 //! The links of the search against expectations recorded from wikitextparser 0.51.1, and
 //! against the reference port (every scan over the whole range) on real articles and
-//! generated markup soup: the same links, always.
+//! generated markup soup: the same links, always. Against the search as it was before it
+//! read the lexer (`oracle`): the same links and the same work.
 
 use std::path::Path;
 
@@ -29,7 +30,16 @@ fn reference_links(text: &str) -> Vec<LinkRanges> {
 
 fn ours(text: &str) -> Vec<LinkRanges> {
     match wikilink_ranges_bounded(text, &ParseLimits::default(), None) {
-        Ok((links, _)) => links,
+        Ok((links, work)) => {
+            let oracle =
+                crate::wikitext::oracle::wikilink_ranges(text, &ParseLimits::default(), None);
+            assert_eq!(
+                oracle.ok(),
+                Some((links.clone(), work)),
+                "the oracle on {text:?}"
+            );
+            links
+        }
         Err(e) => panic!("{e}"),
     }
 }
@@ -262,5 +272,26 @@ proptest! {
     #[test]
     fn nested_soup_gives_the_reference_links(text in nested_soup()) {
         prop_assert_eq!(ours(&text), reference_links(&text), "{:?}", text);
+    }
+}
+
+/// The search through the partition's lexing reads the page up to its first NUL, as the
+/// partition does: the links of that prefix.
+#[test]
+fn the_partitions_lexing_gives_the_links_of_the_text_it_read() {
+    for text in [
+        "[[a|b]] {{c|[[d]]}} <ref>[[e]]</ref>",
+        "[[a]]\0[[b]]",
+        "é[[日|x]]\0",
+        "",
+    ] {
+        let doc = Wikitext::parse(text);
+        let prefix = text.split('\0').next().unwrap_or_default();
+        let limits = ParseLimits::default();
+        assert_eq!(
+            wikilink_ranges_of(&doc, &limits, None).unwrap(),
+            wikilink_ranges_bounded(prefix, &limits, None).unwrap(),
+            "{text:?}"
+        );
     }
 }

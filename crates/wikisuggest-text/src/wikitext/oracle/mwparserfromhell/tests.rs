@@ -1,0 +1,296 @@
+//! The tokenizer's shortcuts (runs taken in one step: plain text, plain characters in
+//! unsafe contexts, URL characters; bracketed schemes that fail, settled from the text)
+//! against the same tokenizer taking every character in its own step, as upstream does: the
+//! items and the read count must be the same. The step-by-step tokenizer is itself checked
+//! against mwparserfromhell by the differential tests.
+
+use super::super::code_points;
+use super::{Limits, MwparserfromhellTokenizer};
+
+fn assert_same_as_stepwise(text: &str) {
+    let chars = code_points(text);
+    let mut fast = MwparserfromhellTokenizer::new(&chars, Limits::default());
+    let mut slow = MwparserfromhellTokenizer::stepwise(&chars);
+    assert_eq!(fast.run(), slow.run(), "items of {text:?}");
+    assert_eq!(fast.reads(), slow.reads(), "reads of {text:?}");
+}
+
+/// Inputs where a run must stop and hand over to the step-by-step loop: the states of
+/// `verify_safe` in which a plain character changes the context or fails the route, and
+/// URL characters that end a link, open a construct or are held back from a free link.
+const BOUNDARIES: &[&str] = &[
+    // Template names: leading spaces, text after a newline, braces and comments.
+    "{{ a b }}",
+    "{{  a}}",
+    "{{\ta}}",
+    "{{\u{3000}a}}",
+    "{{a\nb}}",
+    "{{a\n b}}",
+    "{{a\n}}",
+    "{{\na}}",
+    "{{a b\n|c}}",
+    "{{ {{b}} c}}",
+    "{{a{b}}",
+    "{{a}b}}",
+    "{{a<!--x-->b}}",
+    "{{a<b>}}",
+    "{{a[b]}}",
+    // Parameter keys and argument names with the brace flags.
+    "{{a|{b=c}}",
+    "{{a|b{=c}}",
+    "{{a|}b=c}}",
+    "{{a|{{{b}}}c=d}}",
+    "{{a|b}c=d}}",
+    "{{a|{{b}}c=d}}",
+    "{{a|b=c|d{e=f}}",
+    "{{a|b{{c=d}}",
+    "{{{a{b|c}}}",
+    "{{{a}b}}}",
+    "{{{a{{b}}c}}}",
+    // Wikilink titles.
+    "[[a b]]",
+    "[[a{b]]",
+    "[[a}b]]",
+    "[[a]b]]",
+    "[[a<!--c-->b]]",
+    "[[a<b]]",
+    "[[a>b]]",
+    "[[a\nb]]",
+    "[[a{{b}}c]]",
+    "[[a|b{c]]",
+    // External link titles and closing tags.
+    "[http://a b c]",
+    "[http://a b\nc]",
+    "<b>x</b >",
+    "<b>x</b c>",
+    "<b>x</b<>",
+    "<REF>x</ref\u{3000}>",
+    "<link>x</lin\u{212a}>",
+    "<nowiki>a</NOWIKI >",
+    // Free and bracketed URLs.
+    "http://a.b/c.",
+    "http://a.b/c.d",
+    "http://a.b/c,,d e",
+    "http://a.b/c.)",
+    "http://a.b/(c)d",
+    "http://a.b/c(d).",
+    "http://a.b/c...",
+    "http://a.b/c...d",
+    "http://a.b/c.&amp;d",
+    "http://a.b/c.{{x}}",
+    "http://a.b/c.<!--x-->d",
+    "http://a.b/c.''d''",
+    "http://a.b/c'd",
+    "http://a.b/c\"d",
+    "[http://a.b/c. d]",
+    "[http://a.b/c.]",
+    "[http://a.b/c(d).e]",
+    "{{a|url=http://a.b/c.d?e=f&g=h|t=x}}",
+    "{{a|http://a.b/c|d}}",
+    "{{a|b=http://a.b/c=d}}",
+    "{{a|b=http://a.b/c}}d}}",
+    "== http://a.b/c=d ==",
+    "{{{a|http://b.c/d}}}e}}}",
+    "mailto:a@b.c.",
+    "http://a.b/c\\d",
+    "http://a.b/c;d!e?f:g",
+    "http://é.b/ü。x",
+    "[[http://a.b/c]]",
+    "http://a.b/c\0d",
+    // Tag names and attributes.
+    "<div class=\"a b\" id=x style='c'>y</div>",
+    "<ref name=a b>x</ref>",
+    "<ref name = \"a\">x</ref>",
+    "<ref name=\"a\\\"b\">x</ref>",
+    "<ref name=\"a\"b>x</ref>",
+    "<span title=\"x''y\">z</span>",
+    "<a b=c d=\"e\" f>g</a>",
+    "<ref  name=\"x\"/>",
+    "<ref name=\"unclosed>x</ref>",
+    "<ref name='unclosed>x</ref>",
+    "<br  clear=all>",
+    "<ref na{{x}}me=\"y\">z</ref>",
+    "<ref name=\"[[a]]\">z</ref>",
+    "<ref name=ab\"cd\">z</ref>",
+    "<refé name=é>z</refé>",
+    "<ref\u{3000}name=x>z</ref>",
+    "{| class=\"wikitable\" style=\"x\"\n|a\n|}",
+    "{|\n|- style=\"a b\" id=c\n| style=\"d\" | e\n|}",
+    // Bracketed schemes, settled from the text when they fail.
+    "[/a]",
+    "[//a b]",
+    "[/",
+    "[ftp:x]",
+    "[mailto:x y]",
+    "[[mailto:x]]",
+    "[[a:b]]",
+    "[[/a]]",
+    "[[//a]]",
+    "[[http:x]]",
+    "[http:/x y]",
+    "[HTTP://x y]",
+    "[[é:x]]",
+    "[a+b.c-d:e]",
+    "[news:",
+    "[[",
+    "[",
+    "[\0a",
+];
+
+#[test]
+fn runs_match_the_step_by_step_tokenizer_at_their_boundaries() {
+    for text in BOUNDARIES {
+        assert_same_as_stepwise(text);
+        // The same markup inside the other contexts that take runs.
+        for wrap in [
+            "{{t|{}}}",
+            "{{t|k={}}}",
+            "[[{}]]",
+            "<ref>{}</ref>",
+            "''{}''",
+            "\n{|\n|{}\n|}",
+        ] {
+            assert_same_as_stepwise(&wrap.replace("{}", text));
+        }
+    }
+}
+
+/// Seeded markup soups built from the boundary fragments and the constructs around them.
+#[test]
+fn runs_match_the_step_by_step_tokenizer_on_markup_soup() {
+    const PIECES: &[&str] = &[
+        "{{",
+        "}}",
+        "{",
+        "}",
+        "{{{",
+        "}}}",
+        "[[",
+        "]]",
+        "[",
+        "]",
+        "|",
+        "=",
+        "\n",
+        " ",
+        "a",
+        "b c",
+        "é",
+        "😀",
+        "<!--",
+        "-->",
+        "<b>",
+        "</b>",
+        "<ref>",
+        "</ref>",
+        "''",
+        "'''",
+        "'",
+        "http://",
+        "x.y",
+        ".",
+        ",",
+        ")",
+        "(",
+        "?",
+        "&amp;",
+        "&",
+        "{|",
+        "|}",
+        "|-",
+        "!",
+        "<",
+        ">",
+        "/",
+        "\"",
+        "\\",
+        ":",
+        ";",
+        "#",
+        "*",
+        "-",
+        "\u{3000}",
+        "\t",
+        "mailto:",
+        "[http://a.b c]",
+    ];
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3000 {
+        let len = (next() % 120) as usize;
+        let text: String = (0..len)
+            .map(|_| {
+                let piece = next() % (PIECES.len() as u64 + BOUNDARIES.len() as u64);
+                let piece = piece as usize;
+                PIECES
+                    .get(piece)
+                    .or_else(|| BOUNDARIES.get(piece - PIECES.len()))
+                    .copied()
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_same_as_stepwise(&text);
+    }
+}
+
+/// Tag names and URL schemes are compared in place when ASCII: the same answers as
+/// upstream's definitions, `rstrip().lower()` equality and `lower()` in an ASCII list.
+#[test]
+fn names_compare_as_their_lowercase_forms() {
+    use super::{
+        PARSER_BLACKLIST, SINGLE_ONLY, URI_SCHEMES, URI_SCHEMES_NO_SLASHES, in_list, is_scheme,
+        same_tag,
+    };
+    use crate::pyunicode;
+
+    let names = [
+        "ref",
+        "REF",
+        "Ref ",
+        "ref\u{3000}",
+        "re f",
+        "nowiki",
+        "NoWiki\t",
+        "br",
+        "BR",
+        "link",
+        "lin\u{212a}",
+        "\u{212a}",
+        "k",
+        "HTTP",
+        "http",
+        "Https",
+        "İ",
+        "i\u{307}",
+        "",
+        " ",
+        "ré",
+        "math",
+        "MATH ",
+        "ftp",
+        "Ftp\n",
+    ];
+    let key = |s: &str| pyunicode::lower(s.trim_end_matches(pyunicode::is_space));
+    for a in names {
+        for b in names {
+            assert_eq!(same_tag(a, b), key(a) == key(b), "{a:?} {b:?}");
+        }
+        for list in [&SINGLE_ONLY[..], &PARSER_BLACKLIST[..], &URI_SCHEMES[..]] {
+            let lowered = pyunicode::lower(a);
+            let expected = lowered.is_ascii() && list.contains(&lowered.as_str());
+            assert_eq!(in_list(a, list), expected, "{a:?}");
+        }
+        let chars: Vec<char> = a.chars().collect();
+        assert_eq!(is_scheme(&chars, true), in_list(a, &URI_SCHEMES), "{a:?}");
+        assert_eq!(
+            is_scheme(&chars, false),
+            in_list(a, &URI_SCHEMES_NO_SLASHES),
+            "{a:?}"
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! The windows of a frame's failed attempts, so that a rescan retries only the attempts
+//! whose outcome a masked span can have changed.
+//!
+//! An attempt to match at a candidate reads a window of the shadow around it, and its
+//! outcome depends on nothing else (the frame's bounds aside, which do not change). Once a
+//! span is masked, only the attempts whose window meets the span can come out otherwise.
+//!
+//! Nearly every window is short (a few bytes around the candidate): those are kept per
+//! candidate and found among the candidates near the span. The few long ones are kept in a
+//! tree over the frame's candidates (by index, that is by position), holding per subtree
+//! the lowest window start and the highest window end, so that the long windows meeting a
+//! span are found without looking at the others, however many there are.
+
+/// No window (an empty leaf's start).
+const NO_START: u32 = u32::MAX;
+
+/// Windows at most this long (in bytes, less one) are short.
+const SHORT: usize = 64;
+
+/// Failed attempts' windows by candidate index.
+#[derive(Debug, Default)]
+pub(super) struct Failures {
+    /// Index of the first candidate.
+    base: usize,
+    /// Number of candidates.
+    count: usize,
+    /// Per candidate: its short window's start ([`NO_START`]: none) and end.
+    lo: Vec<u32>,
+    hi: Vec<u32>,
+    /// The long windows, built at the first.
+    long: Option<LongWindows>,
+}
+
+impl Failures {
+    /// The windows of `count` candidates.
+    ///
+    /// One set serves every frame of a search: a frame's candidates lie in its range, and
+    /// the frames running at a time nest, each inside a span its parent is about to mask,
+    /// so a frame overwrites only windows that its parent no longer needs (and a window a
+    /// finished frame leaves behind belongs to a masked candidate: retrying it is a no-op).
+    pub(super) fn new(count: usize) -> Self {
+        Self {
+            base: 0,
+            count,
+            lo: vec![NO_START; count],
+            hi: vec![0; count],
+            long: None,
+        }
+    }
+
+    /// Records the window `lo..=hi` of the failed attempt at candidate `index` (which it
+    /// contains).
+    pub(super) fn record(&mut self, index: usize, lo: usize, hi: usize) {
+        let Some(i) = index.checked_sub(self.base).filter(|&i| i < self.count) else {
+            return;
+        };
+        let short = hi.saturating_sub(lo) <= SHORT;
+        if let (Some(l), Some(h)) = (self.lo.get_mut(i), self.hi.get_mut(i)) {
+            (*l, *h) = if short {
+                (lo as u32, hi as u32)
+            } else {
+                (NO_START, 0)
+            };
+        }
+        if short {
+            if let Some(long) = &mut self.long {
+                long.clear(index);
+            }
+        } else {
+            let (base, count) = (self.base, self.count);
+            self.long
+                .get_or_insert_with(|| LongWindows::new(base, count))
+                .record(index, lo, hi);
+        }
+    }
+
+    /// Removes the windows of the candidates `first..last` (a frame's) that meet
+    /// `start..end`, appending their candidates to `out` (`first_inside`, `first_after`:
+    /// the first candidate indices at or after `start` and `end`; `positions`: every
+    /// candidate's position by index). The candidates inside the span are masked: they are
+    /// not retried.
+    pub(super) fn take_meeting(
+        &mut self,
+        (first, last): (usize, usize),
+        (start, end): (usize, usize),
+        (first_inside, first_after): (usize, usize),
+        positions: &[u32],
+        out: &mut Vec<usize>,
+    ) -> u64 {
+        let mut steps = 1;
+        let last = last.min(self.base + self.count);
+        // Short windows hold their candidate: only candidates this close can meet the span.
+        let mut i = first_inside.clamp(first, last);
+        while i > first
+            && positions
+                .get(i - 1)
+                .is_some_and(|&p| p as usize + SHORT >= start)
+        {
+            i -= 1;
+            steps += 1;
+            self.take_short(i, |_, hi| hi as usize >= start, out);
+        }
+        let mut i = first_after.clamp(first, last);
+        while i < last
+            && positions
+                .get(i)
+                .is_some_and(|&p| (p as usize) < end + SHORT)
+        {
+            steps += 1;
+            self.take_short(i, |lo, _| (lo as usize) < end, out);
+            i += 1;
+        }
+        if let Some(long) = &mut self.long {
+            let inside = first_inside.clamp(first, last);
+            let after = first_after.clamp(first, last);
+            steps += long.take_meeting((start, end), (first, inside, after, last), out);
+        }
+        steps
+    }
+
+    fn take_short(&mut self, index: usize, meets: impl Fn(u32, u32) -> bool, out: &mut Vec<usize>) {
+        let i = index - self.base;
+        if let (Some(l), Some(h)) = (self.lo.get_mut(i), self.hi.get_mut(i))
+            && *l != NO_START
+            && meets(*l, *h)
+        {
+            *l = NO_START;
+            out.push(index);
+        }
+    }
+}
+
+/// The long windows, in a tree by candidate index.
+#[derive(Debug, Default)]
+struct LongWindows {
+    /// Index of the first candidate (leaf 0).
+    base: usize,
+    /// Number of leaves (a power of two, or 0 for no candidates).
+    size: usize,
+    /// Per node: the lowest window start below it ([`NO_START`]: none).
+    lo: Vec<u32>,
+    /// Per node: the highest window end below it, plus one (0: none).
+    hi: Vec<u32>,
+}
+
+impl LongWindows {
+    /// A tree for the candidates `base..base + count`.
+    fn new(base: usize, count: usize) -> Self {
+        if count == 0 {
+            return Self {
+                base,
+                ..Self::default()
+            };
+        }
+        let size = count.next_power_of_two();
+        Self {
+            base,
+            size,
+            lo: vec![NO_START; 2 * size],
+            hi: vec![0; 2 * size],
+        }
+    }
+
+    /// Records the window `lo..=hi` of the failed attempt at candidate `index`.
+    fn record(&mut self, index: usize, lo: usize, hi: usize) {
+        self.set(
+            index,
+            lo.min(NO_START as usize - 1) as u32,
+            (hi.saturating_add(1)).min(u32::MAX as usize) as u32,
+        );
+    }
+
+    /// Forgets the window of candidate `index`.
+    fn clear(&mut self, index: usize) {
+        self.set(index, NO_START, 0);
+    }
+
+    fn set(&mut self, index: usize, lo: u32, hi: u32) {
+        let Some(leaf) = index.checked_sub(self.base).filter(|&l| l < self.size) else {
+            return;
+        };
+        let mut node = self.size + leaf;
+        if self.lo.get(node) == Some(&lo) && self.hi.get(node) == Some(&hi) {
+            return;
+        }
+        if let Some(slot) = self.lo.get_mut(node) {
+            *slot = lo;
+        }
+        if let Some(slot) = self.hi.get_mut(node) {
+            *slot = hi;
+        }
+        while node > 1 {
+            node /= 2;
+            self.pull(node);
+        }
+    }
+
+    /// Recomputes node `node` from its children.
+    fn pull(&mut self, node: usize) {
+        let (l, r) = (2 * node, 2 * node + 1);
+        let lo = self.lo.get(l).copied().unwrap_or(NO_START);
+        let lo = lo.min(self.lo.get(r).copied().unwrap_or(NO_START));
+        let hi = self.hi.get(l).copied().unwrap_or(0);
+        let hi = hi.max(self.hi.get(r).copied().unwrap_or(0));
+        if let Some(slot) = self.lo.get_mut(node) {
+            *slot = lo;
+        }
+        if let Some(slot) = self.hi.get_mut(node) {
+            *slot = hi;
+        }
+    }
+
+    /// Removes the windows of the candidates `first..last` that meet `start..end`,
+    /// appending their candidates to `out`: a candidate at or after `end` meets it when its
+    /// window starts before `end`, one before `start` when its window reaches `start`, and
+    /// one inside always does (`inside`, `after`: the first candidate indices at or after
+    /// `start` and `end`).
+    fn take_meeting(
+        &mut self,
+        (start, end): (usize, usize),
+        (first, inside, after, last): (usize, usize, usize, usize),
+        out: &mut Vec<usize>,
+    ) -> u64 {
+        if self.size == 0 {
+            return 0;
+        }
+        let leaf = |i: usize| i.saturating_sub(self.base).min(self.size);
+        let (first, inside, after, last) = (leaf(first), leaf(inside), leaf(after), leaf(last));
+        let size = self.size;
+        let end = end.min(NO_START as usize) as u32;
+        // Before the span: windows reaching its start; inside: every window; after:
+        // windows starting before its end.
+        self.take(1, 0, size, (first, inside), &|_, hi| hi > start as u32, out)
+            + self.take(1, 0, size, (inside, after), &|lo, _| lo != NO_START, out)
+            + self.take(1, 0, size, (after, last), &|lo, _| lo < end, out)
+    }
+
+    /// [`LongWindows::take_meeting`] in the subtree `node` (leaves `left..right`), for leaves
+    /// in `range`, whose `(lo, hi)` passes `meets` (so does any subtree holding one).
+    fn take(
+        &mut self,
+        node: usize,
+        left: usize,
+        right: usize,
+        range: (usize, usize),
+        meets: &dyn Fn(u32, u32) -> bool,
+        out: &mut Vec<usize>,
+    ) -> u64 {
+        if range.1 <= left || right <= range.0 || range.0 >= range.1 {
+            return 0;
+        }
+        let lo = self.lo.get(node).copied().unwrap_or(NO_START);
+        let hi = self.hi.get(node).copied().unwrap_or(0);
+        if lo == NO_START || !meets(lo, hi) {
+            return 1;
+        }
+        if right - left == 1 {
+            out.push(self.base + left);
+            if let Some(slot) = self.lo.get_mut(node) {
+                *slot = NO_START;
+            }
+            if let Some(slot) = self.hi.get_mut(node) {
+                *slot = 0;
+            }
+            return 1;
+        }
+        let middle = (left + right) / 2;
+        let steps = 1
+            + self.take(2 * node, left, middle, range, meets, out)
+            + self.take(2 * node + 1, middle, right, range, meets, out);
+        self.pull(node);
+        steps
+    }
+}
