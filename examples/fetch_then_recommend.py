@@ -27,6 +27,7 @@ from pathlib import Path
 import wikisuggest
 from wikisuggest.datasets import fetch
 from wikisuggest.engine import demo_articles
+from wikisuggest.errors import DatasetError
 
 
 def articles(paths: list[str]) -> dict[str, str]:
@@ -38,11 +39,15 @@ def articles(paths: list[str]) -> dict[str, str]:
 
 def main() -> None:
     wiki = sys.argv[1] if len(sys.argv) > 1 else "enwiki"
-    source = os.environ.get("ANALYTICS_BASE_URL", "production's analytics server")
-    print(f"Fetching the published datasets of {wiki} from {source} ...")
-    # fetch() returns the converted dataset in the cache; LinkEngine.published(wiki) does the
-    # same and opens it in one call.
-    path = fetch(wiki)
+    # fetch() returns the converted dataset in the cache (offline=True: only from the cache);
+    # LinkEngine.published(wiki) does the same and opens it in one call.
+    try:
+        path = fetch(wiki, offline=True)
+        print(f"Using the cached datasets of {wiki} (no download)")
+    except DatasetError:
+        source = os.environ.get("ANALYTICS_BASE_URL", "production's analytics server")
+        print(f"Fetching the published datasets of {wiki} from {source} ...")
+        path = fetch(wiki)
     print(f"Dataset: {path}")
     engine = wikisuggest.LinkEngine.published(wiki)  # from the cache now: no download
     for title, wikitext in articles(sys.argv[2:]).items():

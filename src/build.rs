@@ -268,9 +268,20 @@ pub fn backtest_dataset(
     Ok((points, result.articles))
 }
 
+/// The wiki a dump says it is of (its `<dbname>`), or `None`: only its head is read.
+#[pyfunction]
+pub fn dump_wiki(py: Python<'_>, dump: PathBuf) -> PyResult<Option<String>> {
+    Worker::spawn("wikisuggest-dump-head", move || {
+        wikisuggest_build::dump::dump_wiki(&dump)
+    })?
+    .wait(py)?
+    .map_err(build_error)
+}
+
 /// Registers the builder's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeDatasetBuild>()?;
     m.add_function(wrap_pyfunction!(backtest_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(dump_wiki, m)?)?;
     Ok(())
 }

@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use wikisuggest_core::download::{DownloadConfig, DownloadRequest, Downloader, RemoteFile};
+use wikisuggest_core::download::{
+    Checksum, DownloadBudget, DownloadConfig, DownloadRequest, Downloader, RemoteFile,
+};
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_engine::{ConvertOptions, ConvertPhase, ConvertProgress};
 
@@ -91,7 +93,8 @@ fn remote_dict<'py>(py: Python<'py>, remote: &RemoteFile) -> PyResult<Bound<'py,
     Ok(d)
 }
 
-/// Downloads of published files over one connection pool, with the client's retry policy.
+/// Downloads of published files over one connection pool of the shared transport, with its
+/// retry policy and a budget of requests and bytes per file.
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeDownloader {
     inner: Arc<Downloader>,
@@ -100,14 +103,18 @@ pub struct NativeDownloader {
 #[pymethods]
 impl NativeDownloader {
     #[new]
-    #[pyo3(signature = (user_agent, connect_timeout, read_timeout, max_retries, backoff_base, max_retry_after))]
+    #[pyo3(signature = (user_agent, connect_timeout, read_timeout, max_retries, backoff_base, backoff_max, max_retry_after, max_attempts, bytes_factor))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         user_agent: String,
         connect_timeout: f64,
         read_timeout: f64,
         max_retries: u32,
         backoff_base: f64,
+        backoff_max: f64,
         max_retry_after: f64,
+        max_attempts: u32,
+        bytes_factor: u32,
     ) -> PyResult<Self> {
         let seconds = |name: &str, v: f64| {
             Duration::try_from_secs_f64(v).map_err(|_| {
@@ -117,14 +124,26 @@ impl NativeDownloader {
                 )
             })
         };
+        if max_attempts == 0 {
+            return Err(invalid_parameter("max_attempts", "must be positive"));
+        }
+        if bytes_factor == 0 {
+            return Err(invalid_parameter("bytes_factor", "must be positive"));
+        }
         let mut config = DownloadConfig::new(user_agent);
         config.connect_timeout = seconds("connect_timeout", connect_timeout)?;
         config.read_timeout = seconds("read_timeout", read_timeout)?;
         config.retry = RetryPolicy {
             max_retries,
             backoff_base: seconds("backoff_base", backoff_base)?,
+            backoff_max: seconds("backoff_max", backoff_max)?,
             max_retry_after: seconds("max_retry_after", max_retry_after)?,
             ..config.retry
+        };
+        config.budget = DownloadBudget {
+            max_attempts,
+            bytes_factor: u64::from(bytes_factor),
+            ..DownloadBudget::default()
         };
         let inner = Downloader::new(config).map_err(|e| Python::attach(|py| core_error(py, e)))?;
         Ok(Self {
@@ -137,6 +156,36 @@ impl NativeDownloader {
         let inner = self.inner.clone();
         let remote = run(py, async move { inner.head(&url).await }, |_| Ok(()))?;
         remote.map(|r| remote_dict(py, &r)).transpose()
+    }
+
+    /// `HEAD` of each of `urls`, `concurrency` at a time (default: what the host asks of
+    /// its clients, 3 for Wikimedia's): per URL, `{"size", "etag", "last_modified"}`, `None`
+    /// if it does not exist, or the exception of its failure.
+    #[pyo3(signature = (urls, concurrency=None))]
+    fn head_many<'py>(
+        &self,
+        py: Python<'py>,
+        urls: Vec<String>,
+        concurrency: Option<usize>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let concurrency = concurrency.unwrap_or_else(|| {
+            urls.first()
+                .map_or(1, |url| wikisuggest_core::limits::default_concurrency(url))
+        });
+        let inner = self.inner.clone();
+        let answers = run(
+            py,
+            async move { Ok(inner.head_many(urls, concurrency).await) },
+            |_| Ok(()),
+        )?;
+        answers
+            .into_iter()
+            .map(|answer| match answer {
+                Ok(Some(remote)) => Ok(remote_dict(py, &remote)?.into_any().unbind()),
+                Ok(None) => Ok(py.None()),
+                Err(e) => Ok(core_error(py, e).into_value(py).into_any()),
+            })
+            .collect()
     }
 
     /// `GET url` of a small file (at most `limit` bytes): `(body, remote)` or `None`.
@@ -157,25 +206,30 @@ impl NativeDownloader {
             .transpose()
     }
 
-    /// Downloads `url` to `dest` (resuming `dest.incomplete`), verified against `sha256`.
-    /// `progress(done, total)` is called as bytes arrive.
-    #[pyo3(signature = (url, dest, sha256, max_size, progress=None))]
+    /// Downloads `url` to `dest` (resuming `dest.incomplete`), verified against the
+    /// checksum `(kind, hex)` when given (`"sha256"` or `"sha1"`), refusing more than
+    /// `max_size` bytes. `progress(done, total)` is called as bytes arrive.
+    #[pyo3(signature = (url, dest, checksum, max_size, progress=None))]
     fn download<'py>(
         &self,
         py: Python<'py>,
         url: String,
         dest: PathBuf,
-        sha256: Option<String>,
+        checksum: Option<(String, String)>,
         max_size: u64,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let checksum = checksum
+            .map(|(kind, hex)| Checksum::parse(&kind, &hex))
+            .transpose()
+            .map_err(|e| core_error(py, e))?;
         let inner = self.inner.clone();
         let counter = Counter::new();
         let shared = counter.clone();
         let request = DownloadRequest {
             url,
             dest,
-            sha256,
+            checksum,
             max_size,
         };
         let done = run(
@@ -195,10 +249,12 @@ impl NativeDownloader {
         let d = PyDict::new(py);
         d.set_item("path", &done.path)?;
         d.set_item("size", done.size)?;
-        d.set_item("sha256", &done.sha256)?;
+        d.set_item("checksum", (done.checksum.kind.name(), &done.checksum.hex))?;
         d.set_item("remote", remote_dict(py, &done.remote)?)?;
         d.set_item("resumed_from", done.resumed_from)?;
         d.set_item("restarts", done.restarts)?;
+        d.set_item("attempts", done.attempts)?;
+        d.set_item("received", done.received)?;
         Ok(d)
     }
 }
@@ -212,10 +268,11 @@ fn phase_number(phase: ConvertPhase) -> u64 {
 }
 
 /// Converts the published dataset of `wiki_id` in `src_dir` into `out_dir`, streamed in
-/// bounded memory; `progress(done, total, phase)` reports it. Ctrl-C cancels it (its work
+/// bounded memory and, with `work_budget`, in that many bytes of disk (work files and
+/// output); `progress(done, total, phase)` reports it. Ctrl-C cancels it (its work
 /// files are removed) and raises `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (src_dir, wiki_id, out_dir, progress=None, sort_budget=None))]
+#[pyo3(signature = (src_dir, wiki_id, out_dir, progress=None, sort_budget=None, work_budget=None))]
 pub fn convert_dataset(
     py: Python<'_>,
     src_dir: PathBuf,
@@ -223,9 +280,13 @@ pub fn convert_dataset(
     out_dir: PathBuf,
     progress: Option<Py<PyAny>>,
     sort_budget: Option<usize>,
+    work_budget: Option<u64>,
 ) -> PyResult<PathBuf> {
     if sort_budget == Some(0) {
         return Err(invalid_parameter("sort_budget", "must be positive"));
+    }
+    if work_budget == Some(0) {
+        return Err(invalid_parameter("work_budget", "must be positive"));
     }
     let counter = Counter::new();
     let cancel = Arc::new(AtomicBool::new(false));
@@ -238,6 +299,7 @@ pub fn convert_dataset(
             sort_budget: budget,
             progress: Some(&report),
             cancel: Some(&stop),
+            work_budget,
         };
         wikisuggest_engine::convert_with(&src_dir, &wiki_id, &out_dir, &options)
     })?;

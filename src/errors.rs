@@ -200,11 +200,27 @@ fn build(py: Python<'_>, error: &Error) -> PyResult<PyErr> {
             url,
             expected,
             actual,
+            ..
         } => {
             kwargs.set_item("url", url)?;
             kwargs.set_item("expected", expected)?;
             kwargs.set_item("actual", actual)?;
             classes::DatasetError::type_object
+        }
+        Error::RedirectRefused { url, .. } => {
+            kwargs.set_item("url", url)?;
+            classes::TransportError::type_object
+        }
+        Error::DownloadBudget {
+            url,
+            attempts,
+            received,
+            ..
+        } => {
+            kwargs.set_item("url", url)?;
+            kwargs.set_item("attempts", attempts)?;
+            kwargs.set_item("received", received)?;
+            classes::TransportError::type_object
         }
         Error::File { path, .. } => {
             kwargs.set_item("path", path)?;

@@ -100,7 +100,13 @@ def test_fetch_then_recommend(mirror: tuple[str, list[str]], tmp_path: Path) -> 
     env = {"ANALYTICS_BASE_URL": url, "ANALYTICS_BASE_URL_LEGACY": url}
     env["WIKISUGGEST_CACHE_DIR"] = str(cache)
     out = _run("fetch_then_recommend.py", env=env)
+    assert "Fetching the published datasets of enwiki" in out
     assert any(path.startswith("/enwiki/") for path in requested), requested
+    # A second run finds the cache and says so, without a request.
+    before = len(requested)
+    again = _run("fetch_then_recommend.py", env=env)
+    assert "Using the cached datasets of enwiki" in again and "Fetching" not in again
+    assert len(requested) == before
     # What the script fetched is in the cache: the same datasets open without the network.
     engine = wikisuggest.LinkEngine.open(fetch("enwiki", cache_dir=cache, offline=True), "enwiki")
     printed = _links_printed(out)

@@ -2,7 +2,8 @@
 it) holds the package and nothing else, declares what it is, and is what this suite runs.
 
 Its platform tag, stable-ABI use and metadata rendering are checked where it is built (auditwheel,
-abi3audit, twine, check-wheel-contents); a fresh environment running it is tests/support/smoke_wheel.py.
+abi3audit, twine, check-wheel-contents); a fresh environment running it is
+tests/support/smoke_wheel.py.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ __all__ = [
     "backtest_dataset",
     "convert_dataset",
     "dataset_drift",
+    "dump_wiki",
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
@@ -414,15 +415,21 @@ class NativeDownloader:
         read_timeout: float,
         max_retries: int,
         backoff_base: float,
+        backoff_max: float,
         max_retry_after: float,
+        max_attempts: int,
+        bytes_factor: int,
     ) -> NativeDownloader: ...
     def head(self, url: str) -> dict[str, Any] | None: ...
+    def head_many(
+        self, urls: list[str], concurrency: int | None = None
+    ) -> list[dict[str, Any] | BaseException | None]: ...
     def get(self, url: str, limit: int) -> tuple[bytes, dict[str, Any]] | None: ...
     def download(
         self,
         url: str,
         dest: str,
-        sha256: str | None,
+        checksum: tuple[str, str] | None,
         max_size: int,
         progress: Callable[[int, int | None], object] | None = None,
     ) -> dict[str, Any]: ...
@@ -433,5 +440,7 @@ def convert_dataset(
     out_dir: str,
     progress: Callable[[int, int | None, str], object] | None = None,
     sort_budget: int | None = None,
+    work_budget: int | None = None,
 ) -> str: ...
 def dataset_drift(published: str, current: str, examples: int) -> dict[str, Any]: ...
+def dump_wiki(dump: str) -> str | None: ...

@@ -36,25 +36,51 @@ class Progress:
 
 
 class ByteProgress:
-    """A bar of bytes (a download), set to absolute counts: ``update(done, total)``."""
+    """A bar of bytes (a download), set to absolute counts: ``update(done, total)``. Its rate
+    counts the bytes of this run only: a resumed download starts its bar at the bytes it
+    already had."""
 
     def __init__(self, desc: str) -> None:
-        self.bar: Any = _tqdm()(
-            desc=desc, unit="B", unit_scale=True, unit_divisor=1024, leave=False
-        )
+        self.tqdm = _tqdm()
+        self.desc = desc
+        self.bar: Any = None
 
     def update(self, done: int, total: int | None) -> None:
+        if self.bar is None:
+            self.bar = self.tqdm(
+                desc=self.desc,
+                total=total,
+                initial=done,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                leave=False,
+            )
         if total is not None and self.bar.total != total:
             self.bar.total = total
         self.bar.n = done
         self.bar.refresh()
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
+
+
+#: The unit of each conversion phase's counts: bytes, or records of a kind.
+PHASE_UNITS = {
+    "read": "B",
+    "titles": "title",
+    "anchors": "anchor",
+    "index": "key",
+    "write": "B",
+    "verify": "B",
+}
 
 
 class PhaseProgress:
-    """One bar per phase of a long step (a conversion): ``update(done, total, phase)``."""
+    """One bar per phase of a long step (a conversion): ``update(done, total, phase)``.
+    Each bar counts in its phase's unit (bytes, titles, anchors, keys) and starts when the
+    phase's first count arrives, so its rate is the phase's own."""
 
     def __init__(self, desc: str) -> None:
         self.tqdm = _tqdm()
@@ -66,7 +92,16 @@ class PhaseProgress:
         if phase != self.phase:
             self.close()
             self.phase = phase
-            self.bar = self.tqdm(desc=f"{self.desc}: {phase}", total=total, leave=False)
+            unit = PHASE_UNITS.get(phase, "it")
+            self.bar = self.tqdm(
+                desc=f"{self.desc}: {phase}",
+                total=total,
+                initial=done,
+                unit=unit,
+                unit_scale=unit == "B",
+                unit_divisor=1024 if unit == "B" else 1000,
+                leave=False,
+            )
         self.bar.n = done
         self.bar.refresh()
 

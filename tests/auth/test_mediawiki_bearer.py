@@ -1,8 +1,8 @@
 """``Wiki(auth=…)``: OAuth 2.0 bearer tokens on the Action API, against the real MediaWiki.
 
 Debian's MediaWiki has no OAuth extension and ignores bearer tokens, so the wiki is reached
-through a gate (tests/support/bearer_gate.py) that stands in for the extension: it checks every token
-with its issuer (the reference server), refuses a bad one with 401, runs a good one's request
+through a gate (tests/support/bearer_gate.py) that stands in for the extension: it checks every
+token with its issuer (the reference server), refuses a bad one with 401, runs a good one's request
 as the bot user, and records what each request carried. What this proves is the client's side:
 which token each request carried and how a refusal is handled; not MediaWiki's own OAuth.
 """

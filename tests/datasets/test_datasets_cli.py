@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.clients import USER_AGENT
-from support.dataset_mirror import Mirror
+from support.dataset_mirror import Mirror, dataset_files
 from support.paths import PARITY
 
 import wikisuggest
@@ -95,6 +95,119 @@ def test_fetch_path_list_verify_prune(mirror: Mirror, tmp_path: Path) -> None:
     newer.write_bytes(bytes(data))
     bad = cli(mirror, tmp_path, "verify", "enwiki")
     assert bad.returncode == 2 and "damaged" in bad.stderr
+
+
+def test_list_published_shows_what_can_be_fetched(
+    mirror: Mirror, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a fresh cache, `list` says what it lists; `list --published` what can be fetched.
+    empty = cli(mirror, tmp_path, "list", "--format", "json")
+    assert json.loads(empty.stdout) == [] and "--published" in empty.stderr
+    done = cli(mirror, tmp_path, "list", "--published", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["wiki"]: r for r in json.loads(done.stdout)}
+    assert sorted(rows) == ["enwiki", "frwiki", "simplewiki"]
+    assert (rows["enwiki"]["base"], rows["frwiki"]["base"]) == ("v2", "legacy")
+    en_files = [f"v2/enwiki/{n}" for n in dataset_files("enwiki")]
+    assert rows["enwiki"]["size"] == sum(len(mirror.files[f]) for f in en_files)
+    assert rows["enwiki"]["model_last_modified"] == "Tue, 04 Mar 2025 10:00:00 GMT"
+    assert rows["enwiki"]["model_age"].startswith("2025-03-04 (")
+    # Nothing was downloaded, and the details are kept an hour.
+    assert mirror.gets() == []
+    mirror.reset_log()
+    table = cli(mirror, tmp_path, "list", "--published", "--format", "table", "fr")
+    assert "frwiki" in table.stdout and "legacy" in table.stdout and "enwiki" not in table.stdout
+    assert [r for r in mirror.requests if r.method == "HEAD"] == []
+    assert cli(mirror, tmp_path, "list", "--published", "--offline").returncode == 2
+    # The same from Python.
+    monkeypatch.setenv("ANALYTICS_BASE_URL", mirror.url("v2"))
+    monkeypatch.setenv("ANALYTICS_BASE_URL_LEGACY", mirror.url("legacy"))
+    found = wikisuggest.datasets.published_wikis(cache_dir=tmp_path, wikis=["simple"])
+    assert [(p.wiki, p.base) for p in found] == [("simplewiki", "v2")]
+
+
+def test_verify_reports_manifests_that_say_nothing(mirror: Mirror, tmp_path: Path) -> None:
+    en = Path(cli(mirror, tmp_path, "fetch", "enwiki").stdout.strip())
+    manifest = en.parent / "manifest.json"
+    data = json.loads(manifest.read_text("utf-8"))
+    del data["native"]["sha256"]
+    manifest.write_text(json.dumps(data), "utf-8")
+    bad = cli(mirror, tmp_path, "verify")
+    assert bad.returncode == 2 and "native.sha256" in bad.stderr, bad.stderr
+    manifest.write_text("", "utf-8")
+    bad = cli(mirror, tmp_path, "verify", "enwiki")
+    assert bad.returncode == 2 and "manifest is missing, empty" in bad.stderr, bad.stderr
+
+
+def test_prune_removes_what_is_not_a_snapshot_and_only_the_cache_s_names(
+    mirror: Mirror, tmp_path: Path
+) -> None:
+    en = Path(cli(mirror, tmp_path, "fetch", "enwiki").stdout.strip())
+    datasets = tmp_path / "datasets"
+    # What older versions left: a typo's folder with only a lock, an incomplete snapshot.
+    (datasets / "enwikiiwiki" / "downloads").mkdir(parents=True)
+    (datasets / "enwikiiwiki" / "lock").write_bytes(b"")
+    incomplete = en.parent.parent / "0123456789abcdef"
+    incomplete.mkdir()
+    (incomplete / "enwiki.linkdata.tmp").write_bytes(b"half")
+    # Downloads of the cache's names and of others', and a folder among them.
+    downloads = en.parent.parent.parent / "downloads"
+    downloads.mkdir(exist_ok=True)
+    (downloads / "lr_enwiki_anchors.sql.gz.incomplete").write_bytes(b"partial")
+    (downloads / "notes.txt").write_text("mine")
+    (downloads / "lr_enwiki_model.d").mkdir()
+    (downloads / "lr_enwiki_pageids.sql.gz").mkdir()
+    done = cli(mirror, tmp_path, "prune", "--partial")
+    assert done.returncode == 0, done.stderr
+    assert not (datasets / "enwikiiwiki").exists() and not incomplete.exists()
+    assert not (downloads / "lr_enwiki_anchors.sql.gz.incomplete").exists()
+    assert (downloads / "notes.txt").read_text() == "mine"
+    assert (downloads / "lr_enwiki_model.d").is_dir()
+    assert (downloads / "lr_enwiki_pageids.sql.gz").is_dir()
+    assert "notes.txt (not written by the cache)" in done.stderr
+    assert en.is_file()
+
+    # A downloads folder that is a link is not entered.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "lr_enwiki_anchors.sql.gz").write_text("not the cache's")
+    for p in downloads.iterdir():
+        if p.is_dir():
+            p.rmdir()
+        else:
+            p.unlink()
+    downloads.rmdir()
+    downloads.symlink_to(outside)
+    done = cli(mirror, tmp_path, "prune", "--partial")
+    assert (outside / "lr_enwiki_anchors.sql.gz").is_file()
+    assert "symbolic link" in done.stderr and done.returncode == 0
+
+
+def test_bad_cache_folders_and_another_wiki_s_dump(mirror: Mirror, tmp_path: Path) -> None:
+    env = {**os.environ, "ANALYTICS_BASE_URL": mirror.url("v2")}
+    env.pop("WIKISUGGEST_OFFLINE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "wikisuggest", "datasets", "fetch", "enwiki",
+         "--cache-dir", "/proc/nope"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "DatasetError" in done.stderr and "/proc/nope" in done.stderr, done.stderr
+    assert "FileNotFoundError" not in done.stderr
+
+    # A dump of frwiki compared with enwiki's published dataset: refused before any request.
+    dump = tmp_path / "frwiki.xml"
+    dump.write_text(
+        "<mediawiki><siteinfo><dbname>frwiki</dbname></siteinfo>"
+        "<page><title>Paris</title><ns>0</ns><id>1</id><revision><id>2</id>"
+        "<text>Paris est la capitale.</text></revision></page></mediawiki>",
+        "utf-8",
+    )
+    mirror.reset_log()
+    done = cli(mirror, tmp_path / "cache", "diff", "enwiki", "--dump", str(dump))
+    assert done.returncode == 2
+    assert "a dump of frwiki, not of enwiki" in done.stderr, done.stderr
+    assert mirror.requests == []
 
 
 def test_diff_reports_what_the_published_dataset_misses(mirror: Mirror, tmp_path: Path) -> None:

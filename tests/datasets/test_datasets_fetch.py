@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -311,8 +312,8 @@ def test_expect_pins_a_version(mirror: Mirror, tmp_path: Path) -> None:
 def test_free_disk_space_is_checked_before_the_first_byte(
     mirror: Mirror, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    usage = fetch.shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(fetch.shutil, "disk_usage", lambda _p: usage._replace(free=1000))
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _p: usage._replace(free=1000))
     with pytest.raises(DatasetError, match="free disk space"):
         fetch.fetch("enwiki", cache_dir=tmp_path)
     assert file_gets(mirror) == []
@@ -443,14 +444,14 @@ def test_an_interrupted_conversion_leaves_its_verified_downloads_for_the_next_ca
     real = fetch.convert_dataset
     phases: list[str] = []
 
-    def interrupted(src: str, wiki: str, out: str, progress: Any = None) -> str:
+    def interrupted(src: str, wiki: str, out: str, progress: Any = None, **options: Any) -> str:
         def stop(done: int, total: int | None, phase: str) -> None:
             # Ctrl-C at the first report: progress is reported between waits, so a later
             # phase may already be over on a fast machine.
             phases.append(phase)
             raise KeyboardInterrupt
 
-        return str(real(src, wiki, out, stop))
+        return str(real(src, wiki, out, stop, **options))
 
     monkeypatch.setattr(fetch, "convert_dataset", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bz2
 import glob
 import os
+import shutil
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -333,3 +334,21 @@ def test_worker_function_gives_a_page_over_its_budget_an_error_row() -> None:
     expected = _expected(wikisuggest.LinkEngine.default(), "enwiki", [(1, 11, title, text)])
     assert [r for r in got if r["page_id"] == 1] == expected
     assert rows.schema == wspark.link_row_schema()
+
+
+def test_the_cache_s_current_link_is_a_dataset_path(spark: SparkSession, tmp_path: Path) -> None:
+    # `<cache>/datasets/<wiki>/current` is a link to the current snapshot's folder: Spark
+    # takes it as it takes the folder, shipped or not.
+    snapshot = tmp_path / "datasets" / "enwiki" / "snapshots" / "0123456789abcdef"
+    snapshot.mkdir(parents=True)
+    shutil.copyfile(ENWIKI, snapshot / "enwiki.linkdata")
+    current = snapshot.parent.parent / "current"
+    current.symlink_to("snapshots/0123456789abcdef", target_is_directory=True)
+    articles = _enwiki_articles()[:4]
+    rows = [("enwiki", pid, 0, title, rev, text) for pid, rev, title, text in articles]
+    pages = spark.createDataFrame(rows, WIKITEXT_CURRENT)
+    expected = _sorted(_expected(wikisuggest.LinkEngine.default(), "enwiki", articles))
+    assert expected
+    for ship in (False, True):
+        got = _collect(wspark.recommend_links(pages, {"enwiki": current}, ship=ship))
+        assert _sorted(got) == expected, ship

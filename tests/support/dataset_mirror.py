@@ -8,9 +8,11 @@ with ``Content-Length``, a strong ``ETag`` and ``Last-Modified``, and honour ``R
 ``If-Range`` as static file servers do.
 
 Faults are armed per path and fire on the next ``GET`` requests: a connection cut after N
-bytes, a ``200`` answer to a ``Range`` request, corrupt bytes, a slow (or stalling) body, an
-error status with ``Retry-After``, a redirect. Every request is recorded, so a test can say
-exactly what was downloaded.
+bytes, a ``200`` answer to a ``Range`` request, a ``206`` answer that starts elsewhere than
+asked, corrupt bytes, a slow (or stalling) body, an error status with ``Retry-After``, a
+redirect. Paths in ``unsized`` are answered without ``Content-Length`` (``HEAD`` included),
+the body ending when the connection closes. Every request is recorded, with the body bytes
+sent for it, so a test can say exactly what was downloaded.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class Fault:
     cut_after: int | None = None
     #: Answer ``200`` with the whole file to a ``Range`` request.
     ignore_range: bool = False
+    #: Answer a ``Range`` request with a ``206`` whose range starts half way to the byte asked
+    #: for (the bytes from there, truthfully labelled).
+    other_range: bool = False
     #: Flip the byte at this offset of the body.
     corrupt_at: int | None = None
     #: Send the body in chunks of this size, sleeping ``delay`` seconds before each.
@@ -96,6 +101,8 @@ class Request:
     path: str
     headers: dict[str, str]
     status: int = 0
+    #: Body bytes written for this request.
+    sent: int = 0
 
 
 @dataclass
@@ -105,9 +112,13 @@ class Mirror:
     files: dict[str, bytes] = field(default_factory=dict)
     faults: dict[str, list[Fault]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
+    unsized: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
+    #: While set, every request is recorded and its connection closed unanswered (as when
+    #: the host is unreachable): tests of an offline mode check that nothing was asked.
+    offline: bool = False
 
     @classmethod
     def standard(cls) -> Mirror:
@@ -157,6 +168,24 @@ class Mirror:
                 queue.pop(0)
             return fault
 
+    def normalize(self, path: str) -> str:
+        """The key of ``files`` a request path (without its leading ``/``) names."""
+        return path
+
+    def resolve(self, path: str) -> bytes | None:
+        """The body served at ``path`` (``None``: 404)."""
+        return self.files.get(path)
+
+    def content_headers(self, path: str) -> list[tuple[str, str]]:
+        # As some servers label .gz files: a client must not inflate them.
+        headers = [("Content-Type", "application/gzip")]
+        if path.endswith(".gz"):
+            headers.append(("Content-Encoding", "gzip"))
+        return headers
+
+    def last_modified(self, path: str) -> str:
+        return LAST_MODIFIED
+
     def url(self, base: str) -> str:
         assert self.server is not None
         return f"http://127.0.0.1:{self.server.server_address[1]}/{base}/"
@@ -196,13 +225,17 @@ class Mirror:
                 self.answer(head=False)
 
             def answer(self, head: bool) -> None:
-                path = self.path.split("?", 1)[0].lstrip("/")
+                path = mirror.normalize(self.path.split("?", 1)[0].lstrip("/"))
                 record = Request(
                     self.command, path, {k.lower(): v for k, v in self.headers.items()}
                 )
                 with mirror.lock:
                     mirror.requests.append(record)
-                data = mirror.files.get(path)
+                if mirror.offline:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                data = mirror.resolve(path)
                 fault = None if head else mirror.take_fault(path)
                 if fault is not None and fault.location is not None:
                     record.status = 302
@@ -232,9 +265,12 @@ class Mirror:
                 start = 0
                 ranged = self.headers.get("Range")
                 if_range = self.headers.get("If-Range")
-                honoured = if_range is None or if_range in (etag, LAST_MODIFIED)
+                modified = mirror.last_modified(path)
+                honoured = if_range is None or if_range in (etag, modified)
                 if ranged and honoured and not (fault and fault.ignore_range):
                     start = int(ranged.removeprefix("bytes=").split("-")[0])
+                    if fault and fault.other_range:
+                        start //= 2
                 if start >= len(data) and start > 0:
                     record.status = 416
                     self.send_response(416)
@@ -249,13 +285,15 @@ class Mirror:
                     body = bytes(damaged)
                 record.status = 206 if start else 200
                 self.send_response(record.status)
-                self.send_header("Content-Type", "application/gzip")
-                # As some servers label .gz files: a client must not inflate them.
-                if path.endswith(".gz"):
-                    self.send_header("Content-Encoding", "gzip")
-                self.send_header("Content-Length", str(len(body)))
+                for name, value in mirror.content_headers(path):
+                    self.send_header(name, value)
+                if path in mirror.unsized:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(len(body)))
                 self.send_header("ETag", etag)
-                self.send_header("Last-Modified", LAST_MODIFIED)
+                self.send_header("Last-Modified", modified)
                 self.send_header("Accept-Ranges", "bytes")
                 if start:
                     self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
@@ -263,13 +301,14 @@ class Mirror:
                 if head:
                     return
                 try:
-                    self.send_body(body, fault)
+                    self.send_body(body, fault, record)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
 
-            def send_body(self, body: bytes, fault: Fault | None) -> None:
+            def send_body(self, body: bytes, fault: Fault | None, record: Request) -> None:
                 if fault is None:
                     self.wfile.write(body)
+                    record.sent += len(body)
                     return
                 limit = len(body) if fault.cut_after is None else min(fault.cut_after, len(body))
                 step = fault.chunk or 1 << 16
@@ -285,6 +324,7 @@ class Mirror:
                     self.wfile.write(piece)
                     self.wfile.flush()
                     sent += len(piece)
+                    record.sent += len(piece)
                 if limit < len(body):
                     self.wfile.flush()
                     self.close_connection = True

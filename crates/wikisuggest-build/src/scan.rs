@@ -16,7 +16,7 @@ use wikisuggest_engine::tables::Tables;
 use wikisuggest_text::title::normalise_title;
 
 use crate::anchors::{AnchorCounts, AnchorFilter, Interner, count_text_anchors};
-use crate::dump::{Namespaces, open_dump};
+use crate::dump::{Namespaces, open_dump, open_dump_of};
 use crate::error::Result;
 use crate::links::article_links;
 use crate::training::Split;
@@ -99,7 +99,7 @@ pub struct Scan {
 pub fn scan(dump: &Path, options: &BuildOptions) -> Result<Scan> {
     wikisuggest_engine::published::validate_wiki_id(&options.wiki_id)?;
     // Pass 1: catalogue.
-    let mut reader = open_dump(dump)?;
+    let mut reader = open_dump_of(dump, &options.wiki_id)?;
     let namespaces = reader.namespaces().clone();
     let mut articles: HashMap<String, i64> = HashMap::new();
     let mut redirects: HashMap<String, String> = HashMap::new();

@@ -27,7 +27,7 @@ use crate::redact::Redactor;
 use crate::secret::Secret;
 pub use crate::transport::Body;
 pub(crate) use crate::transport::LOG_TARGET;
-use crate::transport::{Outgoing, Reply, Transport, TransportConfig, Verdict};
+use crate::transport::{Outgoing, Redirects, Reply, Transport, TransportConfig, Verdict};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -158,10 +158,13 @@ impl Client {
         let auth_url = normalise_base_url("auth_url", &config.auth_url)?;
         let transport = Transport::new(&TransportConfig {
             user_agent: crate::user_agent::compose(&config.user_agent)?,
-            timeout: config.timeout,
+            timeout: Some(config.timeout),
             connect_timeout: config.connect_timeout,
+            read_timeout: None,
             retry: config.retry.clone(),
             max_body_size: config.max_body_size,
+            decompress: true,
+            redirects: Redirects::Never,
         })?;
         let concurrency = config
             .max_concurrency

@@ -83,16 +83,42 @@ pub enum Error {
     #[error("edit conflict on {title:?}: the page has changed since revision {baserevid}")]
     EditConflict { title: String, baserevid: u64 },
 
-    /// A downloaded file's sha256 is not the published one, after a second download from
-    /// zero.
+    /// A downloaded file's checksum (of the kind published: `sha256`, `sha1`) is not the
+    /// published one, after a second download from zero.
     #[error(
-        "the file downloaded from {url} has sha256 {actual}, not the published {expected} \
+        "the file downloaded from {url} has {kind} {actual}, not the published {expected} \
          (twice, the second time from zero)"
     )]
     ChecksumMismatch {
         url: String,
+        kind: &'static str,
         expected: String,
         actual: String,
+    },
+
+    /// A server answered a download with a redirect that downloads do not follow (to
+    /// another host or port, or from https to http), or with more redirects than followed.
+    #[error(
+        "{url} redirected to {}; downloads only follow a few redirects on the same host",
+        location.as_deref().unwrap_or("an unnamed location")
+    )]
+    RedirectRefused {
+        url: String,
+        location: Option<String>,
+    },
+
+    /// A download used up its budget of requests or of bytes received before the file was
+    /// whole: the server keeps cutting transfers, answering other ranges than asked, or
+    /// sending more than the file.
+    #[error(
+        "gave up downloading {url} after {attempts} requests that received {received} bytes          for a file of {}: the server keeps cutting the transfer or answering other ranges          than asked",
+        size.map_or_else(|| "unknown size".to_owned(), |s| format!("{s} bytes"))
+    )]
+    DownloadBudget {
+        url: String,
+        attempts: u32,
+        received: u64,
+        size: Option<u64>,
     },
 
     /// A local file of a download could not be read or written.

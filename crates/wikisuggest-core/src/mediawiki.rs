@@ -30,7 +30,7 @@ use crate::http_error::{parse_retry_after, truncate_chars};
 use crate::redact::Redactor;
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
-use crate::transport::{Body, Outgoing, Reply, Transport, TransportConfig, Verdict};
+use crate::transport::{Body, Outgoing, Redirects, Reply, Transport, TransportConfig, Verdict};
 
 /// How much of a wiki's error text is kept in a message.
 const INFO_LIMIT: usize = 300;
@@ -179,10 +179,13 @@ impl ActionApi {
             .map_err(|e| Error::Config(format!("api_url is not a valid URL: {e}")))?;
         let transport = Transport::new(&TransportConfig {
             user_agent: crate::user_agent::compose(&config.user_agent)?,
-            timeout: config.timeout,
+            timeout: Some(config.timeout),
             connect_timeout: config.connect_timeout,
+            read_timeout: None,
             retry: config.retry,
             max_body_size: config.max_body_size,
+            decompress: true,
+            redirects: Redirects::Never,
         })?;
         Ok(Self {
             transport,

@@ -8,6 +8,10 @@
 //! every text its answer produces, and the retry and replay loop. A client decides only what
 //! an answer means, through a [`Verdict`]; when to try again, how long to wait and how to
 //! replay with a renewed token is decided here.
+//!
+//! Large files go through the same transport ([`Transport::download`], in [`ranged`]): the
+//! body streams into a [`Sink`] instead of memory, and a cut transfer is resumed with
+//! `Range` and `If-Range` as [`resume`] decides, within a budget of attempts and bytes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -21,6 +25,12 @@ use crate::limits::RequestLimits;
 use crate::redact::Redactor;
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
+
+pub mod ranged;
+pub mod resume;
+
+pub use ranged::Sink;
+pub use resume::{DownloadBudget, RemoteFile};
 
 /// Log target of request events; Python sees it as the logger `wikisuggest.http`.
 pub(crate) const LOG_TARGET: &str = "wikisuggest.http";
@@ -38,12 +48,33 @@ static REQUEST_SEQUENCE: AtomicU64 = AtomicU64::new(1);
 pub struct TransportConfig {
     /// The composed User-Agent (operator's part with ours appended).
     pub user_agent: String,
-    /// Limit for one attempt, from sending the request to the last byte of the body.
-    pub timeout: Duration,
+    /// Limit for one attempt, from sending the request to the last byte of the body; `None`
+    /// for downloads, which take as long as the file needs (`read_timeout` bounds them).
+    pub timeout: Option<Duration>,
     pub connect_timeout: Duration,
+    /// Longest wait for the answer's headers and for each next piece of its body: a stalled
+    /// transfer fails after it (and a download is resumed), however long the whole takes.
+    pub read_timeout: Option<Duration>,
     pub retry: RetryPolicy,
     /// Largest successful response body accepted, in bytes, counted after decompression.
     pub max_body_size: usize,
+    /// Whether a body labelled `Content-Encoding: gzip` is inflated. Downloads keep the
+    /// bytes as published (a `.gz` file stays compressed, or its hash would be of others).
+    pub decompress: bool,
+    pub redirects: Redirects,
+}
+
+/// Which redirects a transport follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirects {
+    /// None: an answer's redirect is the caller's to judge. Requests that carry credentials
+    /// (a bearer token, a session cookie, a password) use this: a redirect would carry them
+    /// wherever it points.
+    Never,
+    /// Up to this many, each to the host and port of the URL asked for (an upgrade from
+    /// http to https on the default ports included), never from https to http. For requests
+    /// without credentials: published files moved on their own server.
+    SameHost(usize),
 }
 
 /// The body a request carries.
@@ -65,6 +96,9 @@ pub struct Outgoing {
     /// Credentials the request carries besides the bearer token and the secret fields of a
     /// form (see [`Redactor::for_request`]): session cookies, a CSRF token, a password.
     pub secrets: Vec<Secret>,
+    /// A lower limit than the transport's `max_body_size` for this answer's body (an index,
+    /// a checksum file).
+    pub body_limit: Option<usize>,
 }
 
 impl Outgoing {
@@ -75,6 +109,7 @@ impl Outgoing {
             body,
             headers: HeaderMap::new(),
             secrets: Vec::new(),
+            body_limit: None,
         }
     }
 }
@@ -139,22 +174,115 @@ impl std::fmt::Debug for Transport {
     }
 }
 
+/// Whether a redirect from `from` to `to` stays on the same server (and does not drop TLS).
+pub(crate) fn same_host(from: &reqwest::Url, to: &reqwest::Url) -> bool {
+    // An upgrade from http to https on the default ports is the same server.
+    let upgrade = from.scheme() == "http"
+        && to.scheme() == "https"
+        && from.port().is_none()
+        && to.port().is_none();
+    from.host_str() == to.host_str()
+        && (from.port_or_known_default() == to.port_or_known_default() || upgrade)
+        && !(from.scheme() == "https" && to.scheme() != "https")
+}
+
+fn redirect_policy(redirects: Redirects) -> reqwest::redirect::Policy {
+    match redirects {
+        Redirects::Never => reqwest::redirect::Policy::none(),
+        Redirects::SameHost(max) => reqwest::redirect::Policy::custom(move |attempt| {
+            let same = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| same_host(first, attempt.url()));
+            if same && attempt.previous().len() <= max {
+                attempt.follow()
+            } else {
+                // The 3xx answer is returned, and reported as a refused redirect.
+                attempt.stop()
+            }
+        }),
+    }
+}
+
+/// The retry state of one request: how many attempts in a row failed, and the wait before
+/// the next. Every retry of the crate, of a call or of a download, waits here: the policy's
+/// back-off, the server's `Retry-After` (up to its cap), and one log line per retry.
+pub(crate) struct Retries<'a> {
+    policy: &'a RetryPolicy,
+    id: u64,
+    failed: u32,
+}
+
+impl<'a> Retries<'a> {
+    pub(crate) fn new(policy: &'a RetryPolicy) -> Self {
+        Self {
+            policy,
+            id: REQUEST_SEQUENCE.fetch_add(1, Ordering::Relaxed),
+            failed: 0,
+        }
+    }
+
+    /// The number of this request in the log lines.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The last attempt moved the work forward (a download got further than ever before):
+    /// the failures before it are forgiven.
+    pub(crate) fn progressed(&mut self) {
+        self.failed = 0;
+    }
+
+    /// After a failed attempt that may pass: waits the back-off (or `after`, the server's
+    /// `Retry-After`) and returns `Ok`, or gives `error` back when the policy says stop.
+    pub(crate) async fn pause(
+        &mut self,
+        what: &str,
+        error: Error,
+        after: Option<Duration>,
+    ) -> Result<()> {
+        let Some(delay) = self.policy.delay(self.failed, after) else {
+            return Err(error);
+        };
+        log::warn!(
+            target: LOG_TARGET,
+            "r{} {what}: {}; retry {} of {} in {:.1} s",
+            self.id,
+            short_reason(&error),
+            self.failed + 1,
+            self.policy.max_retries,
+            delay.as_secs_f64()
+        );
+        tokio::time::sleep(delay).await;
+        self.failed += 1;
+        Ok(())
+    }
+}
+
 impl Transport {
     pub fn new(config: &TransportConfig) -> Result<Self> {
         let user_agent = HeaderValue::from_str(&config.user_agent)
             .map_err(|_| Error::Config("user_agent is not a valid header value".to_owned()))?;
-        crate::config::check_timeout("timeout", config.timeout)?;
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .redirect(redirect_policy(config.redirects));
         crate::config::check_timeout("connect_timeout", config.connect_timeout)?;
+        if let Some(timeout) = config.timeout {
+            crate::config::check_timeout("timeout", timeout)?;
+            http = http.timeout(timeout);
+        }
+        if let Some(timeout) = config.read_timeout {
+            crate::config::check_timeout("read_timeout", timeout)?;
+            http = http.read_timeout(timeout);
+        }
+        if !config.decompress {
+            http = http.no_gzip();
+        }
         if config.max_body_size == 0 {
             return Err(Error::Config("max_body_size must be positive".to_owned()));
         }
         ensure_crypto_provider();
-        let http = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.connect_timeout)
-            // Redirects would carry the Authorization header, a session cookie or a form
-            // with a password to wherever they point.
-            .redirect(reqwest::redirect::Policy::none())
+        let http = http
             .build()
             .map_err(|e| Error::Config(format!("could not build the HTTP client: {e}")))?;
         Ok(Self {
@@ -176,10 +304,11 @@ impl Transport {
     /// Send the request `prepare` builds (called again for each attempt, so it may include
     /// state that changed, such as cookies) until `judge` accepts an answer or gives up.
     ///
-    /// With `auth`, every attempt carries its bearer token. Failures before an answer are
-    /// retried when nothing can have been processed twice: always for GET, for other
-    /// methods only when no byte of the request was sent. `limits`, when given, is taken
-    /// for each attempt until its answer is read.
+    /// With `auth`, every attempt carries its bearer token. Failures before an answer (not
+    /// timeouts: the whole attempt had its time) are retried when nothing can have been
+    /// processed twice: always for GET and HEAD, for other methods only when no byte of the
+    /// request was sent. `limits`, when given, is
+    /// taken for each attempt until its answer is read.
     pub async fn exchange<T>(
         &self,
         auth: Option<&dyn AuthProvider>,
@@ -191,9 +320,9 @@ impl Transport {
             Some(auth) => Some(auth.bearer().await?),
             None => None,
         };
-        let mut attempt: u32 = 0;
         let mut replayed = false;
-        let id = REQUEST_SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let mut retries = Retries::new(&self.retry);
+        let id = retries.id();
         loop {
             let request = prepare()?;
             let shown_url = display_url(&request.url);
@@ -241,9 +370,10 @@ impl Transport {
                 Err(error) => {
                     let error = redactor.error(error);
                     log::debug!(target: LOG_TARGET, "r{id} {method} {shown_url} failed after {elapsed_ms} ms: {error}");
+                    let idempotent = method == Method::GET || method == Method::HEAD;
                     let retryable = matches!(
                         &error,
-                        Error::Transport { before_send, .. } if method == Method::GET || *before_send
+                        Error::Transport { before_send, .. } if idempotent || *before_send
                     );
                     if !retryable {
                         return Err(error);
@@ -251,19 +381,9 @@ impl Transport {
                     (error, None)
                 }
             };
-            let Some(delay) = self.retry.delay(attempt, after) else {
-                return Err(error);
-            };
-            log::warn!(
-                target: LOG_TARGET,
-                "r{id} {method} {shown_url}: {}; retry {} of {} in {:.1} s",
-                short_reason(&error),
-                attempt + 1,
-                self.retry.max_retries,
-                delay.as_secs_f64()
-            );
-            tokio::time::sleep(delay).await;
-            attempt += 1;
+            retries
+                .pause(&format!("{method} {shown_url}"), error, after)
+                .await?;
         }
     }
 
@@ -277,6 +397,9 @@ impl Transport {
         redactor: &Redactor,
     ) -> Result<Reply> {
         let url = request.url;
+        let limit = request
+            .body_limit
+            .map_or(self.max_body_size, |l| l.min(self.max_body_size));
         let mut builder = self
             .http
             .request(request.method, url.clone())
@@ -301,7 +424,7 @@ impl Transport {
         let status = response.status();
         let headers = response.headers().clone();
         let body = if status.is_success() {
-            read_body(response, self.max_body_size, &url).await?
+            read_body(response, limit, &url).await?
         } else {
             // Redacted before anyone parses or cuts it: a secret straddling a later cut
             // would otherwise survive as a prefix.
@@ -443,14 +566,17 @@ mod tests {
     fn transport(max_body_size: usize, max_retries: u32) -> Transport {
         Transport::new(&TransportConfig {
             user_agent: "Test/1.0 (test@example.org) wikisuggest/0".to_owned(),
-            timeout: Duration::from_secs(20),
+            timeout: Some(Duration::from_secs(20)),
             connect_timeout: Duration::from_secs(5),
+            read_timeout: None,
             retry: RetryPolicy {
                 max_retries,
                 backoff_base: Duration::from_millis(1),
                 ..RetryPolicy::default()
             },
             max_body_size,
+            decompress: true,
+            redirects: Redirects::Never,
         })
         .unwrap()
     }

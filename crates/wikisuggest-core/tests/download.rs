@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use wikisuggest_core::Error;
 use wikisuggest_core::download::{
-    DownloadConfig, DownloadRequest, Downloaded, Downloader, partial_path,
+    Checksum, DownloadBudget, DownloadConfig, DownloadRequest, Downloaded, Downloader, partial_path,
 };
 
 const UA: &str = "DownloadTests/1.0 (https://example.org/tests; tests@example.org)";
@@ -49,6 +50,13 @@ enum Answer {
     Redirect(String),
     /// A chunked body that never ends.
     Endless,
+    /// The file cut after `cut` bytes; a ranged request is answered with a `206` whose
+    /// `Content-Range` starts half way to the byte asked for (another range).
+    OtherRange {
+        cut: usize,
+    },
+    /// A `200` without `Content-Length` (a chunked body of the file).
+    Unsized,
 }
 
 fn file() -> Answer {
@@ -64,6 +72,8 @@ fn file() -> Answer {
 struct Server {
     url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    /// Body bytes sent, over all answers.
+    sent: Arc<AtomicUsize>,
 }
 
 const ETAG: &str = "\"v1\"";
@@ -72,18 +82,19 @@ async fn serve(data: Vec<u8>, plan: Vec<Answer>) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
+    let sent = Arc::new(AtomicUsize::new(0));
+    let (log, count) = (seen.clone(), sent.clone());
     let data = Arc::new(data);
     tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 return;
             };
-            let (log, data, plan) = (log.clone(), data.clone(), plan.clone());
-            tokio::spawn(async move { handle(stream, log, data, plan).await });
+            let (log, data, plan, count) = (log.clone(), data.clone(), plan.clone(), count.clone());
+            tokio::spawn(async move { handle(stream, log, data, plan, count).await });
         }
     });
-    Server { url, seen }
+    Server { url, seen, sent }
 }
 
 async fn read_head(stream: &mut TcpStream) -> Option<Seen> {
@@ -116,6 +127,7 @@ async fn handle(
     log: Arc<Mutex<Vec<Seen>>>,
     data: Arc<Vec<u8>>,
     plan: Vec<Answer>,
+    count: Arc<AtomicUsize>,
 ) {
     // One request per connection: every answer closes it.
     let Some(seen) = read_head(&mut stream).await else {
@@ -130,7 +142,10 @@ async fn handle(
             .saturating_sub(1)
     };
     let answer = if seen.method == "HEAD" {
-        file()
+        match plan.first() {
+            Some(Answer::Unsized) => Answer::Unsized,
+            _ => file(),
+        }
     } else {
         plan.get(n).cloned().unwrap_or_else(file)
     };
@@ -166,6 +181,58 @@ async fn handle(
                     return;
                 }
             }
+        }
+        Answer::OtherRange { cut } => {
+            let asked: usize = seen
+                .header("Range")
+                .map(|r| {
+                    r.trim_start_matches("bytes=")
+                        .trim_end_matches('-')
+                        .parse()
+                        .unwrap()
+                })
+                .unwrap_or(0);
+            let start = asked / 2;
+            let status = if asked > 0 {
+                format!(
+                    "206 Partial Content\r\nContent-Range: bytes {start}-{}/{}",
+                    data.len() - 1,
+                    data.len()
+                )
+            } else {
+                "200 OK".to_owned()
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: {ETAG}\r\nConnection: close\r\n\r\n",
+                data.len() - start
+            );
+            if stream.write_all(reply.as_bytes()).await.is_err() {
+                return;
+            }
+            let end = (start + cut).min(data.len());
+            if stream.write_all(&data[start..end]).await.is_ok() {
+                count.fetch_add(end - start, Ordering::SeqCst);
+            }
+            let _ = stream.flush().await;
+        }
+        Answer::Unsized => {
+            let _ = stream
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+                )
+                .await;
+            if head {
+                return;
+            }
+            for piece in data.chunks(4096) {
+                let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+                chunk.extend_from_slice(piece);
+                chunk.extend_from_slice(b"\r\n");
+                if stream.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+            let _ = stream.write_all(b"0\r\n\r\n").await;
         }
         Answer::File {
             cut,
@@ -233,6 +300,7 @@ async fn handle(
                     return;
                 }
                 sent += piece.len();
+                count.fetch_add(piece.len(), Ordering::SeqCst);
             }
             let _ = stream.flush().await;
         }
@@ -280,7 +348,7 @@ async fn fetch(
     let request = DownloadRequest {
         url: format!("{}data.sql.gz", server.url),
         dest: dest.to_owned(),
-        sha256: sha,
+        checksum: sha.map(|h| Checksum::parse("sha256", &h).unwrap()),
         max_size: 1 << 30,
     };
     d.download(&request, &|_, _| {}).await
@@ -439,9 +507,11 @@ async fn corrupt_bytes_are_fetched_once_more_then_reported_with_both_hashes() {
     match &err {
         Error::ChecksumMismatch {
             url,
+            kind,
             expected,
             actual,
         } => {
+            assert_eq!(*kind, "sha256");
             assert_eq!(url, &format!("{}data.sql.gz", server.url));
             assert_eq!(expected, &sha256_hex(&data));
             assert_eq!(actual, &sha256_hex(&bad));
@@ -533,6 +603,7 @@ async fn redirects_are_followed_on_the_same_host_only() {
     )
     .await;
     let err = fetch(&d, &server, &dir.join("a"), None).await.unwrap_err();
+    assert!(matches!(err, Error::RedirectRefused { .. }), "{err:?}");
     assert!(err.to_string().contains("same host"), "{err}");
     assert!(other.seen.lock().unwrap().is_empty());
 
@@ -552,7 +623,7 @@ async fn an_endless_body_stops_at_the_size_limit() {
     let request = DownloadRequest {
         url: format!("{}data.sql.gz", server.url),
         dest: dir.join("x"),
-        sha256: None,
+        checksum: None,
         max_size: 100_000,
     };
     let err = downloader(Duration::from_secs(5), 0)
@@ -594,7 +665,7 @@ async fn a_partial_left_by_an_earlier_run_is_resumed_by_the_next() {
     let request = DownloadRequest {
         url: format!("{}data.sql.gz", server.url),
         dest: dest.clone(),
-        sha256: Some(sha256_hex(&data)),
+        checksum: Some(Checksum::parse("sha256", &sha256_hex(&data)).unwrap()),
         max_size: 1 << 30,
     };
     let done = downloader(Duration::from_secs(5), 0)
@@ -666,4 +737,171 @@ async fn head_and_small_files() {
         seen.iter()
             .all(|s| s.header("Cache-Control") == Some("no-cache"))
     );
+}
+
+#[tokio::test]
+async fn a_server_that_cuts_every_transfer_and_answers_other_ranges_is_given_up() {
+    // The reproducer: every transfer cut, every resume answered with a 206 that starts
+    // elsewhere. Restarting from zero is not progress: the retries end, and in any case
+    // the budget of requests and bytes does.
+    let size = 400_000;
+    let data = payload(size);
+    let server = serve(
+        data.clone(),
+        vec![Answer::OtherRange { cut: 100_000 }; 10_000],
+    )
+    .await;
+    let dir = temp_dir("other-range");
+    let started = std::time::Instant::now();
+    let err = fetch(
+        &downloader(Duration::from_secs(5), 5),
+        &server,
+        &dir.join("data.sql.gz"),
+        Some(sha256_hex(&data)),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, Error::Transport { .. } | Error::DownloadBudget { .. }),
+        "{err:?}"
+    );
+    assert!(
+        gets(&server).len() <= 12,
+        "{} requests",
+        gets(&server).len()
+    );
+    assert!(server.sent.load(Ordering::SeqCst) <= 3 * size);
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    // However many retries are allowed, the budget ends it, with a typed error.
+    let server = serve(
+        data.clone(),
+        vec![Answer::OtherRange { cut: 100_000 }; 10_000],
+    )
+    .await;
+    let mut config = DownloadConfig::new(UA);
+    config.retry.max_retries = 1_000_000;
+    config.retry.backoff_base = Duration::from_millis(1);
+    config.retry.backoff_max = Duration::from_millis(2);
+    config.budget = DownloadBudget {
+        max_attempts: 10_000,
+        bytes_factor: 3,
+        bytes_slack: 0,
+    };
+    let err = fetch(
+        &Downloader::new(config).unwrap(),
+        &server,
+        &dir.join("again.sql.gz"),
+        Some(sha256_hex(&data)),
+    )
+    .await
+    .unwrap_err();
+    match err {
+        Error::DownloadBudget {
+            received, size: s, ..
+        } => {
+            // The piece that crossed the budget is the last one read.
+            assert!(received <= 3 * size as u64 + 65_536, "{received}");
+            assert_eq!(s, Some(size as u64));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // A budget of requests ends a server that sends one piece per request.
+    let cut = Answer::File {
+        cut: Some(1_000),
+        ignore_range: false,
+        corrupt: None,
+        stall: None,
+        gzip_label: false,
+    };
+    let server = serve(data.clone(), vec![cut; 10_000]).await;
+    let mut config = DownloadConfig::new(UA);
+    config.retry.backoff_base = Duration::from_millis(1);
+    config.retry.backoff_max = Duration::from_millis(2);
+    config.budget.max_attempts = 20;
+    let err = fetch(
+        &Downloader::new(config).unwrap(),
+        &server,
+        &dir.join("drip.sql.gz"),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(err, Error::DownloadBudget { attempts: 20, .. }),
+        "{err:?}"
+    );
+    assert_eq!(gets(&server).len(), 20);
+    assert!(err.to_string().contains("20 requests"), "{err}");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn planted_links_in_the_download_folder_are_not_followed() {
+    let data = payload(50_000);
+    let server = serve(data.clone(), vec![]).await;
+    let dir = temp_dir("links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let folder = dir.join("downloads");
+    std::fs::create_dir_all(&folder).unwrap();
+    let dest = folder.join("data.sql.gz");
+    let d = downloader(Duration::from_secs(5), 0);
+
+    // The partial file as a link: refused, the file it points to untouched.
+    std::os::unix::fs::symlink(&victim, partial_path(&dest)).unwrap();
+    let err = fetch(&d, &server, &dest, Some(sha256_hex(&data)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::File { .. }), "{err:?}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    std::fs::remove_file(partial_path(&dest)).unwrap();
+
+    // The record and its temporary file as links: replaced, not written through.
+    let record = folder.join("data.sql.gz.incomplete.json");
+    std::os::unix::fs::symlink(&victim, &record).unwrap();
+    std::os::unix::fs::symlink(&victim, folder.join("data.sql.gz.incomplete.json.tmp")).unwrap();
+    fetch(&d, &server, &dest, Some(sha256_hex(&data)))
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), data);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+
+    // The folder itself as a link: refused.
+    let linked = dir.join("linked");
+    std::os::unix::fs::symlink(&outside, &linked).unwrap();
+    let err = fetch(&d, &server, &linked.join("data.sql.gz"), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::File { .. }), "{err:?}");
+    assert!(!outside.join("data.sql.gz.incomplete").exists());
+}
+
+#[tokio::test]
+async fn sha1_checksums_and_files_of_unknown_size() {
+    let data = payload(30_000);
+    let server = serve(data.clone(), vec![Answer::Unsized]).await;
+    let dir = temp_dir("sha1");
+    let d = downloader(Duration::from_secs(5), 0);
+    let url = format!("{}data.sql.gz", server.url);
+    let remote = d.head(&url).await.unwrap().unwrap();
+    assert_eq!(remote.size, None);
+    let sha1: String = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, &data)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let request = DownloadRequest {
+        url,
+        dest: dir.join("data"),
+        checksum: Some(Checksum::parse("sha1", &sha1).unwrap()),
+        max_size: 1 << 20,
+    };
+    let done = d.download(&request, &|_, _| {}).await.unwrap();
+    assert_eq!(done.checksum.hex, sha1);
+    assert_eq!(done.size, 30_000);
+    assert_eq!(std::fs::read(dir.join("data")).unwrap(), data);
 }

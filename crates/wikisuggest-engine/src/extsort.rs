@@ -10,6 +10,8 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most runs merged at once; more are first merged into longer runs.
 pub(crate) const MAX_FAN_IN: usize = 64;
@@ -17,6 +19,92 @@ pub(crate) const MAX_FAN_IN: usize = 64;
 const RUN_READ_BUFFER: usize = 64 << 10;
 /// Bookkeeping bytes per buffered record (its place in the arena), counted in the budget.
 const INDEX_BYTES: usize = std::mem::size_of::<Slot>();
+
+/// The bytes on disk of a set of work files, against a limit: a conversion holds its work
+/// files (sort runs and the rest) to the space that was reserved for it.
+#[derive(Debug)]
+pub(crate) struct WorkMeter {
+    used: AtomicU64,
+    limit: u64,
+}
+
+impl WorkMeter {
+    /// A meter refusing more than `limit` bytes (none: only counting).
+    pub(crate) fn new(limit: Option<u64>) -> Arc<Self> {
+        Arc::new(Self {
+            used: AtomicU64::new(0),
+            limit: limit.unwrap_or(u64::MAX),
+        })
+    }
+
+    /// Bytes on disk now.
+    pub(crate) fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Whether the limit was passed.
+    pub(crate) fn exceeded(&self) -> bool {
+        self.used() > self.limit
+    }
+
+    /// Counts `n` more bytes written: an error once past the limit.
+    pub(crate) fn take(&self, n: u64) -> std::io::Result<()> {
+        let now = self.used.fetch_add(n, Ordering::Relaxed).saturating_add(n);
+        if now > self.limit {
+            return Err(std::io::Error::other(format!(
+                "the work files passed the {} bytes reserved for them",
+                self.limit
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` bytes removed.
+    pub(crate) fn give_back(&self, n: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(n))
+            });
+    }
+}
+
+/// A writer whose bytes count on a [`WorkMeter`]: a write fails once the meter's limit is
+/// passed (after at most one buffer more).
+pub(crate) struct Metered<W> {
+    inner: W,
+    meter: Arc<WorkMeter>,
+}
+
+impl<W> Metered<W> {
+    pub(crate) fn new(inner: W, meter: Arc<WorkMeter>) -> Self {
+        Self { inner, meter }
+    }
+}
+
+impl<W: Write> Write for Metered<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.meter.take(n as u64)?;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A run file being written, counted on the sorter's meter.
+fn create_run(path: &Path, meter: &Arc<WorkMeter>) -> std::io::Result<BufWriter<Metered<File>>> {
+    Ok(BufWriter::with_capacity(
+        1 << 20,
+        Metered::new(File::create(path)?, meter.clone()),
+    ))
+}
 
 #[derive(Clone, Copy)]
 struct Slot {
@@ -34,12 +122,21 @@ pub struct Sorter {
     slots: Vec<Slot>,
     runs: Vec<PathBuf>,
     pushed: u64,
+    meter: Arc<WorkMeter>,
 }
 
 impl Sorter {
     /// A sorter whose buffer holds at most about `budget` bytes; run files are named after
-    /// `name` inside `dir` (which must exist and belong to the caller).
+    /// `name` inside `dir` (which must exist and belong to the caller), their space not
+    /// limited.
     pub fn new(dir: &Path, name: &str, budget: usize) -> Self {
+        Self::metered(dir, name, budget, WorkMeter::new(None))
+    }
+
+    /// A sorter whose buffer holds at most about `budget` bytes, counting its run files on
+    /// `meter`; run files are named after `name` inside `dir` (which must exist and belong
+    /// to the caller).
+    pub(crate) fn metered(dir: &Path, name: &str, budget: usize, meter: Arc<WorkMeter>) -> Self {
         Self {
             dir: dir.to_owned(),
             name: name.to_owned(),
@@ -48,6 +145,7 @@ impl Sorter {
             slots: Vec::new(),
             runs: Vec::new(),
             pushed: 0,
+            meter,
         }
     }
 
@@ -98,7 +196,7 @@ impl Sorter {
         let path = self
             .dir
             .join(format!("{}.run{}", self.name, self.runs.len()));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        let mut w = create_run(&path, &self.meter)?;
         for s in &self.slots {
             let end = s.start + s.key_len as usize + s.payload_len as usize;
             write_record_header(&mut w, s.key_len, s.payload_len)?;
@@ -140,7 +238,7 @@ impl Sorter {
             let mut merged = Vec::new();
             for (i, group) in runs.chunks(MAX_FAN_IN).enumerate() {
                 let path = self.dir.join(format!("{}.merge{level}.{i}", self.name));
-                let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+                let mut w = create_run(&path, &self.meter)?;
                 let mut m = Merge::open(group)?;
                 while let Some(r) = m.next()? {
                     write_record_header(&mut w, r.key.len() as u32, r.payload.len() as u32)?;
@@ -150,7 +248,10 @@ impl Sorter {
                 w.into_inner().map_err(|e| e.into_error())?;
                 drop(m);
                 for p in group {
-                    let _ = std::fs::remove_file(p);
+                    let size = std::fs::metadata(p).map_or(0, |m| m.len());
+                    if std::fs::remove_file(p).is_ok() {
+                        self.meter.give_back(size);
+                    }
                 }
                 merged.push(path);
             }
@@ -354,7 +455,7 @@ mod tests {
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut s = Sorter::new(&dir, "t", budget);
+        let mut s = Sorter::metered(&dir, "t", budget, WorkMeter::new(None));
         for (k, p) in records {
             s.push(k, p).unwrap();
         }

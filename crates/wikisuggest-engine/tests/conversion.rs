@@ -82,6 +82,7 @@ fn progress_goes_through_the_phases_in_order_and_ends_complete() {
         sort_budget: 64 << 10,
         progress: Some(&report),
         cancel: None,
+        work_budget: None,
     };
     convert_with(&parity_dir(), "enwiki", &out, &options).unwrap();
     let seen = seen.into_inner().unwrap();
@@ -140,6 +141,7 @@ fn a_cancelled_conversion_stops_and_removes_its_work_files() {
             sort_budget: 64 << 10,
             progress: Some(&report),
             cancel: Some(&cancel),
+            work_budget: None,
         };
         let err = convert_with(&parity_dir(), "enwiki", &out, &options).unwrap_err();
         assert!(matches!(err, Error::Cancelled), "{stop_in:?}: {err:?}");
@@ -223,4 +225,38 @@ fn damaged_sources_give_the_errors_of_the_in_memory_reader_and_leave_nothing() {
     rewrite_checksum(&vectors);
     assert!(wikisuggest_engine::convert(&src, "enwiki", &out).is_err());
     assert!(leftovers(&out).is_empty());
+}
+
+#[test]
+fn work_files_are_held_to_the_space_reserved_for_them() {
+    let sources: u64 = std::fs::read_dir(parity_dir())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    // Six times the sources is what the fetcher reserves: the parity dataset fits.
+    let out = temp_dir("work-budget-fits");
+    let options = ConvertOptions {
+        sort_budget: 64 << 10,
+        work_budget: Some(6 * sources),
+        ..ConvertOptions::default()
+    };
+    convert_with(&parity_dir(), "enwiki", &out, &options).unwrap();
+    assert_eq!(leftovers(&out), vec!["enwiki.linkdata".to_owned()]);
+
+    // Less is refused, with the typed error, and nothing is left.
+    for budget in [1_000, sources / 2, sources * 2] {
+        let out = temp_dir("work-budget-short");
+        let options = ConvertOptions {
+            sort_budget: 64 << 10,
+            work_budget: Some(budget),
+            ..ConvertOptions::default()
+        };
+        let err = convert_with(&parity_dir(), "enwiki", &out, &options).unwrap_err();
+        assert!(matches!(err, Error::TooLarge(_)), "{budget}: {err:?}");
+        assert!(
+            err.to_string().contains(&format!("{budget} bytes")),
+            "{err}"
+        );
+        assert!(leftovers(&out).is_empty(), "{:?}", leftovers(&out));
+    }
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .environment import CACHE, describe
 from .options import given, keywords
 
 
@@ -61,3 +62,5 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     build.add_argument("--seed", type=int, default=7)
     build.set_defaults(run=_build)
+    # The GloVe vectors are kept in the cache.
+    describe(build, CACHE)

@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from .environment import CLIENT, describe
 from .options import given, keys
 from .output import emit
 
@@ -88,6 +89,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_client_options(links)
     links.set_defaults(run=_links)
+    describe(links, CLIENT)
 
     translate = commands.add_parser("translate", help="articles to translate from SOURCE to TARGET")
     translate.add_argument("source")
@@ -101,3 +103,4 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
     add_client_options(translate)
     translate.set_defaults(run=_translate)
+    describe(translate, CLIENT)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError, WikisuggestError
+from .environment import CACHE, FETCH, describe
 
 __all__ = ["add_parser"]
 
@@ -86,11 +87,23 @@ def _age(last_modified: str | None) -> str | None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    if args.published:
+        return _list_published(args)
     from ..datasets import cache
     from ..datasets.fetch import published_index, published_version
+    from ..datasets.published import wiki_id
 
     root = cache.cache_root(args.cache_dir)
-    wikis = args.wiki or cache.known_wikis(root)
+    wikis = [wiki_id(w) for w in args.wiki] or cache.known_wikis(root)
+    table = _format(args) == "table"
+    if table or not wikis:
+        what = "the wikis asked for" if args.wiki else "every wiki"
+        print(
+            f"the cached link datasets of {what} in {root / 'datasets'}"
+            + ("" if wikis else ": none")
+            + "; what can be fetched: wikisuggest datasets list --published",
+            file=sys.stderr,
+        )
     index = None
     if not args.offline and wikis:
         try:
@@ -135,22 +148,53 @@ def _list(args: argparse.Namespace) -> int:
                     newer = "yes" if published.checksums != current.checksums else "no"
         row["newer_published"] = newer
         rows.append(row)
-    if _format(args) == "json":
+    if not table:
         json.dump(rows, sys.stdout, indent=1)
         print()
     else:
-        from .output import table
+        from .output import table as render
 
-        shown = [
-            {**r, "size": f"{r['size'] / 1e6:.0f} MB" if r["size"] is not None else None}
-            for r in rows
-        ]
+        shown = [{**r, "size": _megabytes(r["size"])} for r in rows]
         print(
-            table(
+            render(
                 shown,
                 ["wiki", "snapshot", "source", "size", "model_age", "newer_published", "snapshots"],
             )
         )
+    return 0
+
+
+def _megabytes(size: int | None) -> str | None:
+    return f"{size / 1e6:.0f} MB" if size is not None else None
+
+
+def _list_published(args: argparse.Namespace) -> int:
+    from ..datasets.fetch import published_wikis
+
+    if args.offline:
+        raise DatasetError(
+            "datasets list --published asks the published bases; it cannot run --offline"
+        )
+    found = published_wikis(
+        args.source,
+        wikis=args.wiki or None,
+        cache_dir=args.cache_dir,
+        user_agent=args.user_agent,
+    )
+    rows = [{**p.to_dict(), "model_age": _age(p.model_last_modified)} for p in found]
+    if _format(args) == "json":
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+        return 0
+    from .output import table
+
+    print(
+        f"{len(rows)} wikis with published link datasets; fetch one with: "
+        "wikisuggest datasets fetch WIKI",
+        file=sys.stderr,
+    )
+    shown = [{**r, "size": _megabytes(r["size"])} for r in rows]
+    print(table(shown, ["wiki", "base", "model_age", "size"]))
     return 0
 
 
@@ -168,34 +212,59 @@ def _path(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_one(wiki: str, snapshot: Any) -> str | None:
+    """What is wrong with a complete snapshot, or ``None``."""
+    from ..datasets import cache
+    from ..engine import LinkEngine
+
+    want = snapshot.manifest["native"].get("sha256")
+    if not isinstance(want, str):
+        return "its manifest does not say the native file's sha256 (native.sha256)"
+    got = cache.sha256_file(snapshot.native)
+    if got != want:
+        return f"sha256 {got}, the manifest says {want}"
+    try:
+        with LinkEngine.open(snapshot.native, wiki, verify=True) as engine:
+            sums = engine.info().checksums
+    except WikisuggestError as err:
+        return str(err)
+    if sums != snapshot.checksums:
+        return "its checksums are not the manifest's"
+    return None
+
+
 def _verify(args: argparse.Namespace) -> int:
     from ..datasets import cache
     from ..datasets.published import wiki_id
-    from ..engine import LinkEngine
 
     root = cache.cache_root(args.cache_dir)
     wikis = [wiki_id(w) for w in args.wiki] or cache.known_wikis(root)
     bad = 0
     for wiki in wikis:
-        for snapshot in cache.WikiCache(root, wiki).all_snapshots():
-            want = snapshot.manifest["native"]["sha256"]
-            got = cache.sha256_file(snapshot.native)
-            problem = None
-            if got != want:
-                problem = f"sha256 {got}, the manifest says {want}"
+        store = cache.WikiCache(root, wiki)
+        folders = (
+            sorted(p for p in store.snapshots.iterdir() if not p.name.startswith("."))
+            if store.snapshots.is_dir() and not store.snapshots.is_symlink()
+            else []
+        )
+        if not folders:
+            print(f"{wiki}: no snapshot")
+        for folder in folders:
+            snapshot = store.snapshot(folder.name)
+            problem: str | None
+            if snapshot is None:
+                manifest = cache.read_json(folder / cache.MANIFEST)
+                if not manifest:
+                    problem = "its manifest is missing, empty or not a JSON object"
+                else:
+                    problem = "incomplete: its manifest does not describe a native file here"
             else:
-                try:
-                    with LinkEngine.open(snapshot.native, wiki, verify=True) as engine:
-                        sums = engine.info().checksums
-                    if sums != snapshot.checksums:
-                        problem = "its checksums are not the manifest's"
-                except WikisuggestError as err:
-                    problem = str(err)
+                problem = _verify_one(wiki, snapshot)
             if problem:
                 bad += 1
-                print(f"{wiki} {snapshot.id}: damaged: {problem}", file=sys.stderr)
+                print(f"{wiki} {folder.name}: damaged: {problem}", file=sys.stderr)
             else:
-                print(f"{wiki} {snapshot.id}: ok")
+                print(f"{wiki} {folder.name}: ok")
     return 2 if bad else 0
 
 
@@ -203,38 +272,35 @@ def _prune(args: argparse.Namespace) -> int:
     from ..datasets import cache
     from ..datasets.published import wiki_id
 
+    if args.keep < 0:
+        raise argparse.ArgumentTypeError("--keep must be 0 or more")
     root = cache.cache_root(args.cache_dir)
     wikis = [wiki_id(w) for w in args.wiki] or cache.known_wikis(root)
-    freed = 0
+    verb = "would remove" if args.dry_run else "removed"
+    done = cache.Removal()
     for wiki in wikis:
         store = cache.WikiCache(root, wiki)
-        with store.lock():
-            current = store.current()
-            others = [s for s in store.all_snapshots() if current is None or s.id != current.id]
-            # Newest first: the first `keep` of them stay.
-            for snapshot in others[::-1][args.keep :]:
-                size = snapshot.size()
-                print(f"{wiki}: {'would remove' if args.dry_run else 'removing'} {snapshot.path}")
-                if not args.dry_run:
-                    shutil.rmtree(snapshot.path, ignore_errors=True)
-                freed += size
-            leftovers = [*store.remove_stale()] if not args.dry_run else []
-            if args.partial and store.downloads.is_dir():
-                for p in store.downloads.iterdir():
-                    print(f"{wiki}: {'would remove' if args.dry_run else 'removing'} {p}")
-                    freed += p.stat().st_size if p.is_file() else 0
-                    if not args.dry_run:
-                        p.unlink(missing_ok=True)
-            for p in leftovers:
-                print(f"{wiki}: removed the leftover {p}")
+        if not store.dir.is_dir() and not store.dir.is_symlink():
+            continue
+        try:
+            with store.lock():
+                found = store.prune(keep=args.keep, partial=args.partial, dry_run=args.dry_run)
+        except DatasetError as err:
+            # One wiki's folder the cache cannot work in (a link, say): the others go on.
+            print(f"{wiki}: left alone: {err}", file=sys.stderr)
+            continue
+        for path in found.removed:
+            print(f"{wiki}: {verb} {path}")
+        for path, why in found.left:
+            print(f"{wiki}: left {path} ({why})", file=sys.stderr)
+        done.extend(found)
     serve = root / "datasets" / "serve"
-    if not args.wiki and serve.is_dir():
+    if not args.wiki and serve.is_dir() and not serve.is_symlink():
         # Hard links for `wikisuggest serve --fetch`: made again when next needed.
-        print(f"{'would remove' if args.dry_run else 'removing'} {serve}")
+        print(f"{verb} {serve}")
         if not args.dry_run:
             shutil.rmtree(serve, ignore_errors=True)
-    verb = "would free" if args.dry_run else "freed"
-    print(f"{verb} {freed / 1e6:.0f} MB")
+    print(f"{'would free' if args.dry_run else 'freed'} {done.freed / 1e6:.0f} MB")
     return 0
 
 
@@ -276,7 +342,8 @@ def _common(p: argparse.ArgumentParser, *, network: bool = True) -> None:
         p.add_argument(
             "--source",
             default="auto",
-            help="'auto' (v2, else legacy), 'v2', 'legacy' or a mirror's URL",
+            help="'auto' (v2, else legacy), 'v2', 'legacy' or a mirror's URL (the bases' URLs: "
+            "ANALYTICS_BASE_URL, ANALYTICS_BASE_URL_LEGACY)",
         )
         p.add_argument(
             "--offline",
@@ -311,30 +378,56 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     fetch.add_argument("--quiet", action="store_true", help="no sizes or progress bars")
     fetch.set_defaults(run=_fetch)
+    describe(fetch, FETCH)
 
-    listing = sub.add_parser("list", help="cached wikis, their age, and whether newer is published")
-    listing.add_argument("wiki", nargs="*", help="default: every cached wiki")
+    listing = sub.add_parser(
+        "list",
+        help="cached wikis, their age, and whether newer is published; with --published, "
+        "every wiki that can be fetched",
+        description="The wikis in the cache (their snapshot, model age, and whether a newer "
+        "version is published); with --published, every wiki with published datasets, its "
+        "base, model date and size.",
+    )
+    listing.add_argument(
+        "wiki", nargs="*", help="default: every cached wiki (every published one with --published)"
+    )
+    listing.add_argument(
+        "--published",
+        action="store_true",
+        help="list what the published bases offer, not what the cache holds",
+    )
     _common(listing)
     listing.add_argument("--format", choices=["json", "table"], default=None)
     listing.set_defaults(run=_list)
+    describe(listing, FETCH)
 
     path = sub.add_parser("path", help="print the cached native file of a wiki (no network)")
     path.add_argument("wiki")
     _common(path, network=False)
     path.set_defaults(run=_path)
+    describe(path, CACHE)
 
     verify = sub.add_parser("verify", help="check the cached snapshots against their manifests")
     verify.add_argument("wiki", nargs="*", help="default: every cached wiki")
     _common(verify, network=False)
     verify.set_defaults(run=_verify)
+    describe(verify, CACHE)
 
-    prune = sub.add_parser("prune", help="remove snapshots other than the current ones")
+    prune = sub.add_parser(
+        "prune",
+        help="remove snapshots other than the current ones, and what is not a snapshot",
+        description="Removes the snapshots other than the current ones (--keep older ones), "
+        "leftovers of interrupted fetches, the folders of wikis with nothing cached, and with "
+        "--partial the downloads not yet converted. Only what the cache wrote is deleted; "
+        "anything else is reported and left.",
+    )
     prune.add_argument("wiki", nargs="*", help="default: every cached wiki")
     _common(prune, network=False)
     prune.add_argument("--keep", type=int, default=0, help="older snapshots to keep per wiki")
     prune.add_argument("--partial", action="store_true", help="remove unfinished downloads too")
     prune.add_argument("--dry-run", action="store_true", help="say what would be removed")
     prune.set_defaults(run=_prune)
+    describe(prune, CACHE)
 
     diff = sub.add_parser(
         "diff",
@@ -347,6 +440,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _common(diff)
     diff.add_argument("--format", choices=["json", "table"], default=None)
     diff.set_defaults(run=_diff)
+    describe(diff, FETCH)
 
     convert = commands.add_parser(
         "convert", help="convert a published link dataset into the local engine's format"

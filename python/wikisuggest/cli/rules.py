@@ -10,6 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .environment import describe
+
 __all__ = ["add_parser"]
 
 
@@ -151,6 +153,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     community.add_argument("--user-agent", default=None)
     community.add_argument("--out", default=None, help="rule file to write (.toml or .json)")
     community.set_defaults(run=_community)
+    describe(community, ("WIKISUGGEST_USER_AGENT",))
 
     fill = sub.add_parser("fill-classes", help="the P31 table of a dataset's link targets")
     fill.add_argument("--datasets", required=True)
@@ -161,6 +164,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fill.add_argument("--pause", type=float, default=1.0, help="seconds between requests (1)")
     fill.add_argument("--user-agent", default=None)
     fill.set_defaults(run=_fill)
+    describe(fill, ("WIKISUGGEST_USER_AGENT",))
 
     audit = sub.add_parser("audit", help="flag the links of saved Add a Link edits")
     audit.add_argument("--api", required=True, help="the wiki's api.php")
@@ -174,3 +178,4 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     audit.add_argument("--username", default=None, help="bot password user (User@app)")
     audit.add_argument("--user-agent", default=None)
     audit.set_defaults(run=_audit)
+    describe(audit, ("WIKISUGGEST_USER_AGENT",))

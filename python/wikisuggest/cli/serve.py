@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .environment import FETCH, describe
+
 
 def _serve(args: argparse.Namespace) -> int:
     """Run the reference server until interrupted."""
@@ -116,3 +118,5 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     serve.add_argument("--threads", type=int, default=2, help="server worker threads")
     serve.set_defaults(run=_serve)
+    # --fetch reads the fetcher's settings.
+    describe(serve, FETCH)

@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any
 
+from .environment import TOKEN, describe
 from .output import table
 
 
@@ -59,3 +60,4 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format", choices=["json", "table"], default="table" if sys.stdout.isatty() else "json"
     )
     token.set_defaults(run=_token, usage=token)
+    describe(token, TOKEN)

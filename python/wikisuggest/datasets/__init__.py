@@ -1,8 +1,10 @@
 """The link engine's datasets: production's published datasets for any wiki, fetched and
-cached (:func:`fetch`), published files converted into the engine's native format
-(:func:`convert`), and datasets built from a wiki's own dump (:func:`build`).
+cached (:func:`fetch`; :func:`published_wikis` lists what can be fetched), published files
+converted into the engine's native format (:func:`convert`), and datasets built from a
+wiki's own dump (:func:`build`).
 
 >>> from wikisuggest import datasets
+>>> [w.wiki for w in datasets.published_wikis()][:3]  # doctest: +SKIP
 >>> path = datasets.fetch("frwiki")  # doctest: +SKIP
 >>> datasets.convert("published/enwiki", "enwiki", "native")  # doctest: +SKIP
 >>> report = datasets.build("enwiki-articles.xml.bz2", "enwiki", "out")  # doctest: +SKIP
@@ -13,6 +15,15 @@ from __future__ import annotations
 from .build import BacktestPoint, BuildReport, build
 from .cache import cache_root
 from .convert import convert
-from .fetch import fetch
+from .fetch import PublishedWiki, fetch, published_wikis
 
-__all__ = ["BacktestPoint", "BuildReport", "build", "cache_root", "convert", "fetch"]
+__all__ = [
+    "BacktestPoint",
+    "BuildReport",
+    "PublishedWiki",
+    "build",
+    "cache_root",
+    "convert",
+    "fetch",
+    "published_wikis",
+]

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._native import backtest_dataset, dataset_drift
+from .._native import backtest_dataset, dataset_drift, dump_wiki
+from ..errors import DatasetError
 from .build import BacktestPoint
 from .fetch import fetch
 from .published import wiki_id
@@ -119,6 +120,16 @@ def diff(
     from .build import build
 
     wiki = wiki_id(wiki)
+    # A dump of another wiki would report every link target as deleted: refused before
+    # anything is fetched or built.
+    of = dump_wiki(str(dump))
+    if of and of != wiki:
+        raise DatasetError(
+            f"{dump} is a dump of {of}, not of {wiki}: compare {wiki}'s published dataset "
+            f"with a dump of {wiki}",
+            wiki=wiki,
+            path=str(dump),
+        )
     language = language_code or wiki.removesuffix("wiki").replace("_", "-")
     native = fetch(wiki, cache_dir=cache_dir, offline=offline, user_agent=user_agent)
     with tempfile.TemporaryDirectory(prefix=f"{wiki}-fresh-") as tmp:

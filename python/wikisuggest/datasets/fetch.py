@@ -12,11 +12,14 @@ What a call does, in order (see :mod:`wikisuggest.datasets.cache` for the folder
    current and nothing is downloaded.
 4. The sizes of the files to download are asked for (``HEAD``), printed, and the free disk
    space is checked, before the first byte.
-5. The files are downloaded one at a time, hashed as they arrive, resumed after a cut, and
-   verified against the published checksums (a mismatch is fetched once more from zero, then
-   raised as :class:`~wikisuggest.DatasetError`).
-6. They are converted (in bounded memory) into a new snapshot, which becomes current; the
-   downloaded files are then deleted unless ``keep_sources=True``.
+5. The files are downloaded one at a time, hashed as they arrive, resumed after a cut (within
+   a budget of requests and bytes per file), and verified against the published checksums (a
+   mismatch is fetched once more from zero, then raised as :class:`~wikisuggest.DatasetError`).
+6. They are converted (in bounded memory, with work files bounded by the space reserved in
+   step 4) into a new snapshot, which becomes current; the downloaded files are then deleted
+   unless ``keep_sources=True``.
+
+Steps 3 to 6 are :func:`wikisuggest.datasets.files.fetch_files`, the fetcher every wing shares.
 
 Two processes fetching the same wiki take turns on a lock: the second finds the first one's
 snapshot and downloads nothing. Ctrl-C leaves the partial download for the next call and never
@@ -25,12 +28,10 @@ a half-made snapshot.
 
 from __future__ import annotations
 
-import datetime
 import hashlib
+import json
 import logging
 import os
-import re
-import shutil
 import time
 import warnings
 from collections.abc import Mapping
@@ -38,10 +39,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _progress
 from .._native import NativeDownloader, __version__, convert_dataset
 from ..errors import DatasetError, InvalidParameter, WikisuggestError
 from . import cache as _cache
+from .files import (
+    DEFAULT_USER_AGENT,
+    DownloadSettings,
+    FileSpec,
+    Release,
+    Report,
+    Staged,
+    downloader,
+    fetch_files,
+    offline_default,
+    user_agent_default,
+)
 from .published import (
     DATASETS,
     BaseUrl,
@@ -54,56 +66,33 @@ from .published import (
 )
 
 __all__ = [
+    "DEFAULT_USER_AGENT",
     "DownloadSettings",
     "Published",
+    "PublishedWiki",
     "fetch",
     "published_index",
     "published_version",
+    "published_wikis",
     "serving_folder",
 ]
 
 log = logging.getLogger("wikisuggest.datasets")
-
-#: Sent when no User-Agent is given (``user_agent=`` or ``WIKISUGGEST_USER_AGENT``).
-DEFAULT_USER_AGENT = f"wikisuggest/{__version__} (https://github.com/wikisuggest/wikisuggest)"
 
 #: How long a published index is trusted before it is read again.
 INDEX_MAX_AGE = 3600.0
 #: Largest index and checksum file accepted.
 _INDEX_LIMIT = 1 << 20
 _CHECKSUM_LIMIT = 4096
-#: Largest published file accepted when the server does not give its size.
-_MAX_FILE_SIZE = 1 << 40
 #: Conversion needs room for its work files and the native file: at their largest about five
 #: times the compressed sources (``bench/convert.py``: 10.3 GB for 2.1 GB of enwiki-size
-#: sources); a margin on top.
+#: sources); a margin on top. The conversion's work files are held to what is reserved.
 _CONVERSION_SPACE_FACTOR = 6.0
+#: The least reserved for a conversion's work (small wikis: fixed costs dominate).
+_CONVERSION_SPACE_FLOOR = 64 << 20
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass
-class DownloadSettings:
-    """Timeouts and retries of the downloads (the defaults suit the published servers)."""
-
-    connect_timeout: float = 10.0
-    #: Longest silence of a transfer before it is resumed.
-    read_timeout: float = 30.0
-    max_retries: int = 5
-    backoff_base: float = 0.5
-    max_retry_after: float = 120.0
-
-
-#: The settings every fetch uses.
+#: The settings every fetch of link datasets uses.
 settings = DownloadSettings()
-
-
-def _offline(offline: bool | None) -> bool:
-    if offline is not None:
-        if not isinstance(offline, bool):
-            raise InvalidParameter("offline must be True, False or None", parameter="offline")
-        return offline
-    return os.environ.get("WIKISUGGEST_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _expect(expect: Mapping[str, str] | None) -> dict[str, str]:
@@ -121,57 +110,16 @@ def _expect(expect: Mapping[str, str] | None) -> dict[str, str]:
                 f"expect names {name!r}; the datasets are {', '.join(DATASETS)}",
                 parameter="expect",
             )
-        if not isinstance(value, str) or not _HEX64.fullmatch(value.lower()):
+        if (
+            not isinstance(value, str)
+            or len(value) != 64
+            or not set(value.lower()) <= set("0123456789abcdef")
+        ):
             raise InvalidParameter(
                 f"expect[{name!r}] must be a sha256 (64 hex digits)", parameter="expect"
             )
         out[name] = value.lower()
     return out
-
-
-def _user_agent(user_agent: str | None) -> str:
-    if user_agent is not None:
-        return user_agent
-    return os.environ.get("WIKISUGGEST_USER_AGENT") or DEFAULT_USER_AGENT
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} TB"
-
-
-class _Report:
-    """Messages (printed between the bars with ``progress``, else logged) and the bars."""
-
-    def __init__(self, progress: bool) -> None:
-        self.progress = progress
-
-    def say(self, message: str) -> None:
-        if self.progress:
-            _progress.say(message)
-        else:
-            log.info("%s", message)
-
-    def bytes_bar(self, desc: str) -> _progress.ByteProgress | None:
-        return _progress.ByteProgress(desc) if self.progress else None
-
-    def phase_bar(self, desc: str) -> _progress.PhaseProgress | None:
-        return _progress.PhaseProgress(desc) if self.progress else None
-
-
-def _downloader(user_agent: str | None) -> NativeDownloader:
-    s = settings
-    return NativeDownloader(
-        _user_agent(user_agent),
-        s.connect_timeout,
-        s.read_timeout,
-        s.max_retries,
-        s.backoff_base,
-        s.max_retry_after,
-    )
 
 
 def _index_file(root: Path, base: BaseUrl) -> Path:
@@ -180,28 +128,28 @@ def _index_file(root: Path, base: BaseUrl) -> Path:
 
 
 def _read_index(
-    downloader: NativeDownloader, root: Path, base: BaseUrl, fresh: bool
+    loader: NativeDownloader, root: Path, base: BaseUrl, fresh: bool
 ) -> list[str] | None:
     """A base's ``wikis.txt``: from the cache when younger than an hour (unless ``fresh``),
     else from the server (then cached). An unreachable server falls back to an older copy."""
     path = _index_file(root, base)
     try:
-        age = time.time() - path.stat().st_mtime
+        age = time.time() - path.lstat().st_mtime
     except OSError:
         age = None
-    if age is not None and 0 <= age < INDEX_MAX_AGE and not fresh:
-        return parse_index(path.read_bytes())
+    cached = _cache.read_small(path, _INDEX_LIMIT) if age is not None else None
+    if cached is not None and age is not None and 0 <= age < INDEX_MAX_AGE and not fresh:
+        return parse_index(cached)
     try:
-        got = downloader.get(base.url + "wikis.txt", _INDEX_LIMIT)
+        got = loader.get(base.url + "wikis.txt", _INDEX_LIMIT)
     except WikisuggestError:
-        if age is None:
+        if cached is None or age is None:
             raise
         log.warning("%swikis.txt cannot be read; using the copy from %.0f s ago", base.url, age)
-        return parse_index(path.read_bytes())
+        return parse_index(cached)
     if got is None:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _cache.write_atomically(path, got[0])
+    _cache.write_atomically(_cache.checked_folder(root, "datasets", "index") / path.name, got[0])
     return parse_index(got[0])
 
 
@@ -214,11 +162,11 @@ def published_index(
 ) -> PublishedIndex:
     """The union of the published indexes of ``source``'s bases (each kept an hour)."""
     root = _cache.cache_root(cache_dir)
-    downloader = _downloader(user_agent)
+    loader = downloader(settings, user_agent)
     bases = base_urls(source)
     lists = {}
     for base in bases:
-        found = _read_index(downloader, root, base, fresh)
+        found = _read_index(loader, root, base, fresh)
         if found is None:
             log.warning("%s has no wikis.txt", base.url)
         lists[base.name] = found or []
@@ -237,13 +185,35 @@ class Published:
     def url(self, dataset: str) -> str:
         return f"{self.base.url}{self.wiki}/{dataset_file(self.wiki, dataset)}"
 
+    def release(self) -> Release:
+        """The five files with their checksums, as the shared fetcher takes them."""
+        return Release(
+            version="".join(f"{d}={self.checksums[d]}\n" for d in DATASETS),
+            snapshot=_cache.snapshot_id(self.checksums),
+            files=[
+                FileSpec(
+                    self.url(d),
+                    dataset_file(self.wiki, d),
+                    checksum=("sha256", self.checksums[d]),
+                )
+                for d in DATASETS
+            ],
+            origin=self.base.url,
+            manifest={
+                "wiki": self.wiki,
+                "source": self.base.name,
+                "base_url": self.base.url,
+                "checksums": dict(self.checksums),
+            },
+        )
 
-def _read_checksums(downloader: NativeDownloader, wiki: str, base: BaseUrl) -> Published | None:
+
+def _read_checksums(loader: NativeDownloader, wiki: str, base: BaseUrl) -> Published | None:
     """The five published checksums, or ``None`` when a file is missing (withdrawn)."""
     checksums = {}
     for dataset in DATASETS:
         url = f"{base.url}{wiki}/{dataset_file(wiki, dataset)}.checksum"
-        got = downloader.get(url, _CHECKSUM_LIMIT)
+        got = loader.get(url, _CHECKSUM_LIMIT)
         if got is None:
             log.warning("%s is missing", url)
             return None
@@ -265,187 +235,117 @@ def published_version(
     base = index.base_of(wiki)
     if base is None:
         return None
-    return _read_checksums(_downloader(user_agent), wiki, base)
+    return _read_checksums(downloader(settings, user_agent), wiki, base)
 
 
-def _check_space(folder: Path, need: int, what: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(folder).free
-    if free < need:
-        raise DatasetError(
-            f"not enough free disk space in {folder} for {what}: about {_size(need)} needed, "
-            f"{_size(free)} free (choose another cache folder with cache_dir= or "
-            "WIKISUGGEST_CACHE_DIR)",
-            path=str(folder),
-        )
+@dataclass(frozen=True)
+class PublishedWiki:
+    """A wiki with published link datasets: the base it is taken from (``v2``, ``legacy``
+    or ``mirror``) and its URL, its model's ``Last-Modified`` date and the size of its five
+    files in bytes (``None`` where the server does not say)."""
+
+    wiki: str
+    base: str
+    base_url: str
+    model_last_modified: str | None = None
+    size: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "wiki": self.wiki,
+            "base": self.base,
+            "base_url": self.base_url,
+            "model_last_modified": self.model_last_modified,
+            "size": self.size,
+        }
 
 
-def _reusable(path: Path, sha256: str) -> bool:
-    """Whether ``path`` holds the file with this checksum (a verified download not yet
-    converted, or a kept source)."""
-    return path.is_file() and _cache.sha256_file(path) == sha256
+def _details_file(root: Path, base: BaseUrl) -> Path:
+    return _index_file(root, base).with_name(_index_file(root, base).stem + ".details.json")
 
 
-def _stage_sources(
-    store: _cache.WikiCache,
-    published: Published,
-    downloader: NativeDownloader,
-    report: _Report,
+def _published_details(
+    loader: NativeDownloader, root: Path, base: BaseUrl, wikis: list[str], fresh: bool
 ) -> dict[str, dict[str, Any]]:
-    """Puts the five verified files in ``store.downloads`` (downloading what no earlier
-    attempt or kept source has) and returns, per dataset, where each came from."""
-    wiki = published.wiki
-    folder = store.downloads
-    folder.mkdir(parents=True, exist_ok=True)
-    files: dict[str, dict[str, Any]] = {}
-    missing = []
-    for dataset in DATASETS:
-        name = dataset_file(wiki, dataset)
-        sha = published.checksums[dataset]
-        entry: dict[str, Any] = {"name": name, "url": published.url(dataset), "sha256": sha}
-        files[dataset] = entry
-        target = folder / name
-        kept = store.sources / name
-        if _reusable(target, sha):
-            entry["reused"] = "download"
-        elif _reusable(kept, sha):
-            _link_or_copy(kept, target)
-            entry["reused"] = "kept source"
-        else:
-            target.unlink(missing_ok=True)
-            missing.append(dataset)
-
-    # Sizes first, and room for them and the conversion, before the first byte.
-    for dataset in missing:
-        remote = downloader.head(files[dataset]["url"])
-        if remote is None:
-            raise DatasetError(
-                f"{files[dataset]['url']} is listed by its checksum but cannot be found",
-                url=files[dataset]["url"],
-            )
-        files[dataset].update(remote)
-    partial = {d: _partial_size(folder / files[d]["name"]) for d in missing}
-    to_download = sum((files[d].get("size") or 0) - partial[d] for d in missing)
-    sources = sum(
-        files[d].get("size") or (folder / files[d]["name"]).stat().st_size
-        for d in DATASETS
-        if d in missing or (folder / files[d]["name"]).is_file()
-    )
-    if missing:
-        sizes = ", ".join(
-            f"{d} {_size(files[d]['size'])}" if files[d].get("size") is not None else f"{d} ?"
-            for d in missing
+    """The model date and total size of ``wikis`` on ``base``: asked for (``HEAD``, a few at
+    a time) unless known from the last hour."""
+    path = _details_file(root, base)
+    known: dict[str, Any] = {} if fresh else (_cache.read_json(path) or {})
+    now = time.time()
+    stale = [
+        w
+        for w in wikis
+        if not isinstance(known.get(w), dict)
+        or not 0 <= now - float(known[w].get("at", 0)) < INDEX_MAX_AGE
+    ]
+    if stale:
+        urls = [f"{base.url}{w}/{dataset_file(w, d)}" for w in stale for d in DATASETS]
+        answers = loader.head_many(urls)
+        for i, wiki in enumerate(stale):
+            files = answers[i * len(DATASETS) : (i + 1) * len(DATASETS)]
+            model = files[DATASETS.index("model")]
+            sizes = [f.get("size") if isinstance(f, dict) else None for f in files]
+            known[wiki] = {
+                "at": now,
+                "model_last_modified": model.get("last_modified")
+                if isinstance(model, dict)
+                else None,
+                "size": sum(s for s in sizes if s is not None)
+                if all(s is not None for s in sizes)
+                else None,
+            }
+            asked = urls[i * len(DATASETS) : (i + 1) * len(DATASETS)]
+            for url, answer in zip(asked, files, strict=True):
+                if isinstance(answer, BaseException):
+                    log.warning("%s: %s", url, answer)
+        _cache.write_atomically(
+            _cache.checked_folder(root, "datasets", "index") / path.name,
+            json.dumps(known, sort_keys=True).encode("utf-8"),
         )
-        report.say(f"{wiki}: {_size(to_download)} to download from {published.base.url} ({sizes})")
-    _check_space(
-        store.dir,
-        int(to_download + sources * _CONVERSION_SPACE_FACTOR),
-        f"{wiki}'s datasets",
-    )
-
-    for dataset in missing:
-        entry = files[dataset]
-        bar = report.bytes_bar(entry["name"])
-        try:
-            done = downloader.download(
-                entry["url"],
-                str(folder / entry["name"]),
-                entry["sha256"],
-                int(entry.get("size") or _MAX_FILE_SIZE),
-                bar.update if bar else None,
-            )
-        finally:
-            if bar:
-                bar.close()
-        entry.update(done["remote"])
-        entry["size"] = done["size"]
-        if done["resumed_from"]:
-            entry["resumed_from"] = done["resumed_from"]
-    for dataset in DATASETS:
-        entry = files[dataset]
-        path = folder / entry["name"]
-        entry.setdefault("size", path.stat().st_size)
-        # The converter verifies every file against a `.checksum` beside it.
-        (folder / f"{entry['name']}.checksum").write_text(
-            f"{entry['sha256']}  {entry['name']}\n", "ascii"
-        )
-    return files
+    return {w: known[w] for w in wikis}
 
 
-def _partial_size(dest: Path) -> int:
-    try:
-        return (dest.parent / f"{dest.name}.incomplete").stat().st_size
-    except OSError:
-        return 0
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    dst.unlink(missing_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-
-
-def _convert(
-    store: _cache.WikiCache,
-    published: Published,
-    files: dict[str, dict[str, Any]],
-    report: _Report,
-    keep_sources: bool,
-) -> _cache.Snapshot:
-    """Converts the verified files into a new snapshot and removes (or keeps) them."""
-    wiki = published.wiki
-    staging = store.staging()
-    try:
-        bar = report.phase_bar(f"converting {wiki}")
-        try:
-            native = Path(
-                convert_dataset(
-                    str(store.downloads), wiki, str(staging), bar.update if bar else None
+def published_wikis(
+    source: str = "auto",
+    *,
+    wikis: list[str] | None = None,
+    details: bool = True,
+    cache_dir: str | os.PathLike[str] | None = None,
+    user_agent: str | None = None,
+    fresh: bool = False,
+) -> list[PublishedWiki]:
+    """Every wiki with published link datasets (or those of ``wikis``), each with the base
+    it is taken from and, with ``details``, its model's date and its files' size: what
+    :func:`fetch` can get. The indexes and details are kept an hour (``fresh=True`` asks
+    again)."""
+    for name, value in (("details", details), ("fresh", fresh)):
+        if not isinstance(value, bool):
+            raise InvalidParameter(f"{name} must be True or False", parameter=name)
+    root = _cache.cache_root(cache_dir)
+    index = published_index(source, cache_dir=root, user_agent=user_agent, fresh=fresh)
+    names = sorted(index.wikis) if wikis is None else [wiki_id(w) for w in wikis]
+    unknown = [w for w in names if index.base_of(w) is None]
+    if unknown:
+        raise index.unknown(unknown[0])
+    out = []
+    loader = downloader(settings, user_agent) if details else None
+    for base in index.bases:
+        mine = [w for w in names if index.base_of(w) == base]
+        if not mine:
+            continue
+        known = _published_details(loader, root, base, mine, fresh) if loader is not None else {}
+        for wiki in mine:
+            got = known.get(wiki, {})
+            out.append(
+                PublishedWiki(
+                    wiki,
+                    base.name,
+                    base.url,
+                    model_last_modified=got.get("model_last_modified"),
+                    size=got.get("size"),
                 )
             )
-        finally:
-            if bar:
-                bar.close()
-        manifest = {
-            "format": _cache.MANIFEST_FORMAT,
-            "wiki": wiki,
-            "source": published.base.name,
-            "base_url": published.base.url,
-            "fetched_at": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds"
-            ),
-            "checksums": dict(published.checksums),
-            "files": {d: {k: v for k, v in files[d].items() if k != "reused"} for d in DATASETS},
-            "native": {
-                "file": native.name,
-                "size": native.stat().st_size,
-                "sha256": _cache.sha256_file(native),
-            },
-            "versions": {"wikisuggest": __version__, "native_format": _native_format(native)},
-            "sources_kept": keep_sources,
-        }
-        snapshot = store.add_snapshot(staging, manifest)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    for dataset in DATASETS:
-        name = files[dataset]["name"]
-        path = store.downloads / name
-        if keep_sources:
-            store.sources.mkdir(parents=True, exist_ok=True)
-            os.replace(path, store.sources / name)
-        else:
-            path.unlink(missing_ok=True)
-        (store.downloads / f"{name}.checksum").unlink(missing_ok=True)
-    if keep_sources:
-        # Only the latest version's files are kept.
-        wanted = {files[d]["name"] for d in DATASETS}
-        for p in store.sources.iterdir():
-            if p.name not in wanted:
-                p.unlink(missing_ok=True)
-    return snapshot
+    return sorted(out, key=lambda p: p.wiki)
 
 
 def _native_format(native: Path) -> int:
@@ -454,14 +354,60 @@ def _native_format(native: Path) -> int:
     return int.from_bytes(head[8:12], "little")
 
 
-def _unpublished(wiki: str, cached: _cache.Snapshot, why: str) -> Path:
+def _convert(wiki: str, staged: Staged, staging: Path, report: Report) -> dict[str, Any]:
+    """Converts the verified files into the snapshot folder ``staging``: the manifest's
+    fields of the native file."""
+    for name, item in staged.files.items():
+        # The converter verifies every file against a `.checksum` beside it.
+        kind, value = item["checksum"]
+        if kind == "sha256":
+            _cache.write_atomically(
+                staged.folder / f"{name}.checksum", f"{value}  {name}\n".encode("ascii")
+            )
+    bar = report.phase_bar(f"converting {wiki}")
+    try:
+        native = Path(
+            convert_dataset(
+                str(staged.folder),
+                wiki,
+                str(staging),
+                bar.update if bar else None,
+                work_budget=staged.work_space or None,
+            )
+        )
+    finally:
+        if bar:
+            bar.close()
+    files: dict[str, dict[str, Any]] = {}
+    for dataset in DATASETS:
+        name = dataset_file(wiki, dataset)
+        item = staged.files[name]
+        files[dataset] = {
+            "name": name,
+            "url": item["url"],
+            "sha256": item["checksum"][1],
+            **{k: item[k] for k in ("size", "etag", "last_modified", "resumed_from") if k in item},
+        }
+    return {
+        "files": files,
+        "native": {
+            "file": native.name,
+            "size": native.stat().st_size,
+            "sha256": _cache.sha256_file(native),
+        },
+        "versions": {"wikisuggest": __version__, "native_format": _native_format(native)},
+        "outputs": [native.name],
+    }
+
+
+def _unpublished(wiki: str, cached: _cache.Snapshot, why: str) -> _cache.Snapshot:
     message = (
         f"{wiki} is {why} upstream; keeping the cached snapshot {cached.id} "
         f"(fetched {cached.manifest.get('fetched_at', '?')})"
     )
     log.warning("%s", message)
-    warnings.warn(message, UserWarning, stacklevel=3)
-    return cached.native
+    warnings.warn(message, UserWarning, stacklevel=5)
+    return cached
 
 
 def fetch(
@@ -481,7 +427,8 @@ def fetch(
     (or use :meth:`LinkEngine.published <wikisuggest.LinkEngine.published>`).
 
     ``wiki`` as users write it: ``"frwiki"``, ``"fr"``, ``"fr.wikipedia.org"``.
-    ``source``: ``"auto"`` (v2, else legacy), ``"v2"``, ``"legacy"`` or a mirror's URL.
+    ``source``: ``"auto"`` (v2, else legacy), ``"v2"``, ``"legacy"`` or a mirror's URL
+    (the bases' URLs: ``ANALYTICS_BASE_URL`` and ``ANALYTICS_BASE_URL_LEGACY``).
     ``cache_dir``: the cache root (default: ``WIKISUGGEST_CACHE_DIR`` or the platform's).
     ``update``: check what is published and fetch a newer version (without it, a cached
     snapshot is returned without touching the network).
@@ -496,12 +443,13 @@ def fetch(
     downloads only the files that changed).
     """
     wiki = wiki_id(wiki)
-    offline = _offline(offline)
+    offline = offline_default(offline)
     pinned = _expect(expect)
     for name, value in (("update", update), ("progress", progress), ("keep_sources", keep_sources)):
         if not isinstance(value, bool):
             raise InvalidParameter(f"{name} must be True or False", parameter=name)
     base_urls(source)  # checks `source` before anything else happens
+    user_agent_default(user_agent)
     root = _cache.cache_root(cache_dir)
     store = _cache.WikiCache(root, wiki)
 
@@ -520,31 +468,25 @@ def fetch(
         return found.native
     if found is not None and not update:
         return found.native
+    _cache.make_root(root)
+    if found is None and store.current() is None:
+        # An unknown wiki is refused before anything of it is made in the cache.
+        index = published_index(source, cache_dir=root, user_agent=user_agent)
+        if index.base_of(wiki) is None:
+            raise index.unknown(wiki)
 
-    report = _Report(progress)
-    with store.lock():
-        store.remove_stale()
-        # Another process may have fetched it while this one waited for the lock.
+    def release(loader: NativeDownloader) -> Release | _cache.Snapshot | None:
         found = cached()
-        if found is not None and not update:
-            return found.native
-        downloader = _downloader(user_agent)
-        try:
-            index = published_index(
-                source, cache_dir=root, user_agent=user_agent, fresh=update and found is not None
-            )
-            base = index.base_of(wiki)
-            if base is None:
-                current = store.current()
-                if current is not None:
-                    return _unpublished(wiki, current, "no longer published")
-                raise index.unknown(wiki)
-            published = _read_checksums(downloader, wiki, base)
-        except (WikisuggestError, OSError) as err:
-            if found is not None and not isinstance(err, DatasetError):
-                log.warning("cannot check %s upstream (%s); keeping the cached copy", wiki, err)
-                return found.native
-            raise
+        index = published_index(
+            source, cache_dir=root, user_agent=user_agent, fresh=update and found is not None
+        )
+        base = index.base_of(wiki)
+        if base is None:
+            current = store.current()
+            if current is not None:
+                return _unpublished(wiki, current, "no longer published")
+            raise index.unknown(wiki)
+        published = _read_checksums(loader, wiki, base)
         if published is None:
             current = store.current()
             if current is not None:
@@ -561,7 +503,7 @@ def fetch(
                         name,
                         found.id,
                     )
-                    return found.native
+                    return found
                 raise DatasetError(
                     f"the {name} published for {wiki} has sha256 {published.checksums[name]}, "
                     f"not the expected {want}, and no cached snapshot has it",
@@ -569,16 +511,23 @@ def fetch(
                     expected=want,
                     actual=published.checksums[name],
                 )
-        existing = store.snapshot(_cache.snapshot_id(published.checksums))
-        if existing is not None:
-            if store.current() != existing:
-                store.set_current(existing)
-            return existing.native
-        files = _stage_sources(store, published, downloader, report)
-        snapshot = _convert(store, published, files, report, keep_sources)
-        store.set_current(snapshot)
-        report.say(f"{wiki}: snapshot {snapshot.id} ready at {snapshot.native}")
-        return snapshot.native
+        return published.release()
+
+    snapshot = fetch_files(
+        store,
+        release,
+        lambda staged, staging, report: _convert(wiki, staged, staging, report),
+        update=update,
+        offline=False,
+        progress=progress,
+        user_agent=user_agent,
+        keep_sources=keep_sources,
+        settings=settings,
+        space_factor=_CONVERSION_SPACE_FACTOR,
+        space_floor=_CONVERSION_SPACE_FLOOR,
+        cached=cached,
+    )
+    return snapshot.native
 
 
 def serving_folder(wikis: list[str], **fetch_options: Any) -> Path:

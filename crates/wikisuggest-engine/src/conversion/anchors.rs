@@ -8,7 +8,6 @@ use super::titles::{Titles, be64, u32_at};
 use super::work::{In, StringsIn, StringsOut, WorkDir};
 use super::{Ctx, Phase};
 use crate::error::{Error, Result};
-use crate::extsort::Sorter;
 use crate::native::NONE_U32;
 
 /// What sorting the anchors produces.
@@ -34,7 +33,7 @@ pub(super) fn sort_anchors(
     ctx.start(Phase::Anchors, d.n_anchors * 2)?;
 
     // Each anchor with its candidates resolved to title numbers, keyed by its text.
-    let mut sorter = Sorter::new(&work.0, "anchors", budget / 2);
+    let mut sorter = work.sorter("anchors", budget / 2);
     let mut anchors = In::open(&d.anchors)?;
     let mut counts = In::open(&d.counts)?;
     let mut key = Vec::new();
@@ -68,7 +67,7 @@ pub(super) fn sort_anchors(
     let mut strings = StringsOut::create(work, "anchor_keys")?;
     let mut candidate_offsets = work.create_file("candidate_offsets")?;
     let mut candidates = work.create_file("candidates")?;
-    let mut prefixes = Sorter::new(&work.0, "prefixes", budget / 2);
+    let mut prefixes = work.sorter("prefixes", budget / 2);
     candidate_offsets.put(&0u64.to_le_bytes())?;
     let mut written = 0u64;
     let mut previous: Option<Vec<u8>> = None;

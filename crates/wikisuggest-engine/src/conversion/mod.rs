@@ -97,6 +97,10 @@ pub struct ConvertOptions<'a> {
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
     /// When set, the conversion stops at the next check with [`Error::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
+    /// Bytes of disk the work files and the native file may take together (the space
+    /// checked free before the conversion): past it, the conversion stops with
+    /// [`Error::TooLarge`] and removes its files. `None`: no limit.
+    pub work_budget: Option<u64>,
 }
 
 impl Default for ConvertOptions<'_> {
@@ -105,6 +109,7 @@ impl Default for ConvertOptions<'_> {
             sort_budget: DEFAULT_SORT_BUDGET,
             progress: None,
             cancel: None,
+            work_budget: None,
         }
     }
 }
@@ -115,6 +120,7 @@ impl std::fmt::Debug for ConvertOptions<'_> {
             .field("sort_budget", &self.sort_budget)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel.is_some())
+            .field("work_budget", &self.work_budget)
             .finish()
     }
 }
@@ -199,13 +205,27 @@ pub fn convert_published(
         total: 0,
         ticks: 0,
     };
-    let work = WorkDir::create(out_dir, wiki_id)?;
+    let work = WorkDir::create(out_dir, wiki_id, options.work_budget)?;
     let outcome = run(&mut ctx, src_dir, wiki_id, out_dir, &work);
+    let over = work
+        .meter()
+        .exceeded()
+        .then(|| over_budget(work.meter().limit()));
     drop(work);
-    match outcome {
-        Err(_) if ctx.cancelled() => Err(Error::Cancelled),
-        other => other,
+    match (outcome, over) {
+        (Err(_), _) if ctx.cancelled() => Err(Error::Cancelled),
+        (Err(_), Some(over)) => Err(over),
+        (other, _) => other,
     }
+}
+
+/// The error of a conversion whose files would pass `limit` bytes of disk.
+fn over_budget(limit: u64) -> Error {
+    Error::TooLarge(format!(
+        "the conversion's work files and output would pass the {limit} bytes of disk reserved \
+         for them (the free space checked before it began); the published files expand far \
+         more than a link dataset does, and were refused"
+    ))
 }
 
 fn run(
@@ -259,6 +279,10 @@ fn run(
                 .map_err(|e| Error::io(path, e))?
                 .len();
         }
+    }
+    let meter = work.meter();
+    if meter.used().saturating_add(total) > meter.limit() {
+        return Err(over_budget(meter.limit()));
     }
     ctx.start(Phase::Write, total)?;
     let ctx = std::cell::RefCell::new(ctx);

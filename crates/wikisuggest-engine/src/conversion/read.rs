@@ -134,7 +134,7 @@ pub(super) fn decode_all(
     let model_json = std::fs::read(&model_file).map_err(|e| Error::io(&model_file, e))?;
     let model = LinkModel::from_json(&model_json)?;
 
-    let mut titles = Sorter::new(&work.0, "titles", budget / 2);
+    let mut titles = work.sorter("titles", budget / 2);
     let sorted = |e: std::io::Error| Error::io(&work.0, e);
 
     // Anchors: `[key len u32][key][candidates u32]` in file order, one count per candidate.

@@ -10,7 +10,7 @@ use super::read::{
 use super::work::{StringsOut, WorkDir};
 use super::{Ctx, Phase};
 use crate::error::{Error, Result};
-use crate::extsort::{Record, Sorted, Sorter};
+use crate::extsort::{Record, Sorted};
 use crate::native::{NO_PAGE, NONE_U32};
 
 /// What numbering the titles produces.
@@ -64,15 +64,15 @@ impl Current {
 pub(super) fn number_titles(ctx: &mut Ctx<'_>, work: &WorkDir, d: &mut Decoded) -> Result<Titles> {
     let budget = ctx.options.sort_budget;
     let io = |e: std::io::Error| Error::io(&work.0, e);
-    let refs = std::mem::replace(&mut d.titles, Sorter::new(&work.0, "unused", 1));
+    let refs = std::mem::replace(&mut d.titles, work.sorter("unused", 1));
     ctx.start(Phase::Titles, refs.len())?;
     let mut sorted = refs.finish().map_err(io)?;
 
     let mut strings = StringsOut::create(work, "titles")?;
     let mut page_ids = work.create_file("page_ids")?;
     let mut vector_rows = work.create_file("vector_rows")?;
-    let mut redirect_ends = Sorter::new(&work.0, "redirect_ends", budget / 4);
-    let mut candidates = Sorter::new(&work.0, "candidates", budget / 4);
+    let mut redirect_ends = work.sorter("redirect_ends", budget / 4);
+    let mut candidates = work.sorter("candidates", budget / 4);
     let mut pages = 0u64;
 
     let mut key: Vec<u8> = Vec::new();
@@ -144,7 +144,7 @@ pub(super) fn number_titles(ctx: &mut Ctx<'_>, work: &WorkDir, d: &mut Decoded) 
     // Redirects: pair each redirect's two ends by its number, then order the pairs by
     // source title to write the per-title column.
     let mut ends = redirect_ends.finish().map_err(io)?;
-    let mut pairs = Sorter::new(&work.0, "redirect_pairs", budget / 2);
+    let mut pairs = work.sorter("redirect_pairs", budget / 2);
     let mut open: Option<(u64, u8, u32)> = None;
     while let Some(r) = ends.next().map_err(io)? {
         let k = u64::from_be_bytes(

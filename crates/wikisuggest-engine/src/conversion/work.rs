@@ -4,21 +4,24 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::extsort::{Metered, Sorter, WorkMeter};
 use crate::native::NONE_U32;
 
-/// A directory of work files beside the output, removed when dropped.
-pub(super) struct WorkDir(pub(super) PathBuf);
+/// A directory of work files beside the output, removed when dropped. Every byte written
+/// to it counts on its meter, which refuses more than the conversion may use.
+pub(super) struct WorkDir(pub(super) PathBuf, pub(super) Arc<WorkMeter>);
 
 impl WorkDir {
-    pub(super) fn create(out_dir: &Path, wiki_id: &str) -> Result<Self> {
+    pub(super) fn create(out_dir: &Path, wiki_id: &str, limit: Option<u64>) -> Result<Self> {
         let path = out_dir.join(format!(".{wiki_id}.convert-{}", std::process::id()));
         if path.exists() {
             std::fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
         }
         std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(Self(path))
+        Ok(Self(path, WorkMeter::new(limit)))
     }
 
     pub(super) fn file(&self, name: &str) -> PathBuf {
@@ -26,7 +29,16 @@ impl WorkDir {
     }
 
     pub(super) fn create_file(&self, name: &str) -> Result<Out> {
-        Out::create(self.file(name))
+        Out::create(self.file(name), &self.1)
+    }
+
+    /// An external sorter whose run files are work files of this folder.
+    pub(super) fn sorter(&self, name: &str, budget: usize) -> Sorter {
+        Sorter::metered(&self.0, name, budget, self.1.clone())
+    }
+
+    pub(super) fn meter(&self) -> &WorkMeter {
+        &self.1
     }
 }
 
@@ -39,14 +51,14 @@ impl Drop for WorkDir {
 /// A buffered work file being written.
 pub(super) struct Out {
     pub(super) path: PathBuf,
-    pub(super) w: BufWriter<File>,
+    pub(super) w: BufWriter<Metered<File>>,
 }
 
 impl Out {
-    pub(super) fn create(path: PathBuf) -> Result<Self> {
+    fn create(path: PathBuf, meter: &Arc<WorkMeter>) -> Result<Self> {
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         Ok(Self {
-            w: BufWriter::with_capacity(1 << 20, file),
+            w: BufWriter::with_capacity(1 << 20, Metered::new(file, meter.clone())),
             path,
         })
     }
