@@ -3,18 +3,15 @@ Wikimedia publishes), without the network."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.paths import REPO
+from support.dump_formats import DUMPS
 
 from wikisuggest._native import build_translation_catalog, build_translation_collections
 
-DUMPS = REPO / "tests" / "data" / "translation" / "dumps"
-EXPECTED = REPO / "tests" / "data" / "translation" / "expected"
 RUN = "20260601"
 INDEX = "20260607"
 DAY = "20260614"
@@ -61,8 +58,3 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pat
         build_translation_catalog(spec(wiki, collections), str(folder))
         out[wiki] = folder
     yield out
-
-
-def cases(kind: str) -> list[dict[str, Any]]:
-    data: dict[str, Any] = json.loads((EXPECTED / f"{kind}.json").read_text("utf-8"))
-    return list(data["cases"])

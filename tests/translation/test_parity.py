@@ -13,15 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.dump_formats import EXPECTED
 
 import wikisuggest
 from wikisuggest import TranslationEngine
 
-from .conftest import cases
 
 TRANSLATION = "/service/lw/recommendation/api/v1/translation"
 FIELDS = ("title", "wikidata_id", "rank", "langlinks_count", "size", "lead_section_size")
 MODES = ("popular", "topic", "country", "collections")
+
+
+def cases(kind: str) -> list[dict[str, Any]]:
+    data: dict[str, Any] = json.loads((EXPECTED / f"{kind}.json").read_text("utf-8"))
+    return list(data["cases"])
 
 
 @pytest.fixture(scope="module")

@@ -194,10 +194,13 @@ fn item(
     if article.title(target).is_some() {
         return None;
     }
-    let row = catalog.row_of_title(title);
+    // The catalog's articles are of its own language: another source's titles are not looked
+    // up in it (collections answer for any source).
+    let same = catalog.language() == source;
+    let row = same.then(|| catalog.row_of_title(title)).flatten();
     // Production fetches sizes of English Wikipedia's pages only (`prop=info` on the title:
     // a redirect's own size).
-    let size = if source == "en" {
+    let size = if source == "en" && same {
         catalog.page_len_of_title(title).ok().flatten()
     } else {
         None

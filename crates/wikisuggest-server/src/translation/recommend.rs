@@ -90,7 +90,15 @@ pub fn recommend(
     query: &TranslationQuery,
     random_seed: u64,
 ) -> Outcome {
-    let Some(engine) = catalogs.engines.get(&query.source) else {
+    // Page collections answer for any source language (their articles carry titles in
+    // every language): a catalog with them serves a source the server has no catalog of.
+    let engine = catalogs.engines.get(&query.source).or_else(|| {
+        query
+            .collections
+            .then(|| catalogs.engines.values().find(|e| e.collections().is_some()))
+            .flatten()
+    });
+    let Some(engine) = engine else {
         return Outcome::empty();
     };
     match engine.answer(&engine_query(query, random_seed)) {
