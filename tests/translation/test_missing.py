@@ -5,6 +5,9 @@ Spark; the engine's calls run without the GIL, in asyncio too."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -128,13 +131,31 @@ def test_calls_release_the_gil_and_have_asyncio_twins(catalogs: dict[str, Path])
     )
 
 
+@pytest.mark.filterwarnings("ignore:distutils Version classes:DeprecationWarning")
+# PySpark leaves the sockets it reads results from to the garbage collector.
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.timeout(300)
 def test_the_gap_table_on_spark(catalogs: dict[str, Path]) -> None:
     pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime")
     from pyspark.sql import SparkSession
 
     from wikisuggest.translation.spark import missing_articles
 
-    spark = SparkSession.builder.master("local[1]").appName("gaps").getOrCreate()
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .appName("gaps")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
     try:
         gaps = missing_articles(spark, {"enwiki": catalogs["enwiki"]}, [("enwiki", "sw"), ("enwiki", "nb")])
         rows = gaps.orderBy("target", "rank").collect()
