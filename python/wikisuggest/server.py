@@ -25,8 +25,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 TranslationShape = Literal["array", "envelope"]
 #: Translation catalogs: a catalog folder or a folder of them, several of those (each may be a
 #: ``(wiki id, folder)`` pair), or wiki id → catalog folder.
-TranslationCatalogs = Union[
-    PathLike, Sequence[Union[PathLike, tuple[str | None, PathLike]]], Mapping[str, PathLike]
+TranslationCatalogs = Union[  # noqa: UP007 (PathLike is a Union of a string and a class)
+    PathLike, Sequence[PathLike | tuple[str | None, PathLike]], Mapping[str, PathLike]
 ]
 
 

@@ -19,7 +19,11 @@ DAY = "20260614"
 
 def spec(wiki: str, collections: Path | None) -> dict[str, Any]:
     run = DUMPS / wiki / RUN
-    shards = sorted((DUMPS / "other" / "cirrus_search_index" / INDEX / f"index_name={wiki}_content").glob("*.json.bz2"))
+    shards = sorted(
+        (DUMPS / "other" / "cirrus_search_index" / INDEX / f"index_name={wiki}_content").glob(
+            "*.json.bz2"
+        )
+    )
     return {
         "wiki": wiki,
         "page": str(run / f"{wiki}-{RUN}-page.sql.gz"),
@@ -28,7 +32,9 @@ def spec(wiki: str, collections: Path | None) -> dict[str, Any]:
         "redirect": str(run / f"{wiki}-{RUN}-redirect.sql.gz"),
         "namespaces": str(run / f"{wiki}-{RUN}-siteinfo-namespaces.json.gz"),
         "cirrus": [str(s) for s in shards],
-        "pageviews": str(DUMPS / "other" / "pageview_complete" / "2026" / "2026-06" / f"pageviews-{DAY}-user.bz2"),
+        "pageviews": str(
+            DUMPS / "other" / "pageview_complete" / "2026" / "2026-06" / f"pageviews-{DAY}-user.bz2"
+        ),
         "collections": None if collections is None else str(collections),
         "memory": 64 << 20,
         "threads": 2,

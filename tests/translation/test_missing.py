@@ -157,7 +157,9 @@ def test_the_gap_table_on_spark(catalogs: dict[str, Path]) -> None:
         .getOrCreate()
     )
     try:
-        gaps = missing_articles(spark, {"enwiki": catalogs["enwiki"]}, [("enwiki", "sw"), ("enwiki", "nb")])
+        gaps = missing_articles(
+            spark, {"enwiki": catalogs["enwiki"]}, [("enwiki", "sw"), ("enwiki", "nb")]
+        )
         rows = gaps.orderBy("target", "rank").collect()
     finally:
         spark.stop()

@@ -18,7 +18,6 @@ from support.dump_formats import EXPECTED
 import wikisuggest
 from wikisuggest import TranslationEngine
 
-
 TRANSLATION = "/service/lw/recommendation/api/v1/translation"
 FIELDS = ("title", "wikidata_id", "rank", "langlinks_count", "size", "lead_section_size")
 MODES = ("popular", "topic", "country", "collections")
@@ -70,7 +69,10 @@ def check(case: dict[str, Any], got: list[dict[str, Any]]) -> None:
             key = (item.get("wikidata_id"), item["title"])
             assert key in pool, f"{case['name']}: {item['title']} is not a candidate"
             expected = {**view(pool[key], keep), "rank": item.get("rank")}
-            if item.get("lead_section_size") is not None or pool[key].get("lead_section_size") is None:
+            if (
+                item.get("lead_section_size") is not None
+                or pool[key].get("lead_section_size") is None
+            ):
                 expected["lead_section_size"] = item.get("lead_section_size")
             assert view(item, keep) == expected, case["name"]
         if case["compare"] == "set":

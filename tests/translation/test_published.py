@@ -45,9 +45,7 @@ def test_one_call_fetches_the_complete_run_and_answers(mirror: DumpsMirror) -> N
     assert engine.recommend("sw", topic="biography", rank_method="sitelinks")
     # Again, online: the indexes and status files are read, no data file downloaded.
     mirror.requests.clear()
-    again = TranslationEngine.published(
-        "enwiki", parts=("sql", "cirrus", "pageviews"), update=True
-    )
+    again = TranslationEngine.published("enwiki", parts=("sql", "cirrus", "pageviews"), update=True)
     assert again.path == engine.path
     assert data_gets(mirror) == []
     # And offline: nothing is asked at all.

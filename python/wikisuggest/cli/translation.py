@@ -181,7 +181,15 @@ def _list(args: argparse.Namespace) -> int:
         print(
             table(
                 rows,
-                ["wiki", "snapshot", "parts", "dump_run", "cirrus_run", "pageviews_day", "articles"],
+                [
+                    "wiki",
+                    "snapshot",
+                    "parts",
+                    "dump_run",
+                    "cirrus_run",
+                    "pageviews_day",
+                    "articles",
+                ],
             )
         )
     return 0
@@ -369,11 +377,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gaps.add_argument("--category", help="only articles in this category (cirrus part)")
     gaps.add_argument("--min-size", type=int)
     gaps.add_argument("--max-size", type=int)
-    gaps.add_argument(
-        "--order-by", choices=["pageviews", "langlinks_count"], default="pageviews"
-    )
+    gaps.add_argument("--order-by", choices=["pageviews", "langlinks_count"], default="pageviews")
     gaps.add_argument("--limit", type=int, default=20, help="rows printed without -o")
     _common(gaps)
     gaps.add_argument("--quiet", action="store_true")
     gaps.set_defaults(run=_gaps)
-

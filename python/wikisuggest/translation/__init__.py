@@ -2,7 +2,8 @@
 wiki pair, locally, and every article a language lacks.
 
 >>> import wikisuggest
->>> engine = wikisuggest.TranslationEngine.published("enwiki", parts=("sql", "pageviews"))  # doctest: +SKIP
+>>> parts = ("sql", "pageviews")
+>>> engine = wikisuggest.TranslationEngine.published("enwiki", parts=parts)  # doctest: +SKIP
 >>> engine.recommend("sw", count=5)  # doctest: +SKIP
 >>> engine.missing("sw").to_pandas()  # doctest: +SKIP
 

@@ -42,9 +42,9 @@ from .._native import (
     build_translation_collections,
     translation_constants,
 )
-from ..datasets.published import wiki_id
 from ..datasets import cache as _cache
 from ..datasets.files import FileSpec, Release, Report, Staged, fetch_files
+from ..datasets.published import wiki_id
 from ..errors import DatasetError, InvalidParameter
 
 __all__ = ["DEFAULT_DUMPS_BASE_URL", "PARTS", "catalog_entry", "dumps_base_url", "fetch"]
@@ -244,7 +244,11 @@ def _pageviews(loader: NativeDownloader, base: str, day: str | None) -> tuple[st
         ):
             folder = f"{root}{year}/{month}/"
             days = sorted(
-                ((m.group(1), n) for n in _listing(loader, folder) or [] if (m := name_of.match(n))),
+                (
+                    (m.group(1), n)
+                    for n in _listing(loader, folder) or []
+                    if (m := name_of.match(n))
+                ),
                 reverse=True,
             )
             if days:
@@ -300,7 +304,9 @@ def _plan(
         sql=_complete_run(loader, base, wiki, _SQL_JOBS, optional=(_NAMESPACES_JOB,)),
         cirrus=_cirrus(loader, base, wiki) if "cirrus" in parts else None,
         pageviews=_pageviews(loader, base, day) if "pageviews" in parts else None,
-        meta=_complete_run(loader, base, "metawiki", _META_JOBS) if "collections" in parts else None,
+        meta=_complete_run(loader, base, "metawiki", _META_JOBS)
+        if "collections" in parts
+        else None,
         wikidata=(
             _complete_run(loader, base, "wikidatawiki", _WIKIDATA_JOBS)
             if "collections" in parts
@@ -313,7 +319,9 @@ def _iso(day: str | None) -> str | None:
     return None if day is None else f"{day[:4]}-{day[4:6]}-{day[6:]}"
 
 
-def _build(plan: _Plan, staged: Staged, folder: Path, report: Report, memory: int) -> dict[str, Any]:
+def _build(
+    plan: _Plan, staged: Staged, folder: Path, report: Report, memory: int
+) -> dict[str, Any]:
     """Builds the catalog from the verified files into ``folder``."""
     src = staged.folder
     sql = plan.sql.files

@@ -35,7 +35,9 @@ __all__ = ["build_catalogs", "missing_articles"]
 DOMAIN_MAPPING: dict[str, str] = dict(translation_constants()["domain_mapping"])
 
 
-def _build_one(item: tuple[str, str, tuple[str, ...], str | None, str | None, int]) -> tuple[str, str]:
+def _build_one(
+    item: tuple[str, str, tuple[str, ...], str | None, str | None, int],
+) -> tuple[str, str]:
     """On an executor: fetch and build one wiki's catalog, then copy it under ``out``."""
     from .fetch import fetch
 
@@ -71,7 +73,14 @@ def build_catalogs(
         return {}
     os.makedirs(out, exist_ok=True)
     items = [
-        (w, os.fspath(out), tuple(parts), day, None if cache_dir is None else os.fspath(cache_dir), memory)
+        (
+            w,
+            os.fspath(out),
+            tuple(parts),
+            day,
+            None if cache_dir is None else os.fspath(cache_dir),
+            memory,
+        )
         for w in names
     ]
     rdd = spark.sparkContext.parallelize(items, len(items))
