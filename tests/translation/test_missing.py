@@ -12,6 +12,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.dump_formats import integer, pageview_file, pageview_rows, run_file, sql_rows, text
@@ -89,9 +90,10 @@ def test_filters_several_targets_and_bad_arguments(catalogs: dict[str, Path]) ->
     by_links = engine.missing("sw", order_by="langlinks_count").to_pylist()
     counts = [r["langlinks_count"] for r in by_links]
     assert counts == sorted(counts, reverse=True)
-    for bad in ({"order_by": "size"}, {"min_size": -1}):
+    bad_arguments: list[dict[str, Any]] = [{"order_by": "size"}, {"min_size": -1}]
+    for bad in bad_arguments:
         with pytest.raises(InvalidParameter):
-            engine.missing("sw", **bad)  # type: ignore[arg-type]
+            engine.missing("sw", **bad)
     with pytest.raises(InvalidParameter):
         engine.missing("en")
 

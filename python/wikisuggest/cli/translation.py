@@ -147,7 +147,7 @@ def _snapshots(args: argparse.Namespace, wikis: list[str]) -> list[tuple[str, An
     if not wikis:
         area = root / AREA
         wikis = sorted(p.name for p in area.iterdir() if p.is_dir()) if area.is_dir() else []
-    out = []
+    out: list[tuple[str, Any]] = []
     for wiki in wikis:
         entry = catalog_entry(wiki, root)
         out.extend((entry.name, s) for s in entry.all_snapshots())

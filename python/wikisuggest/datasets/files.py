@@ -330,9 +330,7 @@ def download_files(
     def sizes() -> int:
         """The files' sizes as far as known (one the server did not give counts 0 until
         its download says it)."""
-        return sum(
-            out[s.name].get("size") or _size_if_regular(folder / s.name) for s in files
-        )
+        return sum(out[s.name].get("size") or _size_if_regular(folder / s.name) for s in files)
 
     def work() -> int:
         return max(int(sizes() * space_factor), space_floor) if space_factor or space_floor else 0

@@ -142,7 +142,8 @@ class TranslationEngine:
     @property
     def manifest(self) -> dict[str, Any]:
         """The catalog's ``catalog.json``: sources, dates and counts."""
-        return json.loads(json.dumps(self._manifest))
+        copy: dict[str, Any] = json.loads(json.dumps(self._manifest))
+        return copy
 
     def __len__(self) -> int:
         return len(self._native)

@@ -343,7 +343,7 @@ def _build(
 
     def progress(phase: str, done: int) -> None:
         if bar is not None:
-            bar.update(phase, done)
+            bar.update(done, None, phase)
         elif not last or last[-1] != phase:
             last.append(phase)
             report.say(f"{plan.wiki}: {phase}")
@@ -388,7 +388,7 @@ def _matches(snapshot: _cache.Snapshot, parts: tuple[str, ...], day: str | None)
         return False
     if day is not None:
         built = (snapshot.manifest.get("catalog") or {}).get("provenance", {})
-        return built.get("pageviews_day") == _iso(day)
+        return bool(built.get("pageviews_day") == _iso(day))
     return True
 
 
