@@ -1,5 +1,6 @@
 """Catalogs of the fixture wikis, built once per session from their dumps (the formats
-Wikimedia publishes), without the network."""
+Wikimedia publishes), without the network: the ``catalogs`` fixture (import it into a test
+module to use it)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.dump_formats import DUMPS
 
+from support.dump_formats import DUMPS
 from wikisuggest._native import build_translation_catalog, build_translation_collections
 
 RUN = "20260601"
