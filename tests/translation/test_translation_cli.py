@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 from support.dump_formats import DUMPS, integer, sql_rows, text
 
 from wikisuggest import TranslationEngine
+from wikisuggest.translation.sample import default_catalog_path
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -69,3 +70,34 @@ def test_a_wiki_not_in_the_cache_is_an_error_offline(tmp_path: Path) -> None:
     assert "offline" in done.stderr
     listed = run("list", "--format", "json", env=env)
     assert listed.returncode == 0 and json.loads(listed.stdout) == []
+
+
+def test_the_shipped_catalog_is_what_the_builder_makes_of_the_test_dumps(tmp_path: Path) -> None:
+    """``TranslationEngine.default()``'s catalog is rebuilt, byte for byte, by
+    ``scripts/build-sample-catalog``'s command; page collections come from Meta-Wiki's and
+    Wikidata's dumps, and the dumps' runs and day are read from their names."""
+    out = tmp_path / "enwiki"
+    built = run(
+        "build",
+        "enwiki",
+        *(str(DUMPS / name) for name in ("enwiki", "other", "metawiki", "wikidatawiki")),
+        "--day",
+        "2026-06-14",
+        "-o",
+        str(out),
+        "--quiet",
+    )
+    assert built.returncode == 0, built.stderr
+    shipped = default_catalog_path()
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in shipped.iterdir())
+    for name in (p.name for p in shipped.iterdir() if p.suffix == ".parquet"):
+        assert (out / name).read_bytes() == (shipped / name).read_bytes(), name
+    manifest = json.loads((out / "catalog.json").read_text("utf-8"))
+    expected = json.loads((shipped / "catalog.json").read_text("utf-8"))
+    for when in ("built_at", "built_by"):
+        manifest.pop(when), expected.pop(when)
+    assert manifest == expected
+    assert manifest["provenance"]["collections_run"] == "20260601"
+    assert manifest["provenance"]["pageviews_day"] == "2026-06-14"
+    several = run("build", "enwiki", str(DUMPS), "-o", str(tmp_path / "again"))
+    assert several.returncode != 0 and "--day" in several.stderr

@@ -9,6 +9,7 @@ import logging
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -66,21 +67,32 @@ def _fetch(args: argparse.Namespace) -> int:
     return 0
 
 
-#: How `build --from DIR` recognises each dump by its published name.
+#: How ``build`` recognises each dump by its published name (group 1: its run or day).
 _FILES = {
-    "page": re.compile(r"-page\.sql(\.gz)?$"),
-    "page_props": re.compile(r"-page_props\.sql(\.gz)?$"),
-    "langlinks": re.compile(r"-langlinks\.sql(\.gz)?$"),
-    "redirect": re.compile(r"-redirect\.sql(\.gz)?$"),
-    "namespaces": re.compile(r"-siteinfo-namespaces\.json(\.gz)?$"),
-    "cirrus": re.compile(r"_content-\d{8}-\d+\.json(\.bz2|\.gz)?$"),
-    "pageviews": re.compile(r"^pageviews-\d{8}-user\.bz2$"),
+    "page": re.compile(r"-(\d{8})-page\.sql(?:\.gz)?$"),
+    "page_props": re.compile(r"-(\d{8})-page_props\.sql(?:\.gz)?$"),
+    "langlinks": re.compile(r"-(\d{8})-langlinks\.sql(?:\.gz)?$"),
+    "redirect": re.compile(r"-(\d{8})-redirect\.sql(?:\.gz)?$"),
+    "namespaces": re.compile(r"-(\d{8})-siteinfo-namespaces\.json(?:\.gz)?$"),
+    "cirrus": re.compile(r"_content-(\d{8})-\d+\.json(?:\.bz2|\.gz)?$"),
+    "pageviews": re.compile(r"^pageviews-(\d{8})-user\.bz2$"),
     "collections": re.compile(r"^collections\.parquet$"),
+    "meta_pages": re.compile(r"^metawiki-(\d{8})-pages-articles\.xml\.bz2$"),
+    "meta_iwlinks": re.compile(r"^metawiki-(\d{8})-iwlinks\.sql\.gz$"),
+    "items_per_site": re.compile(r"^wikidatawiki-(\d{8})-wb_items_per_site\.sql\.gz$"),
 }
+#: Files of every wiki's dumps, not only the catalog's.
+_SHARED = ("cirrus", "pageviews", "collections", "meta_pages", "meta_iwlinks", "items_per_site")
+
+
+def _run(path: str | None, role: str) -> str | None:
+    """The run (or day) in a dump's published name."""
+    found = _FILES[role].search(Path(path).name) if path else None
+    return found.group(1) if found and found.groups() else None
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .._native import build_translation_catalog
+    from .._native import build_translation_catalog, build_translation_collections
     from ..datasets.published import wiki_id
 
     wiki = wiki_id(args.wiki)
@@ -90,10 +102,11 @@ def _build(args: argparse.Namespace) -> int:
             if not path.is_file():
                 continue
             for role, pattern in _FILES.items():
-                if pattern.search(path.name) and (
-                    role in ("cirrus", "pageviews", "collections") or path.name.startswith(wiki)
-                ):
+                if pattern.search(path.name) and (role in _SHARED or path.name.startswith(wiki)):
                     found[role].append(path)
+    if args.day:
+        day = args.day.replace("-", "")
+        found["pageviews"] = [p for p in found["pageviews"] if _run(str(p), "pageviews") == day]
     for role in ("page", "page_props", "langlinks", "redirect"):
         if len(found[role]) != 1:
             raise InvalidParameter(
@@ -104,37 +117,51 @@ def _build(args: argparse.Namespace) -> int:
     def one(role: str) -> str | None:
         paths = found[role]
         if len(paths) > 1:
+            hint = " (pick one with --day)" if role == "pageviews" else ""
             raise InvalidParameter(
-                f"several {role} files: {', '.join(map(str, paths))}", parameter="sources"
+                f"several {role} files{hint}: {', '.join(map(str, paths))}", parameter="sources"
             )
         return str(paths[0]) if paths else None
 
-    spec: dict[str, Any] = {
-        "wiki": wiki,
-        "page": one("page"),
-        "page_props": one("page_props"),
-        "langlinks": one("langlinks"),
-        "redirect": one("redirect"),
-        "namespaces": one("namespaces"),
-        "cirrus": [str(p) for p in found["cirrus"] if p.name.startswith(f"{wiki}_content-")],
-        "pageviews": one("pageviews"),
-        "collections": one("collections"),
-        "memory": args.memory_mb << 20,
-        "threads": args.threads,
-        "dump_run": None,
-        "cirrus_run": None,
-        "pageviews_day": None,
-        "collections_run": None,
-        "files": [],
-    }
-    phases: list[str] = []
+    cirrus = [str(p) for p in found["cirrus"] if p.name.startswith(f"{wiki}_content-")]
+    pageviews = one("pageviews")
+    meta = (one("meta_pages"), one("meta_iwlinks"), one("items_per_site"))
+    with tempfile.TemporaryDirectory(prefix="wikisuggest-collections-") as scratch:
+        collections = one("collections")
+        collections_run = None
+        if collections is None and all(meta):
+            # Page collections from Meta-Wiki's pages and interwiki links, resolved through
+            # Wikidata's sitelinks, as `fetch` builds them.
+            collections = str(Path(scratch) / "collections.parquet")
+            build_translation_collections(*(str(m) for m in meta), collections)
+            collections_run = _run(meta[0], "meta_pages")
+        day = _run(pageviews, "pageviews")
+        spec: dict[str, Any] = {
+            "wiki": wiki,
+            "page": one("page"),
+            "page_props": one("page_props"),
+            "langlinks": one("langlinks"),
+            "redirect": one("redirect"),
+            "namespaces": one("namespaces"),
+            "cirrus": cirrus,
+            "pageviews": pageviews,
+            "collections": collections,
+            "memory": args.memory_mb << 20,
+            "threads": args.threads,
+            "dump_run": _run(one("page"), "page"),
+            "cirrus_run": _run(cirrus[0], "cirrus") if cirrus else None,
+            "pageviews_day": f"{day[:4]}-{day[4:6]}-{day[6:]}" if day else None,
+            "collections_run": collections_run,
+            "files": [],
+        }
+        phases: list[str] = []
 
-    def progress(phase: str, done: int) -> None:
-        if not args.quiet and (not phases or phases[-1] != phase):
-            phases.append(phase)
-            print(f"{wiki}: {phase}", file=sys.stderr)
+        def progress(phase: str, done: int) -> None:
+            if not args.quiet and (not phases or phases[-1] != phase):
+                phases.append(phase)
+                print(f"{wiki}: {phase}", file=sys.stderr)
 
-    manifest = json.loads(build_translation_catalog(spec, str(args.out), progress))
+        manifest = json.loads(build_translation_catalog(spec, str(args.out), progress))
     print(json.dumps(manifest["counts"]) if args.quiet else args.out)
     return 0
 
@@ -334,8 +361,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build = sub.add_parser("build", help="build a catalog from dump files on disk (no network)")
     build.add_argument("wiki")
     build.add_argument(
-        "sources", nargs="+", help="folders holding the dumps, under their published names"
+        "sources",
+        nargs="+",
+        help="folders holding the dumps, under their published names (the wiki's tables, its "
+        "search index shards, a pageviews day; Meta-Wiki's pages-articles and iwlinks with "
+        "Wikidata's wb_items_per_site add page collections)",
     )
+    build.add_argument("--day", help="the day of views to read, YYYY-MM-DD, when several")
     build.add_argument("-o", "--out", type=Path, required=True, help="the catalog's folder")
     build.add_argument("--memory-mb", type=int, default=1024, help="sort buffers (default 1024)")
     build.add_argument("--threads", type=int, help="search shards read at once")
