@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 
 import wikisuggest
+from wikisuggest.translation.sample import default_catalog_path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNABLE = ("python", "bash", "sh")
@@ -99,7 +100,7 @@ def environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     with wikisuggest.Server(
         datasets=ROOT / "tests" / "data" / "parity" / "datasets",
         pages=ROOT / "tests" / "data" / "parity" / "articles" / "enwiki",
-        translation=ROOT / "data" / "translation",
+        translation=default_catalog_path(),
         clients=ROOT / "examples" / "clients.toml",
     ) as server:
         helper = tmp_path_factory.mktemp("browser") / "browser.py"

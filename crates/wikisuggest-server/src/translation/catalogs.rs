@@ -52,7 +52,10 @@ impl TranslationCatalogs {
         for (wiki, path) in entries {
             let folders = catalog_folders(path)?;
             if folders.is_empty() {
-                log::warn!("no translation catalog in {}", path.display());
+                return Err(Error::input(
+                    path,
+                    "no translation catalog here (no catalog.json in it or in its subfolders)",
+                ));
             }
             for folder in folders {
                 let engine = Engine::open(&folder).map_err(|e| Error::input(&folder, e))?;
