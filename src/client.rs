@@ -13,8 +13,8 @@ use wikisuggest_core::client::{PreparedRequest, ResponseKind, StaticToken, decod
 use wikisuggest_core::models::{PageCollection, PageCollectionGroups, PageCollectionMembership};
 use wikisuggest_core::oauth::{Grant, request_token};
 use wikisuggest_core::params::{
-    LinkParams, MembershipParams, MembershipQuery, RankMethod, RevisionBody, SearchAlgorithm,
-    TranslationParams,
+    LinkOptions, LinkParams, MembershipParams, MembershipQuery, RankMethod, RevisionBody,
+    SearchAlgorithm, TranslationParams,
 };
 use wikisuggest_core::retry::RetryPolicy;
 use wikisuggest_core::{AuthProvider, Client, ClientConfig, Error, Secret};
@@ -28,13 +28,9 @@ pub struct NativeClient {
     pub(crate) inner: Arc<Client>,
 }
 
+/// A client's timeout or back-off: more than zero seconds.
 fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
-    Duration::try_from_secs_f64(value).map_err(|_| {
-        Error::invalid(
-            name,
-            format!("must be a non-negative number of seconds, got {value}"),
-        )
-    })
+    Ok(wikisuggest_records::params::positive_seconds(name, value)?)
 }
 
 /// The arguments of one link-recommendation request, as the Python layer passes them: a dict
@@ -74,10 +70,12 @@ impl Operation for LinkArgs {
             project: self.project,
             domain: self.domain,
             page_title: self.page_title,
-            language_code: self.language_code,
-            threshold: self.threshold,
-            sections_to_exclude: self.sections_to_exclude,
-            max_recommendations: self.max_recommendations,
+            options: LinkOptions {
+                language_code: self.language_code,
+                threshold: self.threshold,
+                sections_to_exclude: self.sections_to_exclude,
+                max_recommendations: self.max_recommendations,
+            },
         };
         let Some(wikitext) = self.wikitext else {
             return client.prepare_link_recommendations(&params, self.revision);
@@ -284,8 +282,8 @@ impl NativeClient {
                 connect_timeout: seconds("connect_timeout", connect_timeout)?,
                 retry: RetryPolicy {
                     max_retries,
-                    backoff_base: seconds("backoff_base", backoff_base)?,
-                    backoff_max: seconds("backoff_max", backoff_max)?,
+                    backoff_base: seconds("backoff", backoff_base)?,
+                    backoff_max: seconds("max_backoff", backoff_max)?,
                     max_retry_after: seconds("max_retry_after", max_retry_after)?,
                     ..RetryPolicy::default()
                 },

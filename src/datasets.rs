@@ -116,14 +116,7 @@ impl NativeDownloader {
         max_attempts: u32,
         bytes_factor: u32,
     ) -> PyResult<Self> {
-        let seconds = |name: &str, v: f64| {
-            Duration::try_from_secs_f64(v).map_err(|_| {
-                invalid_parameter(
-                    name,
-                    &format!("must be a non-negative number of seconds, got {v}"),
-                )
-            })
-        };
+        let seconds = crate::contract::seconds;
         if max_attempts == 0 {
             return Err(invalid_parameter("max_attempts", "must be positive"));
         }

@@ -4,18 +4,18 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use wikisuggest_engine::{
-    BatchStream, Dataset, DatasetSource, Engine, LinkRecommendationSet, MentionScores,
+    BatchStream, Dataset, DatasetSource, Engine, LinkOptions, LinkRecommendationSet, MentionScores,
     NativeOpenOptions, Page, RecommendOptions, default_workers,
 };
 
 use crate::call::NativeCall;
+use crate::contract::positive_seconds;
 use crate::engine_batch::NativeEngineBatch;
-use crate::errors::{core_error, engine_error};
+use crate::errors::engine_error;
 use crate::rules::NativeLinkRules;
 
 #[pyclass(frozen, module = "wikisuggest._native")]
@@ -36,32 +36,25 @@ pub(crate) struct OptionArgs {
 }
 
 impl OptionArgs {
-    /// Checked with the client's own rules, so a value one path refuses the other refuses too.
+    /// The engine's options, checked by [`RecommendOptions::validate`] (the client's own
+    /// rules, so a value one path refuses the other refuses too).
     pub(crate) fn validate(self, py: Python<'_>) -> PyResult<RecommendOptions> {
-        wikisuggest_core::params::check_link_options(
-            self.threshold,
-            self.max_recommendations,
-            &self.sections_to_exclude,
-        )
-        .map_err(|e| core_error(py, e))?;
-        let time_budget = match self.time_budget {
-            None => None,
-            Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {
-                crate::errors::invalid_parameter(
-                    "time_budget",
-                    "must be a non-negative number of seconds",
-                )
-            })?),
-        };
-        Ok(RecommendOptions {
-            language_code: self.language_code,
-            threshold: self.threshold,
-            max_recommendations: self.max_recommendations,
-            sections_to_exclude: self.sections_to_exclude,
-            time_budget,
+        let options = RecommendOptions {
+            link: LinkOptions {
+                language_code: self.language_code,
+                threshold: self.threshold,
+                max_recommendations: self.max_recommendations,
+                sections_to_exclude: self.sections_to_exclude,
+            },
+            time_budget: self
+                .time_budget
+                .map(|s| positive_seconds("time_budget", s))
+                .transpose()?,
             rules: self.rules.map(|r| r.get().inner.clone()),
-            max_work: None,
-        })
+            ..RecommendOptions::default()
+        };
+        options.validate().map_err(|e| engine_error(py, &e))?;
+        Ok(options)
     }
 }
 

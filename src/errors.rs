@@ -153,8 +153,12 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
 
 fn build_engine(py: Python<'_>, error: &EngineError) -> PyResult<PyErr> {
     let kwargs = PyDict::new(py);
-    if let EngineError::Text(TextError::UnsupportedLanguage { language }) = error {
-        kwargs.set_item("language", language)?;
+    match error {
+        EngineError::Text(TextError::UnsupportedLanguage { language }) => {
+            kwargs.set_item("language", language)?;
+        }
+        EngineError::InvalidParameter(invalid) => kwargs.set_item("parameter", &invalid.name)?,
+        _ => {}
     }
     // One classification for exceptions and for the error rows of whole-wiki runs.
     let class: Class = match wikisuggest_linkrows::error_class(error) {

@@ -18,6 +18,7 @@ mod batch;
 mod build;
 mod call;
 mod client;
+mod contract;
 mod convert;
 mod datasets;
 mod dump_pages;
@@ -53,6 +54,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rules::NativeLinkRules>()?;
     m.add_function(wrap_pyfunction!(rules::page_links, m)?)?;
     m.add_function(wrap_pyfunction!(rules::page_sections, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::class_table_row, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::is_wikidata_item, m)?)?;
+    m.add(
+        "CLASS_TABLE_HEADER",
+        wikisuggest_engine::rules::classes::TABLE_HEADER,
+    )?;
     m.add_class::<datasets::NativeDownloader>()?;
     m.add_class::<dump_pages::NativeDumpPages>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
@@ -71,6 +78,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(translation::translation_constants, m)?)?;
+    contract::register(m)?;
     build::register(m)?;
     linkrows::register(m)?;
     Ok(())

@@ -4,7 +4,6 @@
 //! records.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_core::client::StaticToken;
@@ -83,8 +82,7 @@ impl NativeWiki {
     ) -> PyResult<Self> {
         let manager = manager.map(|m| m.get().inner.clone());
         let build = || -> Result<ActionApi, Error> {
-            let timeout = Duration::try_from_secs_f64(timeout)
-                .map_err(|_| Error::invalid("timeout", "must be a positive number of seconds"))?;
+            let timeout = wikisuggest_records::params::positive_seconds("timeout", timeout)?;
             let config = ActionApiConfig {
                 timeout,
                 maxlag,

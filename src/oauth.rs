@@ -128,12 +128,7 @@ impl ManagerArgs {
 }
 
 fn leeway_from(seconds: f64) -> CoreResult<Duration> {
-    Duration::try_from_secs_f64(seconds).map_err(|_| {
-        Error::invalid(
-            "leeway",
-            format!("must be a non-negative number of seconds, got {seconds}"),
-        )
-    })
+    Ok(wikisuggest_records::params::seconds("leeway", seconds)?)
 }
 
 /// A token handed to Python, as the store's dict shape (the Python layer makes it a `Token`).

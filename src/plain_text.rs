@@ -64,6 +64,11 @@ impl NativePlainText {
             .map(|(kind, range)| (kind_name(kind), range.start, range.end))
     }
 
+    /// Where MediaWiki stops showing the page (an unclosed `<!--`), or `None`.
+    fn hidden_from(&self) -> Option<usize> {
+        self.inner.hidden_from()
+    }
+
     fn is_text(&self, start: usize, end: usize) -> bool {
         self.inner.is_text(start..end)
     }

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pythonize::{depythonize, pythonize};
+use wikisuggest_engine::rules::classes;
 use wikisuggest_engine::rules::section_links as engine_section_links;
 use wikisuggest_engine::{Error as EngineError, ExcludedLink, Exclusion, RuleSpec, Rules};
 
@@ -66,17 +67,21 @@ impl NativeLinkRules {
             .map_err(|e| engine_error(py, &e))
     }
 
-    /// `(rule, value)` when a page rule excludes the page, else `None`.
+    /// `(rule, value)` when a page rule excludes the page, else `None`. The scan (linear in
+    /// the page) runs without the interpreter.
     #[pyo3(signature = (wikitext, templates=Vec::new(), categories=Vec::new()))]
     fn page_exclusion(
         &self,
-        wikitext: &str,
+        py: Python<'_>,
+        wikitext: String,
         templates: Vec<String>,
         categories: Vec<String>,
     ) -> Option<(&'static str, String)> {
-        self.inner
-            .page_exclusion(wikitext, &templates, &categories)
-            .map(|e| (e.rule.name(), e.value))
+        py.detach(|| {
+            self.inner
+                .page_exclusion(&wikitext, &templates, &categories)
+        })
+        .map(|e| (e.rule.name(), e.value))
     }
 
     /// `(rule, value)` when a target, class or anchor rule names this link.
@@ -95,6 +100,25 @@ impl NativeLinkRules {
             spec.exclude_classes.len()
         )
     }
+}
+
+/// One row of a class table, as the engine reads it back (see
+/// `wikisuggest_engine::rules::classes::table_row`): `InvalidParameter` for a value that
+/// cannot be written.
+#[pyfunction]
+pub fn class_table_row(
+    py: Python<'_>,
+    title: &str,
+    item: &str,
+    p31: Vec<String>,
+) -> PyResult<String> {
+    classes::table_row(title, item, &p31).map_err(|e| engine_error(py, &e))
+}
+
+/// Whether `id` is a Wikidata item id (`Q` and digits, the first not zero).
+#[pyfunction]
+pub fn is_wikidata_item(id: &str) -> bool {
+    classes::is_item(id)
 }
 
 /// A wikilink: its section's position (0 is the lead), code point span, target as written,

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use wikisuggest_server::{
@@ -18,10 +17,7 @@ pub struct NativeServer {
     inner: Mutex<Option<BackgroundServer>>,
 }
 
-fn seconds(name: &str, value: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(value)
-        .map_err(|_| wikisuggest_error(&format!("{name} must be a non-negative number of seconds")))
-}
+use crate::contract::seconds;
 
 #[pymethods]
 impl NativeServer {

@@ -19,7 +19,7 @@ import warnings
 from typing import Any
 
 from . import _aliases, datasets, errors
-from ._native import __version__
+from ._native import ENGINE_DEFAULTS, LINK_DEFAULTS, TRANSLATION_DEFAULTS, __version__
 from .auth import (
     AuthorizationRequest,
     FileTokenStore,
@@ -83,8 +83,11 @@ from .translation import TranslationEngine
 __all__ = [
     "DEFAULT_AUTH_URL",
     "DEFAULT_BASE_URL",
+    "ENGINE_DEFAULTS",
     "ENWIKI_CLASSES",
+    "LINK_DEFAULTS",
     "PRODUCTION_CLASSES",
+    "TRANSLATION_DEFAULTS",
     "AppliedLink",
     "AppliedLinks",
     "AsyncBatch",

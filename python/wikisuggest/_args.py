@@ -99,8 +99,7 @@ class ManagerArgs(TypedDict):
 
 class EngineOptions(TypedDict):
     """The options shared by the pages of an engine call (``src/engine.rs`` ``OptionArgs``):
-    :class:`~wikisuggest.engine.PassOptions` checked. A new pass option is a key here, in
-    ``PassOptions`` and its defaults, and a field of ``OptionArgs``."""
+    :class:`~wikisuggest.engine.PassOptions` type-checked, over their defaults."""
 
     language_code: str | None
     threshold: float
@@ -156,13 +155,14 @@ def number(name: str, value: Any) -> float:
     return float(value)
 
 
+def optional_number(name: str, value: Any) -> float | None:
+    return None if value is None else number(name, value)
+
+
 def seconds(name: str, value: Any) -> float:
-    checked = number(name, value)
-    if not checked > 0 or checked == float("inf"):
-        raise InvalidParameter(
-            f"{name} must be a positive number of seconds, got {checked}", parameter=name
-        )
-    return checked
+    """A number of seconds, as a float (its range is checked natively, where it becomes a
+    duration)."""
+    return number(name, value)
 
 
 def retries(value: Any) -> int:
@@ -194,6 +194,17 @@ def text_list(name: str, value: Any) -> list[str]:
             )
         encodable(name, item)
     return items
+
+
+def string_list(name: str, value: Any) -> list[str]:
+    """:func:`text_list` where a list is meant: a bare string is refused (it would otherwise
+    be one entry, or, read letter by letter, one entry per letter)."""
+    if isinstance(value, str):
+        raise InvalidParameter(
+            f"{name} must be a list of strings, not a string: write {name}=[{value!r}]",
+            parameter=name,
+        )
+    return text_list(name, value)
 
 
 def flag(name: str, value: Any) -> bool:

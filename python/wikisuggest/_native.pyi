@@ -23,7 +23,12 @@ _TokenDict = dict[str, Any]
 _EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
+    "CLASS_TABLE_HEADER",
+    "ENGINE_DEFAULTS",
+    "LINK_DEFAULTS",
     "LINK_ROWS_SPARK_DDL",
+    "MAX_TITLE_BYTES",
+    "TRANSLATION_DEFAULTS",
     "NativeArrowBatch",
     "NativeBatch",
     "NativeCall",
@@ -47,19 +52,25 @@ __all__ = [
     "backtest_dataset",
     "build_translation_catalog",
     "build_translation_collections",
+    "class_table_row",
     "convert_dataset",
     "dataset_drift",
     "dump_wiki",
     "file_store_load",
     "file_store_save",
     "in_flight_tasks",
+    "is_wikidata_item",
     "link_rows",
     "link_rows_schema",
     "page_links",
     "page_sections",
     "parse_redirect",
     "quiesce",
+    "title_problem",
     "translation_constants",
+    "wiki_domain",
+    "wiki_id",
+    "wiki_language",
 ]
 
 #: What the rules removed from a page: each link with its rule and the rule's entry, and the
@@ -67,6 +78,19 @@ __all__ = [
 
 __version__: str
 
+#: The defaults of every link operation's options (``language_code``, ``threshold``,
+#: ``max_recommendations``, ``sections_to_exclude``), of the translation operations' and of the
+#: local engine's pass options: read-only, written once in the crates.
+LINK_DEFAULTS: Mapping[str, Any]
+TRANSLATION_DEFAULTS: Mapping[str, Any]
+ENGINE_DEFAULTS: Mapping[str, Any]
+#: The longest title MediaWiki accepts, in UTF-8 bytes.
+MAX_TITLE_BYTES: int
+
+def wiki_id(name: str) -> str: ...
+def wiki_language(wiki_id: str) -> str: ...
+def wiki_domain(wiki_id: str) -> str: ...
+def title_problem(title: str) -> str | None: ...
 def in_flight_tasks() -> int: ...
 def quiesce() -> None: ...
 def authorization_url(
@@ -225,6 +249,10 @@ class NativeLinkRules:
 
 def page_links(wikitext: str) -> list[tuple[int, int, int, str, str | None, str]]: ...
 def page_sections(wikitext: str) -> list[tuple[str | None, int]]: ...
+def class_table_row(title: str, item: str, p31: list[str]) -> str: ...
+def is_wikidata_item(id: str) -> bool: ...
+
+CLASS_TABLE_HEADER: str
 
 # The engine's batch: `push`/`refuse` feed it pages in input order, and it speaks the protocol
 # of `NativeBatch`, items in input order.
@@ -372,6 +400,7 @@ class NativePlainText:
     def __len__(self) -> int: ...
     def text_runs(self) -> list[tuple[int, int]]: ...
     def node_at(self, offset: int) -> tuple[str, int, int] | None: ...
+    def hidden_from(self) -> int | None: ...
     def is_text(self, start: int, end: int) -> bool: ...
     def occurrences(self, phrase: str) -> list[int]: ...
     def link_targets(self) -> list[str]: ...

@@ -15,7 +15,6 @@ from support.clients import USER_AGENT, client_of
 from support.contract_server import ContractServer, Scripted
 
 import wikisuggest
-from wikisuggest.translation.sample import default_catalog_path
 from wikisuggest import (
     CollectionMembership,
     InvalidParameter,
@@ -25,6 +24,7 @@ from wikisuggest import (
     TranslationRecommendation,
     UnprocessableEntity,
 )
+from wikisuggest.translation.sample import default_catalog_path
 
 MATHS = "Vital articles (en)/Mathematics"
 ESSENTIAL = "Essential Articles"

@@ -24,6 +24,7 @@ import pytest
 numpy = pytest.importorskip("numpy")
 pytest.importorskip("xgboost")
 
+import wikisuggest  # noqa: E402
 from wikisuggest.datasets.build import build, format_report  # noqa: E402
 
 # (title, anchor, share of mentions that are links): some phrases are nearly always
@@ -312,3 +313,17 @@ def _auc(y: Any, p: Any) -> float:
     pos, neg = p[y == 1], p[y == 0]
     wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
     return float(wins / (len(pos) * len(neg)))
+
+
+def test_a_dump_of_another_wiki_is_refused(tmp_path: Path) -> None:
+    # A dataset built from frwiki's pages under the id enwiki would be silently wrong.
+    dump = tmp_path / "frwiki.xml"
+    dump.write_text(
+        "<mediawiki><siteinfo><dbname>frwiki</dbname></siteinfo>"
+        "<page><title>Paris</title><ns>0</ns><id>1</id><revision><id>2</id>"
+        "<text>Paris est la [[capitale]].</text></revision></page></mediawiki>",
+        "utf-8",
+    )
+    with pytest.raises(wikisuggest.InvalidParameter, match="a dump of frwiki, not of enwiki"):
+        build(dump, "enwiki", tmp_path / "out", vectors="linkgraph")
+    assert not (tmp_path / "out" / "enwiki.linkdata").exists()

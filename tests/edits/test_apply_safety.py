@@ -177,6 +177,31 @@ def test_unclosed_markup_costs_linear_time() -> None:
         assert [s.reason for s in out.skipped] == [SkipReason.UNPARSABLE]
 
 
+#: A page whose last comment is never closed: MediaWiki hides everything after its ``<!--``.
+UNCLOSED = "The cats sleep. <!-- a note --> More cats. <!-- never closed\nThe cats dream."
+
+
+def test_nothing_is_placed_after_a_comment_that_is_never_closed() -> None:
+    before, after = UNCLOSED.index("cats"), UNCLOSED.rindex("cats")
+    recs = [_rec("cats", "Cat", wikitext_offset=after), _rec("cats", "Cat", wikitext_offset=before)]
+    out = wikisuggest.apply_links(UNCLOSED, recs)
+    assert [s.reason for s in out.skipped] == [SkipReason.IN_MARKUP]
+    assert "never closed" in out.skipped[0].detail
+    assert out.wikitext == UNCLOSED.replace("The cats sleep", "The [[Cat|cats]] sleep")
+    # Found again by its context when the page moved: not after the comment either.
+    moved = "Intro. " + UNCLOSED
+    shifted = _rec("cats", "Cat", wikitext_offset=3, context_before="The ", context_after=" dream")
+    out = wikisuggest.apply_links(moved, [shifted])
+    assert not out.applied and out.skipped[0].reason is SkipReason.TEXT_CHANGED
+
+
+def test_mediawiki_hides_what_follows_a_comment_never_closed(mediawiki: LocalWiki) -> None:
+    placed = UNCLOSED[::-1].replace("stac", "]]stac|taC[[", 1)[::-1]
+    assert placed.endswith("The [[Cat|cats]] dream.")
+    parsed = mediawiki.parse(placed)
+    assert parsed["links"] == [] and "dream" not in parsed["text"]
+
+
 def test_the_partition_runs_without_the_interpreter() -> None:
     """Another thread runs while a long page is partitioned (the GIL is released)."""
     text = "The cats sleep. " + "{{a|[[b|" * 100_000

@@ -71,6 +71,12 @@ class HostileWiki:
         self.requests: list[dict[str, str]] = []
         #: Refuse logins with a reason quoting the request (password and login token).
         self.echo_login = False
+        #: Cookies a successful login sets besides the session (MediaWiki's public ones).
+        self.login_cookies: list[str] = []
+        #: The answer to ``meta=siteinfo``.
+        self.siteinfo: Any = {
+            "query": {"general": {"lang": "en", "case": "first-letter"}, "namespaces": {}}
+        }
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -121,15 +127,12 @@ class HostileWiki:
             reason = f"you sent {params['_raw']} {json.dumps(params)}"
             _send(sock, 200, {"login": {"result": "Failed", "reason": reason}})
         elif params.get("action") == "login":
-            _send(sock, 200, {"login": {"result": "Success", "lgusername": "Bot"}})
+            cookies = "".join(f"Set-Cookie: {c}; path=/\r\n" for c in self.login_cookies)
+            _send(sock, 200, {"login": {"result": "Success", "lgusername": "Bot"}}, cookies)
         elif params.get("meta") == "tokens":
             _send(sock, 200, {"query": {"tokens": {"csrftoken": CSRF}}})
         elif params.get("meta") == "siteinfo":
-            _send(
-                sock,
-                200,
-                {"query": {"general": {"lang": "en", "case": "first-letter"}, "namespaces": {}}},
-            )
+            _send(sock, 200, self.siteinfo)
         else:
             self.handler(params, sock)
 
@@ -333,3 +336,101 @@ def test_the_server_survives_a_wiki_that_misbehaves(
             with pytest.raises(wikisuggest.ServerError):
                 client.link_recommendations("wikipedia", "en", "Pets")
         assert served.running
+
+
+def test_only_credentials_are_cut_out_after_a_login(
+    hostile: Callable[[Handler], HostileWiki],
+) -> None:
+    """The public cookies MediaWiki sets at login (a user id, a user name, a flag) are sent
+    back, but not cut out of every text: only the session is a secret."""
+
+    def database_error(params: dict[str, str], sock: socket.socket) -> None:
+        info = f"error 1213 on db1101 for Bot (session {SESSION})"
+        _send(sock, 200, {"error": {"code": "internal_api_error_DBQueryError", "info": info}})
+
+    server = hostile(database_error)
+    server.login_cookies = ["enwikiUserID=1213", "enwikiUserName=Bot", "forceHTTPS=1"]
+    wiki = Wiki(server.url, USER_AGENT, max_retries=0)
+    wiki.login("Bot@app", PASSWORD)
+    with pytest.raises(MediaWikiError) as caught:
+        wiki.page("Pets")
+    assert "enwikiUserID=1213" in server.requests[-1]["_raw"], "the cookies are sent"
+    assert str(caught.value).endswith("error 1213 on db1101 for Bot (session ***)"), str(
+        caught.value
+    )
+
+
+def test_an_answer_about_another_page_is_refused(
+    hostile: Callable[[Handler], HostileWiki],
+) -> None:
+    def other_page(params: dict[str, str], sock: socket.socket) -> None:
+        revid = int(params.get("revids", "7"))
+        page = {"pageid": 9, "title": "Evil", "revisions": [{"revid": revid + 1,
+                "slots": {"main": {"content": "[[Spam]]"}}}]}  # fmt: skip
+        _send(sock, 200, {"query": {"pages": [page]}})
+
+    server = hostile(other_page)
+    wiki = Wiki(server.url, USER_AGENT, max_retries=0)
+    with pytest.raises(DecodeError, match=r"another page.*Evil.*Pets"):
+        wiki.page("Pets")
+    with pytest.raises(DecodeError, match=r"another page.*revision 8"):
+        wiki.page(revid=7)
+
+
+def test_the_wikis_own_spelling_of_a_title_is_the_same_page(
+    hostile: Callable[[Handler], HostileWiki],
+) -> None:
+    def normalised(params: dict[str, str], sock: socket.socket) -> None:
+        page = {"pageid": 9, "title": "Pet shop", "revisions": [{"revid": 3,
+                "slots": {"main": {"content": "x"}}}]}  # fmt: skip
+        normalized = [{"from": params["titles"], "to": "Pet shop"}]
+        _send(sock, 200, {"query": {"normalized": normalized, "pages": [page]}})
+
+    server = hostile(normalised)
+    found = Wiki(server.url, USER_AGENT).page("pet_shop")
+    assert found is not None and found.title == "Pet shop"
+
+
+def test_a_hostile_community_configuration_is_a_typed_error(
+    hostile: Callable[[Handler], HostileWiki],
+) -> None:
+    from wikisuggest.edits.community import CommunityConfiguration
+
+    nested = "[" * 100_000 + "]" * 100_000
+    page_text = {"config": nested}
+
+    def configuration(params: dict[str, str], sock: socket.socket) -> None:
+        page = {"pageid": 1, "title": params["titles"], "revisions": [{"revid": 2,
+                "slots": {"main": {"content": page_text["config"]}}}]}  # fmt: skip
+        _send(sock, 200, {"query": {"pages": [page]}})
+
+    server = hostile(configuration)
+    wiki = Wiki(server.url, USER_AGENT, max_retries=0)
+    with pytest.raises(ConfigurationError, match="nested too deeply"):
+        CommunityConfiguration.from_wiki(wiki)
+    with pytest.raises(ConfigurationError, match="nested too deeply"):
+        CommunityConfiguration.from_json('{"link_recommendation": ' + nested + "}")
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ConfigurationError, match="excludedTemplates must be a list of strings"):
+        CommunityConfiguration.from_json({"link_recommendation": {"excludedTemplates": deep}})
+    # A well-formed page, and then siteinfo answers of every wrong shape.
+    siteinfo: Any
+    page_text["config"] = '{"link_recommendation": {"excludedTemplates": ["Stub"]}}'
+    for siteinfo in (
+        [],
+        {"query": []},
+        {"query": {"namespaces": [1, 2]}},
+        {"query": {"namespaces": {"10": "Template"}}},
+        {"query": {"namespaces": [{"id": 10, "name": ["Template"]}]}},
+        {"query": {"namespaces": [], "namespacealiases": {"id": 14}}},
+    ):
+        server.siteinfo = siteinfo
+        with pytest.raises(DecodeError):
+            CommunityConfiguration.from_wiki(wiki)
+    server.siteinfo = {"query": {"namespaces": [{"id": 10, "name": "Vorlage",
+                       "canonical": "Template"}], "namespacealiases": []}}  # fmt: skip
+    config = CommunityConfiguration.from_wiki(wiki)
+    assert config.excluded_templates == ("Stub",)
+    assert config.template_namespaces == ("Vorlage", "Template")

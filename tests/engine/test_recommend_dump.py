@@ -391,7 +391,8 @@ def test_a_deleted_part_or_an_edited_position_is_refused(
     recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=20)
     manifest = out / MANIFEST
     state = json.loads(manifest.read_text())
-    assert len(state["parts"]) == 10
+    # Ten of 20 pages, then the (empty) part that records where the dump ended.
+    assert [part["pages"] for part in state["parts"]] == [20] * 10 + [0]
     # A deleted part: even a complete run no longer reads as complete.
     (out / "part-00003.parquet").rename(tmp_path / "aside.parquet")
     with pytest.raises(wikisuggest.InvalidParameter, match=r"part-00003\.parquet is missing"):
@@ -411,6 +412,35 @@ def test_a_deleted_part_or_an_edited_position_is_refused(
     manifest.write_text(json.dumps(state))
     again = recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=20)
     assert again.complete and again.pages_this_run == 0
+
+
+def test_a_hand_set_complete_is_not_believed(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.xml"
+    dump.write_bytes(_xml(_pages(300)))
+    out = tmp_path / "out"
+    whole = recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=50)
+    assert whole.complete and whole.pages == 300
+    rows = _written_rows(out)
+    # The manifest of a run that stopped half way, with "complete" set by hand: every
+    # recorded part is there and unchanged, only the claim is false.
+    manifest = out / MANIFEST
+    state = json.loads(manifest.read_text())
+    half = state["parts"][:3]
+    assert half[-1]["position"] == 150
+    forged = {
+        **state,
+        "parts": half,
+        "position": 150,
+        **{key: sum(part[key] for part in half) for key in ("pages", "links", "errors")},
+        "complete": True,
+    }
+    manifest.write_text(json.dumps(forged))
+    with pytest.warns(UserWarning, match="does not record the end of the dump"):
+        again = recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=50)
+    assert (again.complete, again.pages, again.pages_this_run) == (True, 300, 150)
+    assert _written_rows(out) == rows
+    # The run that reached the end is believed: nothing is read again.
+    assert recommend_dump(dump, DATASET, "enwiki", out, pages_per_part=50).pages_this_run == 0
 
 
 def test_overwrite_deletes_only_the_runs_own_files(tmp_path: Path) -> None:
@@ -442,6 +472,7 @@ def test_overwrite_deletes_only_the_runs_own_files(tmp_path: Path) -> None:
         "part-00000.parquet",
         "part-00001.parquet",
         "part-00002.parquet",
+        "part-00003.parquet",  # the end of the dump
     ]
 
 

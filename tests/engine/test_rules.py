@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
+import unicodedata
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -19,6 +20,7 @@ from support.paths import REPO
 import wikisuggest
 from wikisuggest import InvalidParameter, LinkEngine, LinkRules
 from wikisuggest.engine import Page
+from wikisuggest.engine.rules import Exclusion
 
 ROOT = REPO
 PARITY = ROOT / "tests" / "data" / "parity"
@@ -75,9 +77,44 @@ def test_rule_sets_are_checked() -> None:
         LinkRules.from_dict({"exclude_target": ["A"]})
     with pytest.raises(InvalidParameter):
         LinkRules(classes={"Paris": ["city"]}, exclude_classes=["Q5"])
-    rules = LinkRules(exclude_anchors="the city")  # one string is one phrase
+    rules = LinkRules(exclude_anchors=["the city"])
     assert rules.to_dict() == {"exclude_anchors": ["the city"]}
     assert "exclude_anchors=1" in repr(rules)
+
+
+def test_a_bare_string_is_refused_where_a_list_is_meant(tmp_path: Path) -> None:
+    # As the file reader refuses `exclude_targets = "Mammal"`, so does the constructor: a
+    # string would otherwise become a one-title rule, or one rule per letter.
+    for name in ("exclude_targets", "exclude_anchors", "exclude_templates", "exclude_classes"):
+        with pytest.raises(InvalidParameter, match=rf"{name} must be a list.*\[.Mammal.\]"):
+            LinkRules(**{name: "Mammal"})  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameter, match="classes must be a list"):
+        LinkRules(classes={"Neck": "Q5"}, exclude_classes=["Q5"])
+    with pytest.raises(InvalidParameter, match="exclude_targets"):
+        LinkRules.from_dict({"exclude_targets": "Mammal"})
+    with pytest.raises(InvalidParameter, match="templates"):
+        LinkRules(exclude_templates=["Stub"]).page_exclusion("x", templates="Stub")
+    # The files' reader names the key and its line.
+    (tmp_path / "r.toml").write_text("version = 1\n\nexclude_targets = 'Mammal'\n", "utf-8")
+    with pytest.raises(InvalidParameter, match=r"r\.toml: line 3: exclude_targets: invalid type"):
+        LinkRules.load(tmp_path / "r.toml")
+    (tmp_path / "r.json").write_text('{\n "exclude_anchors": ["a"],\n "exclude_targets": "M"\n}')
+    with pytest.raises(InvalidParameter, match=r"r\.json: line 3: exclude_targets: invalid type"):
+        LinkRules.load(tmp_path / "r.json")
+
+
+def test_rule_files_that_are_not_a_rule_set(tmp_path: Path) -> None:
+    # Invalid UTF-8: a typed error naming the file and the line, not a bare OSError.
+    (tmp_path / "latin1.toml").write_bytes(b"exclude_targets = ['Caf\xe9']\n")
+    with pytest.raises(InvalidParameter, match=r"latin1\.toml: line 1: .*UTF-8.*0xe9"):
+        LinkRules.load(tmp_path / "latin1.toml")
+    # A JSON array is not read field by field as a rule set.
+    (tmp_path / "array.json").write_text('[1, ["Mammal"], ["the city"]]', "utf-8")
+    with pytest.raises(InvalidParameter, match=r"array\.json: .*one object"):
+        LinkRules.load(tmp_path / "array.json")
+    (tmp_path / "two.json").write_text('{"exclude_targets": ["A"]} {}', "utf-8")
+    with pytest.raises(InvalidParameter, match=r"two\.json: line 1: trailing"):
+        LinkRules.load(tmp_path / "two.json")
 
 
 def test_files_round_trip_and_pickle(tmp_path: Path) -> None:
@@ -292,3 +329,24 @@ def test_the_rules_commands(tmp_path: Path) -> None:
         timeout=120,
     )
     assert bad.returncode == 2 and "unknown field" in bad.stderr
+
+
+def test_titles_are_compared_as_mediawiki_stores_them(tmp_path: Path) -> None:
+    # Doubled spaces and underscores, a decomposed accent (NFD), a direction mark: the
+    # title MediaWiki would store, not a rule that silently matches nothing.
+    written = unicodedata.normalize("NFD", "a  Coruña") + "\u200e"
+    assert written != "A Coruña"
+    rules = LinkRules(exclude_targets=[written, "Chicago__Bears"])
+    assert rules.link_exclusion("the city", "A Coruña") == Exclusion("target", written)
+    assert rules.link_exclusion("bears", "Chicago Bears") == Exclusion("target", "Chicago__Bears")
+    table = tmp_path / "p31.tsv"
+    table.write_text(f"title\tp31\n{unicodedata.normalize('NFD', 'Möhne  river')}\tQ4022\n")
+    rules = LinkRules(exclude_classes=["Q4022"], classes=table)
+    assert rules.link_exclusion("river", "Möhne river") == Exclusion("class", "Q4022")
+    # And in a pass: the sample's link to Mammal goes under a rule written in lower case
+    # with trailing underscores.
+    engine = LinkEngine.default()
+    text = "The aardvark is a mammal."
+    rules = LinkRules(exclude_targets=["mammal__"])
+    explained = engine.explain(text, "Aardvark", threshold=0.0, rules=rules)
+    assert [(e.link.link_target, e.rule) for e in explained.excluded] == [("Mammal", "target")]

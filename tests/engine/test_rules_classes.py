@@ -36,6 +36,9 @@ class StandIn:
     def __init__(self) -> None:
         self.requests: list[dict[str, str]] = []
         self.fail_after: int | None = None
+        #: What a hostile wiki and Wikidata answer instead (title → item, item → P31 values).
+        self.items = dict(ITEMS)
+        self.p31: dict[str, list[Any]] = dict(P31)
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -76,8 +79,8 @@ class StandIn:
                 if name != title:
                     normalized.append({"from": title, "to": name})
                 page: dict[str, Any] = {"title": name}
-                if name in ITEMS:
-                    page["pageprops"] = {"wikibase_item": ITEMS[name]}
+                if name in self.items:
+                    page["pageprops"] = {"wikibase_item": self.items[name]}
                 else:
                     page["missing"] = True
                 pages.append(page)
@@ -89,7 +92,7 @@ class StandIn:
         for item in ids:
             claims = [
                 {"mainsnak": {"datavalue": {"value": {"id": q}}}, "rank": "normal"}
-                for q in P31[item]
+                for q in self.p31[item]
             ]
             claims.append(
                 {"mainsnak": {"datavalue": {"value": {"id": "Q999"}}}, "rank": "deprecated"}
@@ -169,3 +172,67 @@ def test_the_filled_table_drives_class_rules(stand_in: StandIn, tmp_path: Path) 
     assert "Mammal" in [link.link_target for link in explained.result.links]
     with pytest.raises(wikisuggest.InvalidParameter):
         fill_classes(["A"], wiki, wikidata, table, batch=51)
+
+
+def test_a_hostile_answer_cannot_add_rows_or_break_the_table(
+    stand_in: StandIn, tmp_path: Path
+) -> None:
+    engine = LinkEngine.default()
+    text = "The aardvark is a mammal with a long neck and a small stomach."
+    wiki, wikidata = _wikis(stand_in)
+    table = tmp_path / "p31.tsv"
+    fill_classes(["Stomach"], wiki, wikidata, table)
+    # Wikidata answers a P31 value that holds a row of its own choosing: Mammal as a human.
+    stand_in.p31["Q9633"] = ["Q712378\nMammal\tQ7377\tQ5"]
+    with pytest.raises(wikisuggest.DecodeError, match="not a Wikidata item id"):
+        fill_classes(["Neck", "Mammal"], wiki, wikidata, table)
+    # An item id that is not one: the wiki's answer, then a value that is not text.
+    stand_in.p31["Q9633"] = P31["Q9633"]
+    for hostile in ("Q1\tQ5", "Q01", "", {"id": "Q5"}):
+        stand_in.items["Neck"] = hostile  # type: ignore[assignment]
+        with pytest.raises(wikisuggest.DecodeError, match="item of 'Neck'"):
+            fill_classes(["Neck", "Mammal"], wiki, wikidata, table)
+    # Nothing of those batches was written, and the table reads as before.
+    assert table.read_text("utf-8") == "title\titem\tp31\nStomach\tQ103224\tQ712378\n"
+    rules = LinkRules(exclude_classes=["Q5"], classes=table)
+    links = engine.recommend(text, "Aardvark", threshold=0.0, rules=rules).links
+    assert "Mammal" in [link.link_target for link in links]
+    # An honest answer afterwards fills the rest.
+    stand_in.items["Neck"] = ITEMS["Neck"]
+    done = fill_classes(["Neck", "Mammal"], wiki, wikidata, table)
+    assert (done.looked_up, done.with_item) == (2, 2)
+    rules = LinkRules(exclude_classes=["Q712378"], classes=table)
+    assert len(rules.to_dict()["classes"]) == 2
+
+
+def test_answers_of_the_wrong_shape_are_typed_errors(stand_in: StandIn, tmp_path: Path) -> None:
+    wiki, wikidata = _wikis(stand_in)
+    table = tmp_path / "p31.tsv"
+    # Claims that are not objects, a mainsnak that is a list: skipped, as the API never
+    # sends them; a query that is a list: an error.
+    stand_in.p31["Q9633"] = []
+    original = stand_in.answer
+
+    def odd(path: str, params: dict[str, str]) -> dict[str, Any]:
+        body = original(path, params)
+        if path.endswith("/wikidata/api.php"):
+            body["entities"]["Q9633"]["claims"]["P31"] = ["Q5", {"mainsnak": []}, 7]
+            body["entities"]["Q66"] = {"claims": {"P31": []}}  # not asked for
+        return body
+
+    stand_in.answer = odd  # type: ignore[method-assign]
+    done = fill_classes(["Neck"], wiki, wikidata, table)
+    assert done.with_item == 1
+    assert table.read_text("utf-8").splitlines()[1:] == ["Neck\tQ9633\t"]
+    stand_in.answer = lambda path, params: {"query": []}  # type: ignore[method-assign]
+    with pytest.raises(wikisuggest.DecodeError, match="query result"):
+        fill_classes(["Mammal"], wiki, wikidata, table)
+
+
+def test_titles_that_cannot_be_written_are_refused_first(stand_in: StandIn, tmp_path: Path) -> None:
+    wiki, wikidata = _wikis(stand_in)
+    table = tmp_path / "p31.tsv"
+    for title in ("Neck\tQ1", "Neck\nMammal", "Neck\r", "#Neck", " Neck", ""):
+        with pytest.raises(wikisuggest.InvalidParameter):
+            fill_classes(["Mammal", title], wiki, wikidata, table)
+    assert stand_in.requests == [] and not table.exists()

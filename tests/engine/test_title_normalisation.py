@@ -1,13 +1,18 @@
-"""One page title, one normalisation: the local engine, the reference server and the client
-(which sends the title as given, for the server to normalise) agree with production's
-``normalise_title`` (research-mwaddlink: percent-decode, ``str.strip``, first code point
-``str.upper``-ed, ``_`` as a space, cut at ``#``) on every edge title, CPython's Unicode
-semantics included. A title holding a lone surrogate cannot be sent or run: every front end
-refuses it with ``InvalidParameter``."""
+"""One page title, one normalisation, one check: the local engine, the reference server and
+the client (which sends the title as given, for the server to normalise) agree with
+production's ``normalise_title`` (research-mwaddlink: percent-decode, ``str.strip``, first code
+point ``str.upper``-ed, ``_`` as a space, cut at ``#``) on every edge title, CPython's Unicode
+semantics included; and each refuses, with the same rule, a title whose normalised form
+MediaWiki would refuse (empty, a character no title holds, a control character, over 255
+bytes). A title holding a lone surrogate cannot be sent or run: every front end refuses it
+with ``InvalidParameter``."""
 
 from __future__ import annotations
 
+import json
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -36,11 +41,30 @@ EDGE_TITLES = [
     "ﬀ",
     "ŉ",  # upper gives two code points
     "Cat#History",
-    "#Fragment only",
     "Cat%20Dog",  # percent-decoded first
     "%C3%A9t%C3%A9",
     "AC/DC",
+    # A control character before white space: Python strips both, the client must not turn
+    # the space into an underscore the server would keep.
+    "\x1c Dog",
+    "\x1c\u00a0Dog",
+    "\x1c\u2028Dog",
+    "\x1c\u0085Dog",
+    "Dog \x1f",
+    "\x1d_Dog",
+]
+
+#: Titles whose normalised form MediaWiki would refuse: every front end refuses them.
+INVALID_TITLES = [
     "",
+    "#Fragment only",
+    "  \x1c ",
+    "Cat|Dog",
+    "Cat\x1fDog",
+    "%5B%5BCat%5D%5D",  # percent-decoded first: [[Cat]]
+    "Caf%C3",  # percent-decoded to a replacement character
+    "a" * 256,
+    "é" * 128,  # 128 characters, 256 bytes
 ]
 
 REFUSED_TITLES = ["Cat\ud800", "\udfffDog"]
@@ -75,21 +99,57 @@ def served_title(server: wikisuggest.Server, title: str) -> str | None:
     return result.page_title
 
 
+def served_status(server: wikisuggest.Server, title: str) -> tuple[int, dict[str, object]]:
+    """The server's own answer for ``title``, sent as one path segment without the client's
+    checks."""
+    url = (
+        f"{server.url}/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/"
+        + urllib.parse.quote(title, safe="")
+    )
+    body = json.dumps({"wikitext": WIKITEXT, "revid": 1, "pageid": 2}).encode()
+    request = urllib.request.Request(
+        url,
+        data=body,
+        headers={
+            "Authorization": f"Bearer {ref.PERSONAL_TOKEN}",
+            "Content-Type": "application/json",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"{}")
+
+
 @pytest.mark.parametrize("title", EDGE_TITLES, ids=repr)
 def test_engine_normalises_as_production(engine: wikisuggest.LinkEngine, title: str) -> None:
     assert engine.recommend(WIKITEXT, title).page_title == production_normalise_title(title)
 
 
-@pytest.mark.parametrize(
-    "title",
-    # An empty title is no path segment: the route refuses it.
-    [t for t in EDGE_TITLES if t],
-    ids=repr,
-)
+@pytest.mark.parametrize("title", EDGE_TITLES, ids=repr)
 def test_server_and_client_normalise_as_the_engine(
     engine: wikisuggest.LinkEngine, server: wikisuggest.Server, title: str
 ) -> None:
     assert served_title(server, title) == engine.recommend(WIKITEXT, title).page_title
+
+
+@pytest.mark.parametrize("title", INVALID_TITLES, ids=lambda t: repr(t)[:24])
+def test_every_front_end_refuses_what_mediawiki_refuses(
+    engine: wikisuggest.LinkEngine, server: wikisuggest.Server, title: str
+) -> None:
+    with pytest.raises(wikisuggest.InvalidParameter) as by_engine:
+        engine.recommend(WIKITEXT, title)
+    assert by_engine.value.parameter == "page_title"
+    (item,) = engine.recommend_many([(WIKITEXT, title)])
+    assert isinstance(item.error, wikisuggest.InvalidParameter)
+    with pytest.raises(wikisuggest.InvalidParameter) as by_client:
+        served_title(server, title)
+    assert by_client.value.parameter == "page_title"
+    if title:  # an empty title is no path segment: the route is not found
+        status, body = served_status(server, title)
+        assert status == 400, body
+        assert "not a MediaWiki title" in str(body)
 
 
 @pytest.mark.parametrize("title", REFUSED_TITLES, ids=repr)

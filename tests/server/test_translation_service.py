@@ -157,7 +157,8 @@ def test_filters_and_siblings(envelope: wikisuggest.Server) -> None:
     assert len(canada) > 0 and not canada.has_more
     groups = PageCollectionGroups.from_dict(get(envelope, f"{API}/page-collection-groups"))
     assert sorted(groups.groups) == ["Wiki99"]
-    first = next(iter(pages(envelope, source="en", target="de", collections="1", seed=ESSENTIAL)[0]))
+    essential = pages(envelope, source="en", target="de", collections="1", seed=ESSENTIAL)
+    first = next(iter(essential[0]))
     found = CollectionMembership.from_dict(
         get(
             envelope,

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use wikisuggest_engine::{Dataset, Engine, RecommendOptions};
+use wikisuggest_engine::{Dataset, Engine, LinkOptions, RecommendOptions};
 use wikisuggest_text::pyunicode;
 use wikisuggest_text::title::normalise_title;
 
@@ -120,13 +120,13 @@ pub fn backtest_against(
         // Thresholds are independent runs of the pass: spread them over the cores.
         let run = |threshold: f64| -> Result<(u64, u64)> {
             let options = RecommendOptions {
-                language_code: Some(language_code.to_owned()),
-                threshold,
-                max_recommendations: 0,
-                sections_to_exclude: Vec::new(),
-                time_budget: None,
-                rules: None,
-                max_work: None,
+                link: LinkOptions {
+                    language_code: Some(language_code.to_owned()),
+                    threshold,
+                    max_recommendations: 0,
+                    sections_to_exclude: Vec::new(),
+                },
+                ..RecommendOptions::default()
             };
             let recs = engine.recommend(&stripped, &title, None, None, &options)?;
             let correct = recs

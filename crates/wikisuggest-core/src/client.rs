@@ -22,7 +22,9 @@ use crate::models::{
     LinkRecommendationSet, PageCollection, PageCollectionGroups, PageCollectionMembership,
     TranslationPage, TranslationRecommendation, TranslationResponse,
 };
-use crate::params::{LinkParams, MembershipParams, RevisionBody, TranslationParams};
+use crate::params::{
+    LinkParams, MembershipParams, RevisionBody, TranslationParams, translation_query,
+};
 use crate::redact::Redactor;
 use crate::secret::Secret;
 pub use crate::transport::Body;
@@ -289,7 +291,7 @@ impl Client {
         params.validate()?;
         body.validate()?;
         let body = RevisionBody {
-            sections_to_exclude: params.sections_to_exclude.clone(),
+            sections_to_exclude: params.options.sections_to_exclude.clone(),
             ..body.clone()
         };
         let json = serde_json::to_vec(&body)
@@ -318,7 +320,7 @@ impl Client {
             url: self.url(
                 &self.base_url,
                 "/service/lw/recommendation/api/v1/translation",
-                &params.query(),
+                &translation_query(params),
             )?,
             body: Body::None,
             endpoint: Endpoint::Service,

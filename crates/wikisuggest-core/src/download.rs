@@ -7,8 +7,8 @@
 //! A file is written to `<dest>.incomplete`, beside a small `<dest>.incomplete.json` that
 //! records the URL and the validators (`ETag`, `Last-Modified`, size) of the answer the
 //! bytes came from, written before the first byte. A later attempt, in this process or the
-//! next one, asks for the rest (see [`crate::transport::resume`] for the rules and the
-//! budget of requests and bytes). Bodies are bytes: no content decoding (a `.gz` served
+//! next one, asks for the rest (see [`wikisuggest_resume`] for the rules and the budget of
+//! requests and bytes). Bodies are bytes: no content decoding (a `.gz` served
 //! with `Content-Encoding: gzip` stays compressed), no charset. No credentials are ever
 //! sent, and a redirect is only followed to the same host.
 //!
@@ -35,12 +35,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result, display_url};
 use crate::retry::RetryPolicy;
 use crate::transport::ranged::{header, refusal, validators};
-use crate::transport::resume::Resume;
 use crate::transport::{
-    Body, LOG_TARGET, Outgoing, Redirects, Sink, Transport, TransportConfig, Verdict,
+    Body, LOG_TARGET, Outgoing, Redirects, Resume, Sink, Transport, TransportConfig, Verdict,
 };
 
-pub use crate::transport::resume::{DownloadBudget, RemoteFile};
+pub use crate::transport::{DownloadBudget, RemoteFile};
 
 /// Redirects followed at most, all on the host of the URL asked for.
 const MAX_REDIRECTS: usize = 5;
@@ -556,13 +555,7 @@ impl Downloader {
             refuse_link(parent)?;
         }
         let (mut partial, record) = Partial::open(&request.dest, url.as_str(), kind)?;
-        let mut resume = Resume::new(
-            &display_url(&url),
-            partial.len,
-            record,
-            request.max_size,
-            self.budget,
-        );
+        let mut resume = Resume::new(partial.len, record, request.max_size, self.budget);
         let resumed_from = resume.held();
         let mut fresh_after_mismatch = false;
         loop {

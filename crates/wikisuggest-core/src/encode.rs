@@ -38,10 +38,13 @@ const QUERY_COMPONENT: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
-/// A MediaWiki page title as one path segment: surrounding whitespace trimmed, spaces as
+/// A MediaWiki page title as one path segment: surrounding white space trimmed, spaces as
 /// underscores (MediaWiki's canonical URL form), then percent-encoded (non-ASCII as UTF-8).
+/// What is trimmed is what production's title normalisation strips (CPython's `str.strip`,
+/// which drops U+001C..U+001F too): an underscore made of a space it would have stripped
+/// would stay in the title as a space.
 pub fn title_segment(title: &str) -> String {
-    let canonical = title.trim().replace(' ', "_");
+    let canonical = wikisuggest_text::pyunicode::strip(title).replace(' ', "_");
     utf8_percent_encode(&canonical, TITLE_SEGMENT).to_string()
 }
 
@@ -96,6 +99,7 @@ mod tests {
     fn title_is_one_safe_segment() {
         assert_eq!(title_segment("AC/DC"), "AC%2FDC");
         assert_eq!(title_segment(" Albert Einstein "), "Albert_Einstein");
+        assert_eq!(title_segment("\u{1c} Dog \u{1f}"), "Dog");
         assert_eq!(
             title_segment("What? #1 100% A+B & C"),
             "What%3F_%231_100%25_A%2BB_%26_C"

@@ -155,6 +155,15 @@ impl Error {
     }
 }
 
+impl From<wikisuggest_records::params::InvalidParameter> for Error {
+    fn from(value: wikisuggest_records::params::InvalidParameter) -> Self {
+        Self::InvalidParameter {
+            name: value.name,
+            message: value.message,
+        }
+    }
+}
+
 impl From<HttpError> for Error {
     fn from(value: HttpError) -> Self {
         Self::Http(Box::new(value))

@@ -226,7 +226,11 @@ impl ActionApi {
             (None, None) => return Err(Error::invalid("title", "give a title or a revision id")),
         }
         let answer = self.call(Verb::Read, params).await?;
-        page_revision(&answer)
+        let asked = match (revid, title) {
+            (Some(revid), _) => Asked::Revision(revid),
+            (None, title) => Asked::Title(title.unwrap_or_default()),
+        };
+        page_revision(&answer, &asked)
     }
 
     /// What the wiki calls its namespaces, interwiki prefixes and behaviour switches.
@@ -440,7 +444,13 @@ impl ActionApi {
             value.set_sensitive(true);
             outgoing.headers.insert(COOKIE, value);
         }
-        outgoing.secrets = jar.values().cloned().collect();
+        // Every cookie is sent, but only those that are credentials are cut out of the texts
+        // an answer produces: a user id or name, `forceHTTPS=1` are public, and cutting such
+        // short values out of every message would garble it.
+        outgoing.secrets = (jar.iter())
+            .filter(|(name, value)| is_credential_cookie(name, value.expose()))
+            .map(|(_, value)| value.clone())
+            .collect();
         if let Some(token) = lock(&self.csrf).clone() {
             outgoing.secrets.push(token);
         }
@@ -553,19 +563,22 @@ impl ActionApi {
     }
 }
 
-/// A title the API would misread: `|` separates titles in `titles=`, and control
-/// characters never belong in one.
+/// Whether a cookie the wiki set is a credential: a session or token by its name (core's
+/// `<wiki>_session` and `<wiki>Token`, CentralAuth's `centralauth_Session` and
+/// `centralauth_Token`, any `…secret…`/`…pass…`), or a value long and varied enough to be one
+/// (16 bytes or more, not all digits). A user id, a user name, a flag are not.
+fn is_credential_cookie(name: &str, value: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let named = ["session", "token", "secret", "pass", "auth_key"]
+        .iter()
+        .any(|word| name.contains(word));
+    named || (value.len() >= 16 && !value.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A title the wiki would refuse or misread (`|` separates titles in `titles=`, U+001F
+/// announces another separator): MediaWiki's title rules, checked before anything is sent.
 fn check_title(title: &str) -> Result<()> {
-    if title.trim().is_empty() {
-        return Err(Error::invalid("title", "must not be empty"));
-    }
-    if let Some(bad) = title.chars().find(|&c| c == '|' || c.is_control()) {
-        return Err(Error::invalid(
-            "title",
-            format!("a title cannot contain {:?}", bad),
-        ));
-    }
-    Ok(())
+    wikisuggest_text::title::check_title(title).map_err(|e| Error::invalid("title", e.to_string()))
 }
 
 /// An error status as the wiki's refusal, quoting the start of its (redacted) body.
@@ -585,10 +598,36 @@ fn decode_error(url: &str, what: &str, text: &str) -> Error {
     }
 }
 
+/// What a `prop=revisions` read asked for.
+#[derive(Debug, Clone, Copy)]
+enum Asked<'a> {
+    Title(&'a str),
+    Revision(u64),
+}
+
+/// The title the wiki answers about when asked for `asked`: through its `normalized`
+/// (`Foo_bar` → `Foo bar`) and then its `converted` (a language variant) entries.
+fn answered_title(query: &Value, asked: &str) -> String {
+    let mut title = asked.to_owned();
+    for list in ["normalized", "converted"] {
+        let entries = query.get(list).and_then(Value::as_array);
+        let mapped = entries.into_iter().flatten().find_map(|entry| {
+            (entry.get("from").and_then(Value::as_str) == Some(title.as_str()))
+                .then(|| entry.get("to").and_then(Value::as_str))
+                .flatten()
+        });
+        if let Some(to) = mapped {
+            title = to.to_owned();
+        }
+    }
+    title
+}
+
 /// The revision in an answer to `prop=revisions`, or `None` for a page or revision that
 /// does not exist. Anything else that is not formatversion 2's documented shape is an error,
-/// never a silent "no such page".
-fn page_revision(answer: &Answer) -> Result<Option<PageRevision>> {
+/// never a silent "no such page", and so is an answer about another page or revision than
+/// the one asked for.
+fn page_revision(answer: &Answer, asked: &Asked<'_>) -> Result<Option<PageRevision>> {
     let Some(query) = answer.body.get("query") else {
         return Err(answer.decode_error("no query result"));
     };
@@ -645,12 +684,28 @@ fn page_revision(answer: &Answer) -> Result<Option<PageRevision>> {
             .pointer("/slots/main/content")
             .and_then(Value::as_str),
     ) {
-        (Some(title), Some(pageid), Some(revid), Some(text)) => Ok(Some(PageRevision {
-            title: title.to_owned(),
-            pageid,
-            revid,
-            wikitext: text.to_owned(),
-        })),
+        (Some(title), Some(pageid), Some(revid), Some(text)) => {
+            let other = match *asked {
+                Asked::Revision(wanted) => (revid != wanted).then(|| {
+                    format!("revision {revid} of {title:?} (asked for revision {wanted})")
+                }),
+                Asked::Title(wanted) => {
+                    let expected = answered_title(query, wanted);
+                    (title != expected).then(|| format!("{title:?} (asked for {expected:?})"))
+                }
+            };
+            if let Some(other) = other {
+                return Err(answer.decode_error(&format!(
+                    "the wiki answered about another page than the one asked for: {other}"
+                )));
+            }
+            Ok(Some(PageRevision {
+                title: title.to_owned(),
+                pageid,
+                revid,
+                wikitext: text.to_owned(),
+            }))
+        }
         _ => Err(answer.decode_error("a revision without title, ids or content")),
     }
 }
@@ -826,34 +881,100 @@ mod tests {
     }
 
     #[test]
+    fn only_credential_cookies_are_redacted() {
+        let api =
+            ActionApi::new(ActionApiConfig::new("http://127.0.0.1:1/api.php", UA), None).unwrap();
+        let mut headers = HeaderMap::new();
+        for cookie in [
+            "enwiki_session=k3jd8s7fh2k4j5h6g7f8d9s0a1s2d3f4",
+            "enwikiUserID=1213",
+            "enwikiUserName=Bot",
+            "forceHTTPS=1",
+            "centralauth_Token=0123456789abcdef0123456789abcdef",
+            "loginnotify_prevlogins=2026-a1b2c3-9f8e7d6c5b4a39281706",
+        ] {
+            headers.append(SET_COOKIE, HeaderValue::from_str(cookie).unwrap());
+        }
+        api.keep_cookies(&headers);
+        let outgoing = api.outgoing(Verb::Read, "a=1").unwrap();
+        let cookie = outgoing.headers.get(COOKIE).unwrap().to_str().unwrap();
+        assert!(cookie.contains("enwikiUserID=1213") && cookie.contains("forceHTTPS=1"));
+        let redactor = Redactor::new(&outgoing.secrets);
+        let text = "error 1213 on db1101 for Bot; session k3jd8s7fh2k4j5h6g7f8d9s0a1s2d3f4 \
+                    token 0123456789abcdef0123456789abcdef login 2026-a1b2c3-9f8e7d6c5b4a39281706";
+        assert_eq!(
+            redactor.text(text),
+            "error 1213 on db1101 for Bot; session *** token *** login ***"
+        );
+    }
+
+    #[test]
     fn page_answers_are_read_strictly() {
+        let a = Asked::Title("A");
         let found = serde_json::json!({"query": {"pages": [{"pageid": 5, "title": "A",
             "revisions": [{"revid": 7, "slots": {"main": {"content": "x"}}}]}]}});
-        assert_eq!(page_revision(&answer(found)).unwrap().unwrap().revid, 7);
+        assert_eq!(page_revision(&answer(found), &a).unwrap().unwrap().revid, 7);
         let missing = serde_json::json!({"query": {"pages": [{"title": "B", "missing": true}]}});
-        assert_eq!(page_revision(&answer(missing)).unwrap(), None);
+        assert_eq!(page_revision(&answer(missing), &a).unwrap(), None);
         let bad_revid = serde_json::json!({"query": {"badrevids": {"9": {"revid": 9}}}});
-        assert_eq!(page_revision(&answer(bad_revid)).unwrap(), None);
+        assert_eq!(
+            page_revision(&answer(bad_revid), &Asked::Revision(9)).unwrap(),
+            None
+        );
         let version_1 = serde_json::json!({"query": {"pages": {"5": {"pageid": 5, "title": "A",
             "revisions": [{"revid": 7, "*": "x"}]}}}});
-        let err = page_revision(&answer(version_1)).unwrap_err();
+        let err = page_revision(&answer(version_1), &a).unwrap_err();
         assert!(err.to_string().contains("formatversion 1"), "{err}");
         let invalid = serde_json::json!({"query": {"pages": [{"title": "a|b", "invalid": true,
             "invalidreason": "bad"}]}});
         assert!(matches!(
-            page_revision(&answer(invalid)),
+            page_revision(&answer(invalid), &Asked::Title("a|b")),
             Err(Error::InvalidParameter { .. })
         ));
         let interwiki =
             serde_json::json!({"query": {"interwiki": [{"title": "fr:Chat", "iw": "fr"}]}});
         assert!(matches!(
-            page_revision(&answer(interwiki)),
+            page_revision(&answer(interwiki), &Asked::Title("fr:Chat")),
             Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
-            page_revision(&answer(serde_json::json!({"batchcomplete": true}))),
+            page_revision(&answer(serde_json::json!({"batchcomplete": true})), &a),
             Err(Error::Decode { .. })
         ));
+    }
+
+    #[test]
+    fn an_answer_about_another_page_is_refused() {
+        let page = |title: &str, revid: u64, extra: Value| {
+            let mut query = serde_json::json!({"pages": [{"pageid": 5, "title": title,
+                "revisions": [{"revid": revid, "slots": {"main": {"content": "x"}}}]}]});
+            if let (Some(q), Value::Object(more)) = (query.as_object_mut(), extra) {
+                q.extend(more);
+            }
+            answer(serde_json::json!({ "query": query }))
+        };
+        let none = Value::Null;
+        let err = page_revision(&page("Evil", 7, none.clone()), &Asked::Title("Aardvark"));
+        assert!(
+            matches!(&err, Err(Error::Decode { message, .. })
+            if message.contains("another page") && message.contains("Evil")),
+            "{err:?}"
+        );
+        let err = page_revision(&page("Aardvark", 8, none.clone()), &Asked::Revision(7));
+        assert!(matches!(err, Err(Error::Decode { .. })), "{err:?}");
+        // The wiki's own spelling of the title asked for is the same page.
+        let normalized = serde_json::json!({
+            "normalized": [{"from": "aardvark_x", "to": "Aardvark x"}],
+            "converted": [{"from": "Aardvark x", "to": "Aardvark X"}]});
+        let got = page_revision(
+            &page("Aardvark X", 7, normalized.clone()),
+            &Asked::Title("aardvark_x"),
+        );
+        assert_eq!(got.unwrap().unwrap().title, "Aardvark X");
+        let got = page_revision(&page("Other", 7, normalized), &Asked::Title("aardvark_x"));
+        assert!(got.is_err());
+        let got = page_revision(&page("Any title", 7, none), &Asked::Revision(7));
+        assert_eq!(got.unwrap().unwrap().revid, 7);
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //!
 //! Large files go through the same transport ([`Transport::download`], in [`ranged`]): the
 //! body streams into a [`Sink`] instead of memory, and a cut transfer is resumed with
-//! `Range` and `If-Range` as [`resume`] decides, within a budget of attempts and bytes.
+//! `Range` and `If-Range` as [`wikisuggest_resume`] decides, within a budget of attempts and
+//! bytes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -27,10 +28,9 @@ use crate::retry::RetryPolicy;
 use crate::secret::Secret;
 
 pub mod ranged;
-pub mod resume;
 
 pub use ranged::Sink;
-pub use resume::{DownloadBudget, RemoteFile};
+pub use wikisuggest_resume::{DownloadBudget, RemoteFile, Resume};
 
 /// Log target of request events; Python sees it as the logger `wikisuggest.http`.
 pub(crate) const LOG_TARGET: &str = "wikisuggest.http";

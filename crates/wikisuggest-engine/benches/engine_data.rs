@@ -439,7 +439,7 @@ fn describe(label: &str, path: &Path, ds: &Dataset) -> String {
 }
 
 fn tables(args: &[String]) {
-    use wikisuggest_engine::{Engine, RecommendOptions};
+    use wikisuggest_engine::{Engine, LinkOptions, RecommendOptions};
     let articles_dir = PathBuf::from(args.first().expect("usage: tables ARTICLES_DIR [ROUNDS]"));
     let rounds: usize = args.get(1).map_or(7, |r| r.parse().unwrap());
     let mut pages = Vec::new();
@@ -472,8 +472,11 @@ fn tables(args: &[String]) {
         (
             "threshold 0, no maximum",
             RecommendOptions {
-                threshold: 0.0,
-                max_recommendations: 0,
+                link: LinkOptions {
+                    threshold: 0.0,
+                    max_recommendations: 0,
+                    ..LinkOptions::default()
+                },
                 ..RecommendOptions::default()
             },
         ),

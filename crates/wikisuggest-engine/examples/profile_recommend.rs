@@ -53,8 +53,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes: usize = pages.iter().map(|(_, t)| t.len()).sum();
     let mut options = RecommendOptions::default();
     if exhaustive {
-        options.threshold = 0.0;
-        options.max_recommendations = 0;
+        options.link.threshold = 0.0;
+        options.link.max_recommendations = 0;
     }
     if budget {
         options.time_budget = Some(std::time::Duration::from_secs(30));

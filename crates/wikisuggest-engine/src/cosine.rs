@@ -3,14 +3,18 @@
 //! Upstream computes `dot(a, b) / (norm(b) * norm(a))` on float32 numpy arrays, where
 //! `dot` and `norm` (`sqrt(dot(x, x))`) call OpenBLAS `sdot`. The rounding of a float32
 //! dot product depends on the summation order, so this module reproduces the order of
-//! OpenBLAS's x86-64 `sdot` kernels (spec §4.4): a vectorised kernel over the first
-//! `n & !31` elements, whose float32 result is added to a double-precision sum of the
-//! remaining float32 products, rounded to float32 at the end.
+//! OpenBLAS's x86-64 `sdot` kernels: on AVX2 and AVX-512 machines a vectorised kernel
+//! over the first `n & !31` elements, whose float32 result is added to a double-precision
+//! sum of the remaining float32 products, rounded to float32 at the end; on a CPU that
+//! OpenBLAS does not recognise (it falls back to its Prescott target), a four-lane SSE
+//! loop and a float32 tail.
 
 /// Which OpenBLAS x86-64 `sdot` kernel to reproduce.
 ///
 /// OpenBLAS picks the kernel at run time from the CPU: AVX-512 machines (Skylake-X and
-/// later Intel, AMD Zen 4) use the Skylake-X kernel; AVX2-only machines the Haswell one.
+/// later Intel, AMD Zen 4) use the Skylake-X kernel; AVX2-only machines the Haswell one;
+/// a CPU model OpenBLAS does not know (common in virtual machines) the Prescott one.
+/// Production's outputs match the Skylake-X kernel, the default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SdotKernel {
     /// `sdot_microk_skylakex-2.c` (default).
@@ -18,9 +22,19 @@ pub enum SdotKernel {
     SkylakeX,
     /// `sdot_microk_haswell-2.c` (also used for AMD Zen 1–3).
     Haswell,
+    /// The generic SSE `sdot` of OpenBLAS's Prescott target, which numpy's bundled
+    /// OpenBLAS uses when it does not recognise the CPU model.
+    Prescott,
 }
 
 impl SdotKernel {
+    /// Every kernel, in declaration order.
+    pub const ALL: [SdotKernel; 3] = [
+        SdotKernel::SkylakeX,
+        SdotKernel::Haswell,
+        SdotKernel::Prescott,
+    ];
+
     /// Float32 dot product of two equally long sequences in this kernel's order.
     ///
     /// Extra elements of the longer input are ignored.
@@ -30,6 +44,7 @@ impl SdotKernel {
         let head = match self {
             SdotKernel::SkylakeX => skylakex_kernel(&x[..n1], &y[..n1]),
             SdotKernel::Haswell => haswell_kernel(&x[..n1], &y[..n1]),
+            SdotKernel::Prescott => return prescott_dot(&x[..n], &y[..n]),
         };
         let mut tail = 0.0f64;
         for i in n1..n {
@@ -137,6 +152,39 @@ fn haswell_kernel(x: &[f32], y: &[f32]) -> f32 {
     (c[0] + c[1]) + (c[2] + c[3])
 }
 
+/// The Prescott target's `sdot`: blocks of 16 go to four 4-lane accumulators (one per
+/// group of 4), summed `(a0 + a1) + (a2 + a3)`; further groups of 4 are added to that
+/// sum; two `hadd`s; then the last `n % 4` products are added one by one in float32.
+fn prescott_dot(x: &[f32], y: &[f32]) -> f32 {
+    let n = x.len();
+    let (n4, n16) = (n & !3, n & !15);
+    let mut acc = [0.0f32; 4];
+    if n16 > 0 {
+        let mut a = [[0.0f32; 4]; 4];
+        for i in (0..n16).step_by(16) {
+            for (k, a) in a.iter_mut().enumerate() {
+                let j = i + 4 * k;
+                for l in 0..4 {
+                    a[l] += x[j + l] * y[j + l];
+                }
+            }
+        }
+        for l in 0..4 {
+            acc[l] = (a[0][l] + a[1][l]) + (a[2][l] + a[3][l]);
+        }
+    }
+    for i in (n16..n4).step_by(4) {
+        for l in 0..4 {
+            acc[l] += x[i + l] * y[i + l];
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for i in n4..n {
+        s += x[i] * y[i];
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,7 +194,7 @@ mod tests {
         let a: Vec<f32> = (0..50).map(|i| (i % 7) as f32).collect();
         let b: Vec<f32> = (0..50).map(|i| (i % 5) as f32 - 2.0).collect();
         let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        for k in [SdotKernel::SkylakeX, SdotKernel::Haswell] {
+        for k in SdotKernel::ALL {
             assert_eq!(k.dot(&a, &b), exact);
             assert_eq!(k.cosine(&a, &a), 1.0);
         }

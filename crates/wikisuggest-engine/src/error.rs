@@ -138,6 +138,11 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
+    /// A parameter of a recommendation (an option, a page's title) breaks its rule; it is
+    /// named as the caller spells it.
+    #[error(transparent)]
+    InvalidParameter(#[from] wikisuggest_records::params::InvalidParameter),
+
     /// The text layer refused the page or its settings (unsupported language, or one of
     /// the upstream failures of the placement pass).
     #[error(transparent)]

@@ -67,6 +67,7 @@ pub use recommend::{
 };
 pub use rules::{ExcludedLink, Exclusion, RuleKind, RuleSpec, Rules};
 pub use tables::{DatasetChecksums, Tables};
+pub use wikisuggest_records::params::LinkOptions;
 pub use wikisuggest_text::TextError;
 pub use wikisuggest_text::pipeline::Stop;
 pub use wire::link_record;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{
-    Dataset, Engine, Error, NativeOpenOptions, PickleError, RecommendOptions,
+    Dataset, Engine, Error, LinkOptions, NativeOpenOptions, PickleError, RecommendOptions,
 };
 
 use common::{parity_copy, parity_dir, rewrite_checksum};
@@ -304,7 +304,10 @@ const CHILD_ENV: &str = "WIKISUGGEST_TEST_LIVE_CHANGE";
 fn recommend_links(engine: &Engine) -> Result<usize, Error> {
     let page = "The cat sat on the mat. An exclamation mark! The river and the cat.";
     let options = RecommendOptions {
-        threshold: 0.0,
+        link: LinkOptions {
+            threshold: 0.0,
+            ..LinkOptions::default()
+        },
         ..RecommendOptions::default()
     };
     engine

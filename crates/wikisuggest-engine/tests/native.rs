@@ -6,7 +6,7 @@
 mod common;
 
 use wikisuggest_engine::published::read_published;
-use wikisuggest_engine::{Dataset, Engine, Error, RecommendOptions, Tables};
+use wikisuggest_engine::{Dataset, Engine, Error, LinkOptions, RecommendOptions, Tables};
 
 fn parity_image() -> Vec<u8> {
     let out = common::temp_dir("native-image");
@@ -133,8 +133,11 @@ fn bit_flips_never_panic_and_are_detected_by_verify() {
                 // The whole pass over a damaged file: a typed error or a result.
                 let page = "The cat sat on the mat. Aa River! ''[[Cat]]'' and the cat.";
                 let options = RecommendOptions {
-                    threshold: 0.0,
-                    max_recommendations: 0,
+                    link: LinkOptions {
+                        threshold: 0.0,
+                        max_recommendations: 0,
+                        ..LinkOptions::default()
+                    },
                     ..RecommendOptions::default()
                 };
                 match Engine::new(ds).recommend(page, "Page", None, None, &options) {

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wikisuggest_engine::{
-    BatchStream, Engine, LinkRecommendationSet, Page, RecommendOptions, Stop, default_workers,
+    BatchStream, Engine, LinkOptions, LinkRecommendationSet, Page, RecommendOptions, Stop,
+    default_workers,
 };
 
 use common::{Article, parity_articles as articles};
@@ -60,8 +61,11 @@ fn difference(ours: &LinkRecommendationSet, want: &Value) -> Option<String> {
 
 fn options(threshold: f64, max_recommendations: i64) -> RecommendOptions {
     RecommendOptions {
-        threshold,
-        max_recommendations,
+        link: LinkOptions {
+            threshold,
+            max_recommendations,
+            ..LinkOptions::default()
+        },
         ..RecommendOptions::default()
     }
 }
@@ -173,8 +177,11 @@ fn sentencepiece_language_and_maximum() {
                 None,
                 None,
                 &RecommendOptions {
-                    language_code: Some("ja".into()),
-                    threshold: 0.0,
+                    link: LinkOptions {
+                        language_code: Some("ja".into()),
+                        threshold: 0.0,
+                        ..LinkOptions::default()
+                    },
                     ..RecommendOptions::default()
                 },
             )

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wikisuggest_engine::{
-    Engine, LinkRecommendation, LinkRecommendationSet, Page, RecommendOptions, RuleKind, RuleSpec,
-    Rules, default_workers,
+    Engine, LinkOptions, LinkRecommendation, LinkRecommendationSet, Page, RecommendOptions,
+    RuleKind, RuleSpec, Rules, default_workers,
 };
 
 use common::{Article, parity_articles as articles};
@@ -43,8 +43,11 @@ fn rules(spec: RuleSpec) -> Option<Arc<Rules>> {
 
 fn options(threshold: f64, max: i64, rules: Option<Arc<Rules>>) -> RecommendOptions {
     RecommendOptions {
-        threshold,
-        max_recommendations: max,
+        link: LinkOptions {
+            threshold,
+            max_recommendations: max,
+            ..LinkOptions::default()
+        },
         rules,
         ..RecommendOptions::default()
     }
@@ -330,14 +333,11 @@ fn sections_are_excluded_as_sections_to_exclude_does() {
             }),
         ),
     );
-    let by_request = run(
-        &engine,
-        &articles,
-        &RecommendOptions {
-            sections_to_exclude: sections,
-            ..options(0.5, 15, None)
-        },
-    );
+    let by_request = run(&engine, &articles, &{
+        let mut by_request = options(0.5, 15, None);
+        by_request.link.sections_to_exclude = sections;
+        by_request
+    });
     let mut differs_from_plain = 0;
     let plain = run(&engine, &articles, &options(0.5, 15, None));
     for ((a, b), p) in by_rule.iter().zip(&by_request).zip(&plain) {
@@ -575,4 +575,120 @@ fn rule_files_in_toml_and_json() {
     let err = Rules::load(&dir.join("bad.toml")).unwrap_err().to_string();
     assert!(err.contains("bad.toml"), "{err}");
     assert!(Rules::load(&dir.join("missing.toml")).is_err());
+}
+
+/// The page rules' scan runs inside the page's time budget and cancellation, as the pass
+/// does: a page of a million `<nowiki>` tags under an exclusion rule stops at its budget
+/// with no link (what a timed-out pass gives), and at once when cancelled.
+#[test]
+fn the_page_scan_is_inside_the_budget_and_cancellation() {
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+    use wikisuggest_engine::Stop;
+
+    let engine = engine();
+    let spec = RuleSpec {
+        exclude_templates: vec!["Under construction".into()],
+        exclude_categories: vec!["Stubs".into()],
+        ..RuleSpec::default()
+    };
+    let page = "<nowiki>a</nowiki>".repeat(1 << 19);
+    let budgeted = RecommendOptions {
+        time_budget: Some(Duration::ZERO),
+        ..options(0.5, 15, rules(spec.clone()))
+    };
+    let got = engine
+        .recommend(&page, "Nowiki", None, None, &budgeted)
+        .unwrap();
+    assert_eq!((got.stop, got.links.len()), (Stop::TimeBudget, 0));
+    assert!(got.page_excluded.is_none(), "unknown, not excluded");
+
+    let cancel = AtomicBool::new(true);
+    let started = Instant::now();
+    let opts = options(0.5, 15, rules(spec.clone()));
+    let got = engine
+        .recommend_cancellable(&page, "Nowiki", None, None, &opts, Some(&cancel))
+        .unwrap();
+    assert_eq!((got.stop, got.links.len()), (Stop::TimeBudget, 0));
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // An excluded page is still found so, within a budget that lets the scan finish.
+    let excluded = format!("{page}{{{{Under construction}}}}");
+    let opts = RecommendOptions {
+        time_budget: Some(Duration::from_secs(60)),
+        ..options(0.5, 15, rules(spec))
+    };
+    let got = engine
+        .recommend(&excluded, "Nowiki", None, None, &opts)
+        .unwrap();
+    assert_eq!(got.page_excluded.map(|e| e.rule), Some(RuleKind::Template));
+}
+
+/// Titles written by hand name the page MediaWiki would: doubled spaces and underscores, a
+/// decomposed accent (NFD), direction marks and a lower-case first letter all remove exactly
+/// the links of the title as stored, in targets and in the class table alike.
+#[test]
+fn titles_are_compared_as_mediawiki_stores_them() {
+    use unicode_forms::nfd;
+
+    let engine = engine();
+    let articles = articles();
+    let stored = [
+        "Coup d'état",
+        "Département",
+        "Adolfo Suárez Madrid–Barajas Airport",
+    ];
+    let written: Vec<String> = vec![
+        nfd("coup  d'état"),
+        nfd("Département").replace('D', "\u{200e}D"),
+        nfd("Adolfo__Suárez Madrid–Barajas\u{a0}\u{a0}Airport "),
+    ];
+    for (title, form) in stored.iter().zip(&written) {
+        assert_ne!(*title, form.as_str());
+    }
+    let excluded: HashSet<&str> = stored.into_iter().collect();
+    let removed = |l: &Value| excluded.contains(l["link_target"].as_str().unwrap());
+    let spec = RuleSpec {
+        exclude_targets: written.clone(),
+        ..RuleSpec::default()
+    };
+    let n = check_removes_exactly(
+        &engine,
+        &articles,
+        &options(0.0, -1, rules(spec)),
+        RuleKind::Target,
+        &removed,
+    );
+    assert!(n >= 3, "only {n} links removed");
+    let classes = written
+        .iter()
+        .map(|t| (t.clone(), vec!["Q5".to_owned()]))
+        .collect();
+    let spec = RuleSpec {
+        exclude_classes: vec!["Q5".into()],
+        classes: Some(wikisuggest_engine::rules::ClassesSpec::Table(classes)),
+        ..RuleSpec::default()
+    };
+    let m = check_removes_exactly(
+        &engine,
+        &articles,
+        &options(0.0, -1, rules(spec)),
+        RuleKind::Class,
+        &removed,
+    );
+    assert_eq!(m, n);
+}
+
+/// A decomposing normaliser for the test above (the crate itself only composes).
+mod unicode_forms {
+    /// `text` with the precomposed Latin letters it uses decomposed (NFD for these).
+    pub fn nfd(text: &str) -> String {
+        text.chars()
+            .flat_map(|c| match c {
+                'é' => vec!['e', '\u{301}'],
+                'á' => vec!['a', '\u{301}'],
+                other => vec![other],
+            })
+            .collect()
+    }
 }

@@ -29,7 +29,7 @@ pub fn error_class(error: &EngineError) -> &'static str {
     match error {
         EngineError::Text(TextError::UnsupportedLanguage { .. }) => "UnsupportedLanguage",
         EngineError::Text(_) => "WikitextError",
-        EngineError::InvalidArgument(_) => "InvalidParameter",
+        EngineError::InvalidArgument(_) | EngineError::InvalidParameter(_) => "InvalidParameter",
         EngineError::Internal(_) => "WikisuggestError",
         EngineError::Cancelled => "Cancelled",
         _ => "DatasetError",

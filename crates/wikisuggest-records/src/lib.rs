@@ -1,11 +1,18 @@
-//! The records the services return, decoded leniently: fields the contract lists are typed
-//! (optional unless a record is meaningless without them), anything else the server adds is
-//! kept in `extra` so newer servers lose nothing.
+//! The contract of Wikimedia's link and translation recommendation services, written once for
+//! every side of the wire.
 //!
-//! One definition for every side of the wire: the HTTP client decodes them, the reference
-//! server encodes them, and the local engine's results become them (the engine crate owns
-//! that one mapping). The Python dataclasses of `wikisuggest.records` mirror them field for
-//! field; the binding fills those by name, and a test holds the two lists together.
+//! - The records the services return, decoded leniently: fields the contract lists are typed
+//!   (optional unless a record is meaningless without them), anything else the server adds is
+//!   kept in `extra` so newer servers lose nothing. The HTTP client decodes them, the reference
+//!   server encodes them, and the local engine's results become them (the engine crate owns
+//!   that one mapping). The Python dataclasses of `wikisuggest.records` mirror them field for
+//!   field; the binding fills those by name, and a test holds the two lists together.
+//! - [`params`]: the operations' parameters with their defaults and checks, which the client
+//!   sends, the engine embeds and the server parses into (and Python reads its defaults from).
+//! - [`wiki`]: the one rule between a wiki's id, language and domain.
+
+pub mod params;
+pub mod wiki;
 
 use std::collections::BTreeMap;
 

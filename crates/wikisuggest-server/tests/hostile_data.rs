@@ -57,7 +57,12 @@ async fn a_cut_or_lying_catalog_file_is_refused_by_name() {
         translation_catalogs: vec![(None, catalog.clone())],
         ..ServerConfig::default()
     };
-    Server::bind(config).await.unwrap().shutdown().await.unwrap();
+    Server::bind(config)
+        .await
+        .unwrap()
+        .shutdown()
+        .await
+        .unwrap();
 
     // Cut in the middle, as an interrupted copy leaves it.
     std::fs::write(&articles, &bytes[..bytes.len() / 2]).unwrap();
@@ -92,7 +97,10 @@ async fn a_catalog_named_for_another_wiki_or_a_folder_without_one_is_refused() {
     let dir = temp_dir("named");
     let catalog = catalog_copy(&dir);
     let error = refusal(vec![(Some("frwiki".to_owned()), catalog)]).await;
-    assert!(error.contains("enwiki") && error.contains("frwiki"), "{error}");
+    assert!(
+        error.contains("enwiki") && error.contains("frwiki"),
+        "{error}"
+    );
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let error = refusal(vec![(None, empty)]).await;

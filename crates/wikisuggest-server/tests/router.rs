@@ -414,7 +414,13 @@ async fn post_links_needs_a_valid_token() {
 
 /// `items` with the five fields of the contract's array, in the contract's order.
 fn contract_fields(items: &Value) -> Value {
-    let fields = ["title", "pageviews", "wikidata_id", "rank", "langlinks_count"];
+    let fields = [
+        "title",
+        "pageviews",
+        "wikidata_id",
+        "rank",
+        "langlinks_count",
+    ];
     items
         .as_array()
         .unwrap()
@@ -428,7 +434,10 @@ fn contract_fields(items: &Value) -> Value {
 
 fn titles(items: &Value) -> Vec<String> {
     let items = items.as_array().unwrap();
-    items.iter().map(|i| i["title"].as_str().unwrap().to_owned()).collect()
+    items
+        .iter()
+        .map(|i| i["title"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// The translation route over a catalog of the dumps answers as production answered on the
@@ -799,7 +808,9 @@ async fn translation_envelope_collections_and_siblings() {
     // production measured them.
     let r = get(
         &app,
-        &format!("{TRANSLATION}?source=en&target=fr&rank_method=sitelinks&count=15&lead_section=true"),
+        &format!(
+            "{TRANSLATION}?source=en&target=fr&rank_method=sitelinks&count=15&lead_section=true"
+        ),
     )
     .await
     .json();
@@ -807,7 +818,13 @@ async fn translation_envelope_collections_and_siblings() {
     let want = recorded("popular", "popular-fr-lead-section-sizes");
     assert_eq!(r["recommendations"], want["recommendations"]);
     let items = r["recommendations"].as_array().unwrap();
-    assert!(items.iter().filter(|i| i["lead_section_size"].is_i64()).count() > 10);
+    assert!(
+        items
+            .iter()
+            .filter(|i| i["lead_section_size"].is_i64())
+            .count()
+            > 10
+    );
     let r = get(
         &app,
         &format!("{TRANSLATION}?source=en&target=fr&min_size=x"),

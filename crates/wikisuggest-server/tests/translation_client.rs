@@ -85,9 +85,8 @@ async fn pages_of_a_collection_and_the_collection_routes() {
     assert_eq!(all_pages(&client, seeded).await, pages);
 
     let groups = client.page_collection_groups().await.unwrap();
-    let names = |group: &str| -> Vec<String> {
-        groups[group].iter().map(|c| c.name.clone()).collect()
-    };
+    let names =
+        |group: &str| -> Vec<String> { groups[group].iter().map(|c| c.name.clone()).collect() };
     assert_eq!(names("Wiki99"), ["Wiki99/Food", "Wiki99/Science"]);
     assert_eq!(names("ungrouped"), ["Campaign:Tanzania 2026", ESSENTIAL]);
     let member = items[0].wikidata_id.clone().unwrap();
@@ -124,7 +123,11 @@ async fn pages_of_a_collection_and_the_collection_routes() {
         assert!(item.lead_section_size.unwrap() >= 700);
         assert!(item.size.is_some() && item.collection.is_none() && item.extra.is_empty());
     }
-    let links: Vec<i64> = page.items.iter().map(|i| i.langlinks_count.unwrap()).collect();
+    let links: Vec<i64> = page
+        .items
+        .iter()
+        .map(|i| i.langlinks_count.unwrap())
+        .collect();
     assert!(links.windows(2).all(|w| w[0] >= w[1]), "{links:?}");
     // Refused before sending: the server would answer 422 or nothing sensible.
     let refused = client

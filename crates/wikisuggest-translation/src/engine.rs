@@ -238,12 +238,8 @@ impl Engine {
     /// The request checked as the client checks it, with the catalog's wiki as the source.
     fn check(&self, request: &Request) -> Result<()> {
         let p = &request.params;
-        p.validate().map_err(|e| match e {
-            wikisuggest_core::Error::InvalidParameter { name, message } => {
-                Error::invalid(&name, message)
-            }
-            other => Error::invalid("params", other.to_string()),
-        })?;
+        p.validate()
+            .map_err(|e| Error::invalid(&e.name, e.message))?;
         if p.source != self.catalog.language() {
             return Err(Error::invalid(
                 "source",

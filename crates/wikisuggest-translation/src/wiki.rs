@@ -34,15 +34,13 @@ pub fn is_missing<'a>(target: &str, mut links: impl Iterator<Item = &'a str>) ->
 }
 
 /// The subdomain of a Wikipedia's database name (`enwiki` → `en`, `zh_min_nanwiki` →
-/// `zh-min-nan`, `be_x_oldwiki` → `be-tarask`).
+/// `zh-min-nan`, `be_x_oldwiki` → `be-tarask`): the records' wiki-name rule.
 pub fn subdomain(wiki_id: &str) -> String {
-    if wiki_id == "be_x_oldwiki" {
-        return "be-tarask".to_owned();
+    let domain = wikisuggest_records::wiki::domain(wiki_id);
+    match domain.strip_suffix(".wikipedia.org") {
+        Some(subdomain) => subdomain.to_owned(),
+        None => domain,
     }
-    wiki_id
-        .strip_suffix("wiki")
-        .unwrap_or(wiki_id)
-        .replace('_', "-")
 }
 
 /// The project code of a Wikipedia in the pageview files (`en.wikipedia`).

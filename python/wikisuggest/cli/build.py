@@ -35,7 +35,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     build.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
     build.add_argument("--out", required=True, help="output directory")
     build.add_argument(
-        "--language", dest="language_code", default="en", help="language code for tokenization"
+        "--language",
+        dest="language_code",
+        default=None,
+        help="language code for tokenization (default: the wiki's, e.g. bat_smg for bat_smgwiki)",
     )
     build.add_argument(
         "--vectors", default="linkgraph", help="title vectors: linkgraph, glove, or a text file"

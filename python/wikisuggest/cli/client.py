@@ -10,8 +10,9 @@ import os
 import sys
 from typing import Any
 
+from .._native import TRANSLATION_DEFAULTS
 from .environment import CLIENT, describe
-from .options import given, keys
+from .options import add_link_options, given, keys
 from .output import emit
 
 
@@ -78,15 +79,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     links.add_argument("domain", help="wiki subdomain, e.g. en")
     links.add_argument("titles", nargs="+", help="page titles")
     links.add_argument("--project", default="wikipedia")
-    links.add_argument("--language-code", default=None)
     links.add_argument("--revision", type=int, default=None)
-    links.add_argument("--threshold", type=float, default=0.5)
-    links.add_argument(
-        "--max", dest="max_recommendations", type=int, default=15, help="0: no limit"
-    )
-    links.add_argument(
-        "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
-    )
+    add_link_options(links)
     add_client_options(links)
     links.set_defaults(run=_links)
     describe(links, CLIENT)
@@ -94,13 +88,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     translate = commands.add_parser("translate", help="articles to translate from SOURCE to TARGET")
     translate.add_argument("source")
     translate.add_argument("target")
-    translate.add_argument("--count", type=int, default=12)
+    translate.add_argument("--count", type=int, default=TRANSLATION_DEFAULTS["count"])
     translate.add_argument("--seed", action="append", default=None, help="repeatable")
     translate.add_argument("--topic", action="append", default=None, help="repeatable")
     translate.add_argument(
         "--pageviews", dest="include_pageviews", action="store_true", help="with pageviews"
     )
-    translate.add_argument("--rank-method", choices=["default", "sitelinks"], default="default")
+    translate.add_argument(
+        "--rank-method",
+        choices=["default", "sitelinks"],
+        default=TRANSLATION_DEFAULTS["rank_method"],
+    )
     add_client_options(translate)
     translate.set_defaults(run=_translate)
     describe(translate, CLIENT)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .options import add_link_options
+
 
 def _example(_: argparse.Namespace) -> int:
     """Show, offline, what the client checks before it sends anything."""
@@ -38,7 +40,7 @@ def _demo(args: argparse.Namespace) -> int:
     for title in chosen:
         wikitext = articles[title]
         result = engine.recommend(
-            wikitext, title, threshold=args.threshold, max_recommendations=args.max
+            wikitext, title, threshold=args.threshold, max_recommendations=args.max_recommendations
         )
         print(f"{result.page_title}: {result.links_count} links in {len(wikitext):,} characters")
         for link in result.links:
@@ -59,6 +61,5 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "demo", help="link recommendations for a shipped article, computed offline"
     )
     demo.add_argument("articles", nargs="*", help="titles of shipped articles (default: all)")
-    demo.add_argument("--threshold", type=float, default=0.5)
-    demo.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    add_link_options(demo, every=False)
     demo.set_defaults(run=_demo)

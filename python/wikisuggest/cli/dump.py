@@ -15,7 +15,7 @@ from ..engine.dump import (
     recommend_dump,
 )
 from ..engine.link_engine import PassOptions
-from .options import given, keys, keywords
+from .options import add_link_options, given, keys, keywords
 
 
 def _bar_wanted(disabled: bool) -> bool:
@@ -53,18 +53,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     command.add_argument("--datasets", required=True, help="the wiki's dataset (file or folder)")
     command.add_argument("--wiki", required=True, help="wiki id, e.g. enwiki")
     command.add_argument("--out", required=True, help="output Parquet dataset (a directory)")
-    command.add_argument("--language-code", default=None)
-    command.add_argument("--threshold", type=float, default=0.5)
-    command.add_argument(
-        "--max",
-        dest="max_recommendations",
-        type=int,
-        default=15,
-        help="links per article (0: no limit)",
-    )
-    command.add_argument(
-        "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
-    )
+    add_link_options(command)
     command.add_argument("--rules", default=None, help="never-link rule file (TOML or JSON)")
     command.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     command.add_argument("--pages-per-part", type=int, default=5000, help="articles per file")

@@ -12,7 +12,34 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["given", "keys", "keywords"]
+from .._native import LINK_DEFAULTS
+
+__all__ = ["add_link_options", "given", "keys", "keywords"]
+
+
+def add_link_options(parser: argparse.ArgumentParser, *, every: bool = True) -> None:
+    """The options every link recommendation takes, with their one set of defaults:
+    ``--threshold`` and ``--max``, and with ``every`` ``--language-code`` and
+    ``--exclude-section`` too."""
+    if every:
+        parser.add_argument("--language-code", default=LINK_DEFAULTS["language_code"])
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=LINK_DEFAULTS["threshold"],
+        help="lowest score kept, 0 to 1 (%(default)s)",
+    )
+    parser.add_argument(
+        "--max",
+        dest="max_recommendations",
+        type=int,
+        default=LINK_DEFAULTS["max_recommendations"],
+        help="links per page, 0: no limit (%(default)s)",
+    )
+    if every:
+        parser.add_argument(
+            "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
+        )
 
 
 def keywords(function: Callable[..., Any]) -> frozenset[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .environment import describe
+from .options import add_link_options
 
 __all__ = ["add_parser"]
 
@@ -36,7 +37,7 @@ def _preview(args: argparse.Namespace) -> int:
         sample=args.sample,
         workers=args.workers,
         threshold=args.threshold,
-        max_recommendations=args.max,
+        max_recommendations=args.max_recommendations,
     )
     if args.format == "json":
         text = json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
@@ -137,8 +138,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     preview.add_argument("--rules", required=True, help="the new rule file")
     preview.add_argument("--rules-before", default=None, help="the old rule file (default: none)")
     preview.add_argument("--sample", type=int, default=None, help="only the first N articles")
-    preview.add_argument("--threshold", type=float, default=0.5)
-    preview.add_argument("--max", type=int, default=15, help="max recommendations (0: no limit)")
+    add_link_options(preview, every=False)
     preview.add_argument("--workers", type=int, default=None)
     preview.add_argument("--format", choices=["table", "json", "html"], default="table")
     preview.add_argument("--out", default=None, help="write the report here")

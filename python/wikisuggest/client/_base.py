@@ -11,7 +11,7 @@ from typing import Any, Literal, TypedDict
 
 from .. import _args
 from .._args import LinkArgs, TranslationArgs, TranslationFilters
-from .._native import NativeBatch, NativeClient
+from .._native import LINK_DEFAULTS, TRANSLATION_DEFAULTS, NativeBatch, NativeClient
 from ..auth.authorize import AuthorizationRequest, authorization_url
 from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
 from ..batch import Plan
@@ -46,9 +46,8 @@ def _body_limit(value: int | None) -> int | None:
 
 
 class LinkOptions(TypedDict, total=False):
-    """Keyword arguments every link operation takes; the defaults are ``_LINK_DEFAULTS``:
-    ``language_code=None`` (the wiki's), ``threshold=0.5``, ``sections_to_exclude=None``,
-    ``max_recommendations=15``."""
+    """Keyword arguments every link operation takes; their defaults are
+    :data:`wikisuggest.LINK_DEFAULTS` (``language_code=None`` is the wiki's language)."""
 
     language_code: str | None
     threshold: float
@@ -57,9 +56,8 @@ class LinkOptions(TypedDict, total=False):
 
 
 class TranslationOptions(TranslationFilters, total=False):
-    """Keyword arguments of the translation operations; the defaults are
-    ``_TRANSLATION_DEFAULTS``: ``count=12``, ``search_algorithm="morelike"``,
-    ``rank_method="default"``, ``False`` for the flags and ``None`` for the rest."""
+    """Keyword arguments of the translation operations; their defaults are
+    :data:`wikisuggest.TRANSLATION_DEFAULTS`."""
 
     count: int
     seed: str | Iterable[str] | None
@@ -68,33 +66,6 @@ class TranslationOptions(TranslationFilters, total=False):
     search_algorithm: SearchAlgorithm
     rank_method: RankMethod
     country: str | Iterable[str] | None
-
-
-#: The defaults of the link arguments: the one place they are written.
-_LINK_DEFAULTS: dict[str, Any] = {
-    "language_code": None,
-    "threshold": 0.5,
-    "sections_to_exclude": None,
-    "max_recommendations": 15,
-}
-
-#: The defaults of the translation arguments: the one place they are written.
-_TRANSLATION_DEFAULTS: dict[str, Any] = {
-    "count": 12,
-    "seed": None,
-    "topic": None,
-    "include_pageviews": False,
-    "search_algorithm": "morelike",
-    "rank_method": "default",
-    "country": None,
-    "collections": False,
-    "featured_collection": None,
-    "min_size": None,
-    "max_size": None,
-    "lead_section": False,
-    "continue_offset": None,
-    "continue_seed": None,
-}
 
 
 class ClientBase:
@@ -229,12 +200,12 @@ class ClientBase:
     @staticmethod
     def _link_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
         """The link keyword arguments given, over their defaults."""
-        return _args.with_defaults(_LINK_DEFAULTS, options)
+        return _args.with_defaults(LINK_DEFAULTS, options)
 
     @staticmethod
     def _translation_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
         """The translation keyword arguments given, over their defaults."""
-        return _args.with_defaults(_TRANSLATION_DEFAULTS, options)
+        return _args.with_defaults(TRANSLATION_DEFAULTS, options)
 
     @staticmethod
     def _link_args(
@@ -242,14 +213,14 @@ class ClientBase:
     ) -> LinkArgs:
         """The options dict of one link request from keyword arguments."""
         return _args.link_options(
-            project, domain, page_title, **_args.with_defaults(_LINK_DEFAULTS, options)
+            project, domain, page_title, **_args.with_defaults(LINK_DEFAULTS, options)
         )
 
     @staticmethod
     def _translation_args(source: str, target: str, options: Mapping[str, Any]) -> TranslationArgs:
         """The options dict of one translation request from keyword arguments."""
         return _args.translation_options(
-            source, target, **_args.with_defaults(_TRANSLATION_DEFAULTS, options)
+            source, target, **_args.with_defaults(TRANSLATION_DEFAULTS, options)
         )
 
     def _link_plan(

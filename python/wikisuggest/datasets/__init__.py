@@ -1,7 +1,9 @@
 """The link engine's datasets: production's published datasets for any wiki, fetched and
 cached (:func:`fetch`; :func:`published_wikis` lists what can be fetched), published files
 converted into the engine's native format (:func:`convert`), and datasets built from a
-wiki's own dump (:func:`build`).
+wiki's own dump (:func:`build`). A wiki is named by its id (:func:`wiki_id` reads the ways
+users write it), whose language and domain are :func:`wiki_language` and
+:func:`wiki_domain`.
 
 >>> from wikisuggest import datasets
 >>> [w.wiki for w in datasets.published_wikis()][:3]  # doctest: +SKIP
@@ -12,10 +14,12 @@ wiki's own dump (:func:`build`).
 
 from __future__ import annotations
 
+from .._native import wiki_domain, wiki_language
 from .build import BacktestPoint, BuildReport, build
 from .cache import cache_root
 from .convert import convert
 from .fetch import PublishedWiki, fetch, published_wikis
+from .published import wiki_id
 
 __all__ = [
     "BacktestPoint",
@@ -26,4 +30,7 @@ __all__ = [
     "convert",
     "fetch",
     "published_wikis",
+    "wiki_domain",
+    "wiki_id",
+    "wiki_language",
 ]

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._native import NativeDatasetBuild, backtest_dataset
+from .._native import NativeDatasetBuild, backtest_dataset, wiki_language
 from .cache import cache_root
 
 __all__ = [
@@ -275,7 +275,7 @@ def build(
     wiki_id: str,
     out_dir: str | Path,
     *,
-    language_code: str = "en",
+    language_code: str | None = None,
     vectors: str | Path = "linkgraph",
     min_link_probability: float = DEFAULT_LINK_PROBABILITY,
     min_link_count: int = 2,
@@ -291,6 +291,9 @@ def build(
     log: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Builds the five datasets of ``wiki_id`` from ``dump`` into ``out_dir``.
+
+    ``language_code`` (for tokenization) is the wiki's by default (``enwiki`` → ``en``,
+    ``bat_smgwiki`` → ``bat_smg``: :func:`wikisuggest.datasets.wiki_language`).
 
     ``vectors`` chooses the title embeddings: ``"linkgraph"`` (random indexing of the
     link graph: no download, any language), ``"glove"`` (mean GloVe 6B 50-d vector of the
@@ -308,6 +311,7 @@ def build(
     """
     say = log or (lambda _msg: None)
     dump, out = Path(dump), Path(out_dir)
+    language_code = language_code or wiki_language(wiki_id)
     seconds: dict[str, float] = {}
     started = time.perf_counter()
 

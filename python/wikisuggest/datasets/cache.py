@@ -136,7 +136,8 @@ def plain_name(what: str, name: str) -> str:
     return name
 
 
-def _is_link(path: Path) -> bool:
+def is_link(path: Path) -> bool:
+    """Whether ``path`` itself is a symbolic link (or, on Windows, a junction)."""
     if path.is_symlink():
         return True
     isjunction = getattr(os.path, "isjunction", None)
@@ -178,7 +179,7 @@ def checked_folder(root: Path, *parts: str) -> Path:
     current = make_root(root)
     for part in parts:
         current = current / part
-        if _is_link(current):
+        if is_link(current):
             raise _link_error(current)
         try:
             current.mkdir()
@@ -195,12 +196,12 @@ def checked_folder(root: Path, *parts: str) -> Path:
 
 def _open_no_follow(path: Path, flags: int) -> int:
     """``os.open`` that refuses a symbolic link in the last component."""
-    if not _NOFOLLOW and _is_link(path):
+    if not _NOFOLLOW and is_link(path):
         raise _link_error(path)
     try:
         return os.open(path, flags | _NOFOLLOW | _CLOEXEC | _BINARY, 0o644)
     except OSError as err:
-        if _is_link(path):
+        if is_link(path):
             raise _link_error(path) from err
         raise _os_error(path, "open", err) from err
 
@@ -395,7 +396,7 @@ def remove_owned(folder: Path, owned: Callable[[str], bool], *, dry_run: bool = 
     owned, or a file that cannot be deleted is left and reported; the rest goes on. A
     ``folder`` that is a link is not entered."""
     done = Removal()
-    if _is_link(folder):
+    if is_link(folder):
         done.left.append((folder, "a symbolic link: not entered"))
         return done
     try:
@@ -430,7 +431,7 @@ def _remove_file(path: Path, done: Removal, dry_run: bool) -> None:
 def _remove_tree(path: Path, done: Removal, dry_run: bool) -> None:
     """Removes a folder the cache made (a snapshot, a staging folder), never through a link;
     a failure is reported and the rest goes on."""
-    if _is_link(path):
+    if is_link(path):
         done.left.append((path, "a symbolic link: not entered"))
         return
     size = _size_of(path)
@@ -548,7 +549,7 @@ class CacheEntry:
         if not _SNAPSHOT_ID.fullmatch(snapshot):
             return None
         path = self.snapshots / snapshot
-        if _is_link(path) or _is_link(self.snapshots):
+        if is_link(path) or is_link(self.snapshots):
             return None
         manifest = read_json(path / MANIFEST)
         if manifest is None or not self._valid(path, manifest):
@@ -557,7 +558,7 @@ class CacheEntry:
 
     def all_snapshots(self) -> list[Snapshot]:
         """Every complete snapshot, oldest fetch first."""
-        if not self.snapshots.is_dir() or _is_link(self.snapshots):
+        if not self.snapshots.is_dir() or is_link(self.snapshots):
             return []
         found = [s for p in self.snapshots.iterdir() if (s := self.snapshot(p.name)) is not None]
         return sorted(found, key=lambda s: str(s.manifest.get("fetched_at", "")))
@@ -631,11 +632,11 @@ class CacheEntry:
         processes that are gone (the lock is held, so no other process is writing)."""
         done = Removal()
         for folder in (self.snapshots, self.downloads):
-            if not folder.is_dir() or _is_link(folder):
+            if not folder.is_dir() or is_link(folder):
                 continue
             for p in folder.iterdir():
                 if self._stale(p.name):
-                    if p.is_dir() and not _is_link(p):
+                    if p.is_dir() and not is_link(p):
                         _remove_tree(p, done, dry_run=False)
                     else:
                         _unlink_quietly(p)
@@ -644,7 +645,7 @@ class CacheEntry:
 
     def remove_downloads(self, *, dry_run: bool = False) -> Removal:
         """Removes the unfinished and unconverted downloads (names the cache wrote only)."""
-        if not self.downloads.exists() and not _is_link(self.downloads):
+        if not self.downloads.exists() and not is_link(self.downloads):
             return Removal()
         return remove_owned(self.downloads, self.owns_file, dry_run=dry_run)
 
@@ -664,7 +665,7 @@ class CacheEntry:
         deleted; anything else is reported in :attr:`Removal.left`."""
         done = Removal()
         for path in (self.dir, self.snapshots, self.downloads, self.sources):
-            if _is_link(path):
+            if is_link(path):
                 done.left.append((path, "a symbolic link: not entered"))
                 return done
         current = self.current()
@@ -677,7 +678,7 @@ class CacheEntry:
                 if p.name in doomed or (
                     p.name not in valid and (_SNAPSHOT_ID.fullmatch(p.name) or self._stale(p.name))
                 ):
-                    if p.is_dir() and not _is_link(p):
+                    if p.is_dir() and not is_link(p):
                         _remove_tree(p, done, dry_run)
                     else:
                         _remove_file(p, done, dry_run)
@@ -686,43 +687,45 @@ class CacheEntry:
         if partial:
             done.extend(self.remove_downloads(dry_run=dry_run))
         if current is None and not any(s.id not in doomed for s in complete):
-            self._remove_if_empty(done, dry_run)
+            self.remove_if_empty(done, dry_run=dry_run)
         return done
 
-    def _remove_if_empty(self, done: Removal, dry_run: bool) -> None:
+    def remove_if_empty(self, done: Removal | None = None, *, dry_run: bool = False) -> Removal:
         """Removes the entry's folder when it holds nothing but the cache's own small files
-        and empty folders (a failed first fetch, a pruned entry)."""
-        if not self.dir.is_dir():
-            return
+        and empty folders (a failed first fetch, a pruned entry); never through a link."""
+        done = Removal() if done is None else done
+        if is_link(self.root / self.area) or is_link(self.dir) or not self.dir.is_dir():
+            return done
         small = {"lock", "current", LEDGER}
         for p in self.dir.iterdir():
             if p.name in small or (p.name.startswith(".") and p.name.endswith(".tmp")):
-                if p.is_dir() and not _is_link(p):
-                    return
+                if p.is_dir() and not is_link(p):
+                    return done
                 continue
-            if p.name in {"downloads", "sources", "snapshots"} and p.is_dir() and not _is_link(p):
+            if p.name in {"downloads", "sources", "snapshots"} and p.is_dir() and not is_link(p):
                 if any(p.iterdir()):
-                    return
+                    return done
                 continue
-            return
+            return done
         if dry_run:
             done.removed.append(self.dir)
-            return
+            return done
         for p in list(self.dir.iterdir()):
             try:
-                if p.is_dir() and not _is_link(p):
+                if p.is_dir() and not is_link(p):
                     p.rmdir()
                 else:
                     os.unlink(p)
             except OSError as err:
                 done.left.append((p, err.strerror or str(err)))
-                return
+                return done
         try:
             self.dir.rmdir()
         except OSError as err:
             done.left.append((self.dir, err.strerror or str(err)))
-            return
+            return done
         done.removed.append(self.dir)
+        return done
 
 
 class WikiCache(CacheEntry):
@@ -771,13 +774,13 @@ class WikiCache(CacheEntry):
 def known_entries(root: Path, area: str) -> list[str]:
     """The names with a folder in ``area`` of the cache."""
     base = root / area
-    if not base.is_dir() or _is_link(base):
+    if not base.is_dir() or is_link(base):
         return []
     return sorted(
         p.name
         for p in base.iterdir()
         if p.is_dir()
-        and not _is_link(p)
+        and not is_link(p)
         and _PLAIN.fullmatch(p.name)
         and p.name not in {"index", "serve"}
     )
@@ -797,7 +800,7 @@ def serving_folder(root: Path, natives: Mapping[str, Path]) -> Path:
     ).hexdigest()[:16]
     serve = checked_folder(root, "datasets", "serve")
     folder = serve / key
-    if not _is_link(folder) and all(
+    if not is_link(folder) and all(
         (folder / wiki / path.name).is_file() for wiki, path in natives.items()
     ):
         return folder
@@ -809,7 +812,7 @@ def serving_folder(root: Path, natives: Mapping[str, Path]) -> Path:
             os.link(path, staging / wiki / path.name)
         except OSError:
             shutil.copyfile(path, staging / wiki / path.name)
-    if _is_link(folder):
+    if is_link(folder):
         os.unlink(folder)
     shutil.rmtree(folder, ignore_errors=True)
     os.rename(staging, folder)

@@ -1,12 +1,13 @@
 """How stale is a published dataset? :func:`diff` compares it with a current dump.
 
-It reports what the published dataset misses (link targets since deleted or turned into
-redirects, articles created since, which it can never suggest) and runs two backtests on the
-same held-out articles of the dump: the published model, and a model built now from the dump
-by :func:`wikisuggest.datasets.build.build`. Both are read at production's threshold of 0.5
-against production's guide for a model worth deploying (precision ≥ 0.75, recall ≥ 0.20).
-The published model may have seen older versions of the held-out articles in training; the
-fresh build has not, so the comparison leans in the published model's favour.
+It reports what the published dataset misses (link targets since deleted or turned into redirects,
+articles created since, which it can never suggest) and runs two backtests on the same held-out
+articles of the dump: the published model, and a model built now from the dump by
+:func:`wikisuggest.datasets.build.build`. Both are read at production's default threshold
+(:data:`THRESHOLD`, that of every link recommendation) against production's guide for a model worth
+deploying (precision ≥ 0.75, recall ≥ 0.20). The published model may have seen older versions of
+the held-out articles in training; the fresh build has not, so the comparison leans in the
+published model's favour.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._native import backtest_dataset, dataset_drift, dump_wiki
+from .._native import LINK_DEFAULTS, backtest_dataset, dataset_drift, dump_wiki, wiki_language
 from ..errors import DatasetError
 from .build import BacktestPoint
 from .fetch import fetch
@@ -25,9 +26,10 @@ from .published import wiki_id
 
 __all__ = ["GUIDE", "DatasetDiff", "diff"]
 
-#: Production's guide for a model worth deploying, at threshold 0.5: (precision, recall).
+#: Production's guide for a model worth deploying, at :data:`THRESHOLD`: (precision, recall).
 GUIDE = (0.75, 0.20)
-THRESHOLD = 0.5
+#: The threshold both backtests are read at: the default of every link recommendation.
+THRESHOLD: float = LINK_DEFAULTS["threshold"]
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,8 @@ def diff(
 ) -> DatasetDiff:
     """Compares the published dataset of ``wiki`` (fetched, or from the cache) with the dump
     ``dump`` of the same wiki (see the module docs). ``language_code`` defaults to the wiki
-    id's language; ``build_options`` go to the fresh build."""
+    id's language (:func:`wikisuggest.datasets.wiki_language`); ``build_options`` go to the
+    fresh build."""
     from .build import build
 
     wiki = wiki_id(wiki)
@@ -130,7 +133,7 @@ def diff(
             wiki=wiki,
             path=str(dump),
         )
-    language = language_code or wiki.removesuffix("wiki").replace("_", "-")
+    language = language_code or wiki_language(wiki)
     native = fetch(wiki, cache_dir=cache_dir, offline=offline, user_agent=user_agent)
     with tempfile.TemporaryDirectory(prefix=f"{wiki}-fresh-") as tmp:
         report = build(

@@ -307,7 +307,7 @@ def download_files(
         kept = entry.sources / spec.name
         if _reusable(target, spec):
             item["reused"] = "download"
-        elif not _cache._is_link(entry.sources) and _reusable(kept, spec):
+        elif not _cache.is_link(entry.sources) and _reusable(kept, spec):
             _link_or_copy(kept, target)
             item["reused"] = "kept source"
         else:
@@ -529,4 +529,4 @@ def fetch_files(
         if not entry.all_snapshots():
             # A first fetch that failed (an unknown name, a refusal before any download)
             # leaves nothing behind but its partial downloads.
-            entry._remove_if_empty(_cache.Removal(), dry_run=False)
+            entry.remove_if_empty()

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .. import _args, _native
 from ..errors import DatasetError, InvalidParameter
 
 __all__ = [
@@ -47,10 +48,6 @@ DATASETS = ("anchors", "model", "pageids", "redirects", "w2vfiltered")
 
 _INDEX_LINE = re.compile(r"[A-Za-z0-9_-]+")
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
-_WIKI_ID = re.compile(r"[a-z0-9_]+")
-
-#: Wikipedia language subdomains whose database name is not the subdomain with ``-`` → ``_``.
-_SPECIAL_DBNAMES = {"be-tarask": "be_x_oldwiki", "be-x-old": "be_x_oldwiki"}
 
 
 @dataclass(frozen=True)
@@ -100,38 +97,10 @@ def dataset_file(wiki: str, dataset: str) -> str:
 def wiki_id(name: str) -> str:
     """The wiki id (database name) of ``name`` as users write it: ``frwiki``, ``fr``,
     ``fr.wikipedia.org`` (or a URL on it), ``zh-min-nan`` → ``zh_min_nanwiki``,
-    ``be-tarask`` → ``be_x_oldwiki``. Only the spelling is checked here; whether the wiki is
-    published is :meth:`PublishedIndex.resolve`'s question."""
-    if not isinstance(name, str):
-        raise InvalidParameter(
-            f"wiki must be a string, got {type(name).__name__}", parameter="wiki"
-        )
-    text = name.strip().lower()
-    if "://" in text:
-        text = text.split("://", 1)[1]
-    text = text.split("/", 1)[0]
-    if text.endswith(".org"):
-        host = text.split(".")
-        if len(host) != 3 or host[1] != "wikipedia":
-            raise InvalidParameter(
-                f"{name!r} is not a Wikipedia; the published datasets are per Wikipedia "
-                "language (e.g. 'frwiki', 'fr' or 'fr.wikipedia.org')",
-                parameter="wiki",
-            )
-        text = host[0]
-    elif text.endswith(".wikipedia"):
-        text = text.removesuffix(".wikipedia")
-    if text in _SPECIAL_DBNAMES:
-        return _SPECIAL_DBNAMES[text]
-    text = text.replace("-", "_")
-    if not text.endswith("wiki"):
-        text += "wiki"
-    if not _WIKI_ID.fullmatch(text) or text == "wiki":
-        raise InvalidParameter(
-            f"{name!r} is not a wiki id (e.g. 'frwiki', 'fr' or 'fr.wikipedia.org')",
-            parameter="wiki",
-        )
-    return text
+    ``be-tarask`` → ``be_x_oldwiki``: the one wiki-id rule, which the engine, the dataset
+    builder and the reference server share. Only the spelling is checked here; whether the
+    wiki is published is :meth:`PublishedIndex.resolve`'s question."""
+    return _native.wiki_id(_args.text("wiki", name))
 
 
 def parse_index(body: bytes) -> list[str]:

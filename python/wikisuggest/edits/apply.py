@@ -353,6 +353,7 @@ def _place(
 def _locate(link: LinkRecommendation, partition: NativePlainText, text: str) -> int | SkippedLink:
     phrase = link.link_text
     offset = link.wikitext_offset
+    hidden = partition.hidden_from()
     # Fast path: the phrase, with its context, is still exactly where the service saw it.
     if (
         isinstance(offset, int)
@@ -362,6 +363,13 @@ def _locate(link: LinkRecommendation, partition: NativePlainText, text: str) -> 
     ):
         if partition.is_text(offset, offset + len(phrase)):
             return offset
+        if hidden is not None and offset + len(phrase) > hidden:
+            return SkippedLink(
+                link,
+                SkipReason.IN_MARKUP,
+                f"{phrase!r} at {offset} follows a comment that is never closed ('<!--' at "
+                f"{hidden}): MediaWiki hides the rest of the page",
+            )
         node = partition.node_at(offset)
         if node is not None and node[0] == "wikilink":
             return SkippedLink(

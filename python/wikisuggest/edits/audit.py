@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._native import page_links
+from .._native import LINK_DEFAULTS, page_links
 from ..engine.link_engine import LinkEngine
 from ..engine.rules import LinkRules, native_rules
 from ..errors import InvalidParameter
@@ -216,8 +216,8 @@ def audit_edits(
     limit: int = 50,
     rules: LinkRules | str | os.PathLike[str] | None = None,
     margin: float = 0.1,
-    threshold: float = 0.5,
-    language_code: str | None = None,
+    threshold: float = LINK_DEFAULTS["threshold"],
+    language_code: str | None = LINK_DEFAULTS["language_code"],
 ) -> AuditQueue:
     """Audit the edits ``revids`` of ``wiki``, or its ``limit`` most recent edits tagged
     ``tag``, with ``engine`` (the wiki's dataset), ``rules`` and a homonym ``margin``."""

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import json
 import os
+import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..engine.rules import Exclusion, LinkRules
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, DecodeError
 from .wiki import Wiki
 
 __all__ = ["CONFIG_PAGE", "CommunityConfiguration", "query_all"]
@@ -86,6 +87,12 @@ class CommunityConfiguration:
                 data = json.loads(data)
             except json.JSONDecodeError as err:
                 raise ConfigurationError(f"{source or 'configuration'}: not JSON: {err}") from err
+            except RecursionError as err:
+                # Python's JSON reader recurses once per level: a page nested thousands of
+                # levels deep is refused as what it is, whatever the interpreter's limit.
+                raise ConfigurationError(
+                    f"{source or 'configuration'}: nested too deeply to be a configuration"
+                ) from err
         if not isinstance(data, Mapping):
             raise ConfigurationError(f"{source or 'configuration'}: expected a JSON object")
         task: Any = next((data[k] for k in _TASK_KEYS if k in data), {})
@@ -169,9 +176,11 @@ def page_templates_and_categories(wiki: Wiki, title: str) -> tuple[list[str], li
         "cllimit": "max",
     }
     for body in query_all(wiki, params):
-        for page in body.get("query", {}).get("pages", []):
-            templates += [t["title"] for t in page.get("templates", []) if "title" in t]
-            categories += [c["title"] for c in page.get("categories", []) if "title" in c]
+        query = _object(wiki, body.get("query", {}), "the query result")
+        for page in _objects(wiki, query.get("pages", []), "its pages"):
+            for key, found in (("templates", templates), ("categories", categories)):
+                for entry in _objects(wiki, page.get(key, []), f"a page's {key}"):
+                    found.append(_text(wiki, entry.get("title"), f"the title of one of its {key}"))
     return templates, categories
 
 
@@ -196,20 +205,41 @@ def _namespace_names(wiki: Wiki) -> tuple[tuple[str, ...], tuple[str, ...]]:
     body = wiki.read(
         {"action": "query", "meta": "siteinfo", "siprop": "namespaces|namespacealiases"}
     )
-    query = body.get("query", {})
+    query = _object(wiki, body.get("query", {}), "the siteinfo")
     names: dict[int, list[str]] = {_TEMPLATE_NS: [], _CATEGORY_NS: []}
     spaces = query.get("namespaces", {})
-    for entry in spaces.values() if isinstance(spaces, dict) else spaces:
+    entries = list(spaces.values()) if isinstance(spaces, dict) else spaces
+    for entry in _objects(wiki, entries, "its namespaces"):
         if entry.get("id") in names:
-            names[entry["id"]] += [entry.get("name", ""), entry.get("canonical", "")]
-    for alias in query.get("namespacealiases", []):
+            for key in ("name", "canonical"):
+                if key in entry:
+                    names[entry["id"]].append(_text(wiki, entry[key], f"a namespace's {key}"))
+    for alias in _objects(wiki, query.get("namespacealiases", []), "its namespace aliases"):
         if alias.get("id") in names:
-            names[alias["id"]].append(alias.get("alias", ""))
+            names[alias["id"]].append(_text(wiki, alias.get("alias"), "a namespace alias"))
 
     def distinct(values: list[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(v for v in values if v))
 
     return distinct(names[_TEMPLATE_NS]), distinct(names[_CATEGORY_NS])
+
+
+def _object(wiki: Wiki, value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise DecodeError(f"{wiki.api_url}: {what} is a {type(value).__name__}, not an object")
+    return value
+
+
+def _objects(wiki: Wiki, value: Any, what: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise DecodeError(f"{wiki.api_url}: {what} are not a list of objects")
+    return value
+
+
+def _text(wiki: Wiki, value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise DecodeError(f"{wiki.api_url}: {what} is a {type(value).__name__}, not text")
+    return value
 
 
 class _Checker:
@@ -220,7 +250,9 @@ class _Checker:
         self.task = task
 
     def _fail(self, key: str, what: str) -> ConfigurationError:
-        return ConfigurationError(f"{self.where}.{key} {what}, got {self.task.get(key)!r}")
+        # A bounded picture of the value: it may be nested or long.
+        got = reprlib.repr(self.task.get(key))
+        return ConfigurationError(f"{self.where}.{key} {what}, got {got}")
 
     def titles(self, key: str) -> tuple[str, ...]:
         value = self.task.get(key, [])

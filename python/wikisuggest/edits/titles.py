@@ -24,18 +24,14 @@ import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 
+from .._native import MAX_TITLE_BYTES, title_problem
 from ..errors import InvalidParameter
 
-__all__ = ["InvalidTitle", "SiteInfo", "link_title"]
-
-#: Longest title MediaWiki accepts, in UTF-8 bytes.
-MAX_TITLE_BYTES = 255
+__all__ = ["MAX_TITLE_BYTES", "InvalidTitle", "SiteInfo", "link_title"]
 
 #: What MediaWiki treats as white space in a title (``MediaWikiTitleCodec``'s
 #: ``$rxWhitespace``): collapsed to one space, and ignored around a namespace's colon.
 _WHITESPACE = re.compile("[ _\u00a0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
-#: Characters outside ``$wgLegalTitleChars`` (MediaWiki's default), and ASCII controls.
-_ILLEGAL = re.compile(r"[#<>\[\]|{}\x00-\x1f\x7f]")
 #: Sequences a title may not hold: percent escapes and HTML entities (``$rxTc``).
 _ESCAPES = re.compile(r"%[0-9A-Fa-f]{2}|&[A-Za-z0-9\x80-\U0010ffff]+;|&#[0-9]+;|&#x[0-9A-Fa-f]+;")
 #: Relative paths (``Title::secureAndSplit``).
@@ -149,11 +145,11 @@ def _refusal(target: str, site: SiteInfo | None) -> str | None:
             return "it holds a lone surrogate (not text)"
         if ch in _BIDI or (unicodedata.category(ch) == "Cf" and ch not in _JOINERS):
             return f"it holds the invisible character U+{ord(ch):04X}"
-        if ch == "\ufffd":
-            return "it holds U+FFFD (text that was not valid UTF-8)"
-    bad = _ILLEGAL.search(target)
-    if bad:
-        return f"a title cannot hold {bad.group()!r}"
+    # MediaWiki's rules for every title (its characters, its length), checked where every
+    # front end checks them; what follows are the rules of a link's target.
+    problem = title_problem(_WHITESPACE.sub(" ", target).strip(" "))
+    if problem is not None:
+        return problem
     escape = _ESCAPES.search(target)
     if escape:
         return f"a title cannot hold the escape {escape.group()!r}"
@@ -164,14 +160,10 @@ def _refusal(target: str, site: SiteInfo | None) -> str | None:
     if _URL.match(target.strip()):
         return "it is a URL"
     title = _WHITESPACE.sub(" ", target).strip(" ")
-    if not title:
-        return "it is empty"
     if title.startswith(":"):
         return "a leading colon links to a namespace or another wiki"
     if title.startswith("/") or _RELATIVE.search(title):
         return "it is a relative path (a subpage link)"
-    if len(title.encode("utf-8")) > MAX_TITLE_BYTES:
-        return f"it is longer than {MAX_TITLE_BYTES} bytes"
     if ":" in title:
         prefix = title.split(":", 1)[0]
         meaning = (_builtin() if site is None else _site_prefixes(site)).meaning(prefix)

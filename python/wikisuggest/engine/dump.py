@@ -69,6 +69,10 @@ _MAIN_NAMESPACE = 0
 _ROWS_PER_PART = 500_000
 #: Bytes hashed at each end of the dump for its identity.
 _END_BYTES = 1 << 20
+#: The key, in the Parquet metadata of the part that ends a run, of where the dump ended: a
+#: manifest's ``complete`` is believed only with it, never on its own (a manifest is text
+#: anyone can edit; the parts' bytes are checked against it).
+_END_KEY = b"wikisuggest.recommend_dump.end"
 
 #: The default per-page budget of whole-wiki runs, in seconds: a page the engine has not
 #: finished by then becomes that page's error row (its links would depend on machine speed).
@@ -238,7 +242,28 @@ class _Output:
                 parameter="out",
             )
         self.check(state)
+        if state.get("complete") and not self._ends_dump(state):
+            # Not written by a run that read the dump to its end: read on from the recorded
+            # position (what is left is processed, or the end is found at once).
+            warnings.warn(
+                f"{out / MANIFEST} says the run is complete, but its last part does not "
+                "record the end of the dump; reading the dump on from the recorded position",
+                stacklevel=4,
+            )
+            state["complete"] = False
         return dict(state)
+
+    def _ends_dump(self, state: dict[str, Any]) -> bool:
+        """Whether the last recorded part is the one a run wrote on reaching the dump's end,
+        at the recorded position."""
+        if not state["parts"]:
+            return False
+        last = self.out / state["parts"][-1]["name"]
+        try:
+            metadata = self._pq.read_schema(last).metadata or {}
+        except (OSError, ValueError):
+            return False
+        return metadata.get(_END_KEY) == str(state["position"]).encode()
 
     def check(self, state: dict[str, Any]) -> None:
         """Every recorded part is there with its rows and sha256, and the parts cover the
@@ -278,15 +303,20 @@ class _Output:
 
     def commit(self, batch: dict[str, Any], complete: bool) -> None:
         """Writes ``batch``'s rows as the next part, then records it. A batch with no page
-        and no progress through the dump only records ``complete``.
+        and no progress through the dump writes no part, unless it ends the dump.
 
         The part comes first so that a recorded part always exists: a process killed between
         the two steps leaves one unrecorded part, which the next run removes and redoes."""
         state = self.state
-        if batch["pages"] or batch["position"] != state["position"]:
+        # The batch that ends the dump is always a part (with no rows if need be): its
+        # metadata is what makes ``complete`` believed when the folder is opened again.
+        if batch["pages"] or batch["position"] != state["position"] or complete:
             name = f"part-{len(state['parts']):05d}.parquet"
             path = self.out / name
             table = self._pa.Table.from_batches([self._pa.record_batch(batch["rows"])])
+            if complete:
+                metadata = {**(table.schema.metadata or {}), _END_KEY: str(batch["position"])}
+                table = table.replace_schema_metadata(metadata)
             _write_atomically(path, lambda p: self._pq.write_table(table, p))
             state["parts"].append(
                 {

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 from .. import _args
 from .._args import EngineOptions
-from .._native import NativeEngine, NativeEngineBatch, __version__
+from .._native import ENGINE_DEFAULTS, NativeEngine, NativeEngineBatch, __version__
 from ..batch import AsyncBatch, Batch, BatchItem, BatchResults
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
 from ..records import LinkRecommendationSet
@@ -59,8 +59,8 @@ class ScoringOptions(TypedDict, total=False):
 
 class PassOptions(ScoringOptions, total=False):
     """The keyword arguments of every :class:`LinkEngine` recommendation, for all its pages;
-    the defaults are ``_PASS_DEFAULTS``: the wiki's language, ``threshold=0.5``,
-    ``max_recommendations=15``, no excluded sections, no time budget and no rules."""
+    their defaults are :data:`wikisuggest.ENGINE_DEFAULTS`: those of every link operation
+    (the wiki's language, no excluded sections, ...), no time budget and no rules."""
 
     #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
     rules: LinkRules | str | os.PathLike[str] | None
@@ -72,17 +72,6 @@ class RecommendOptions(PassOptions, total=False):
 
     pageid: int | None
     revid: int | None
-
-
-#: The defaults of :class:`PassOptions`: the one place they are written.
-_PASS_DEFAULTS: dict[str, Any] = {
-    "language_code": None,
-    "threshold": 0.5,
-    "max_recommendations": 15,
-    "sections_to_exclude": None,
-    "time_budget": None,
-    "rules": None,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +107,6 @@ class CandidateScore:
     features: Mapping[str, float]
     #: float32 probability widened to float, as in ``LinkRecommendation.score``.
     probability: float
-
-
-def _budget(value: Any) -> float | None:
-    return None if value is None else _args.seconds("time_budget", value)
 
 
 class LinkEngine:
@@ -241,7 +226,8 @@ class LinkEngine:
         """Links for one page, exactly as production's ``Query.run`` computes them.
 
         ``language_code`` defaults to the wiki's (``enwiki`` → ``en``). ``threshold`` (0 to 1)
-        and ``max_recommendations`` (0 means no limit) are checked as the client checks them.
+        and ``max_recommendations`` (0 means no limit) are checked as the client checks them;
+        every option's default is in :data:`wikisuggest.ENGINE_DEFAULTS`.
         ``time_budget`` (seconds) stops early and returns the links found so far, as
         production does after 29 s; by default there is no budget, so results never depend on
         machine speed. ``pageid`` and ``revid`` are carried into the result.
@@ -370,7 +356,7 @@ def _default_engine() -> LinkEngine:
 def _pass_options(given: Mapping[str, Any]) -> EngineOptions:
     """The options shared by the pages of a call, over their defaults (ranges are checked
     natively, with the client's rules)."""
-    options = _args.with_defaults(_PASS_DEFAULTS, given)
+    options = _args.with_defaults(ENGINE_DEFAULTS, given)
     return {
         "language_code": _args.optional_text("language_code", options["language_code"]),
         "threshold": _args.number("threshold", options["threshold"]),
@@ -378,7 +364,7 @@ def _pass_options(given: Mapping[str, Any]) -> EngineOptions:
         "sections_to_exclude": _args.text_list(
             "sections_to_exclude", options["sections_to_exclude"]
         ),
-        "time_budget": _budget(options["time_budget"]),
+        "time_budget": _args.optional_number("time_budget", options["time_budget"]),
         "rules": native_rules(options["rules"]),
     }
 

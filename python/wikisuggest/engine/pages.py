@@ -17,10 +17,6 @@ NativePage = tuple[str, str, int | None, int | None, str | None]
 
 _PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
 
-#: Characters MediaWiki never allows in a title; one of them (or a line break) in a title
-#: means the caller swapped wikitext and title.
-_NOT_IN_TITLES = frozenset("[]{}|<>\n")
-
 
 class Page(NamedTuple):
     """A page of :meth:`LinkEngine.recommend_many`, in the order :meth:`LinkEngine.recommend`
@@ -50,20 +46,14 @@ def single_page(
     revid: Any = None,
     language_code: Any = None,
 ) -> NativePage:
-    """A page as the native tuple ``(wikitext, title, pageid, revid, language)``."""
+    """A page as the native tuple ``(wikitext, title, pageid, revid, language)``, its values
+    type-checked (the engine checks the title by MediaWiki's rules, as every front end does:
+    a title that breaks them is most often the page's text in the title's place)."""
     if not isinstance(wikitext, str):
         raise WikitextError(f"wikitext must be a string, got {type(wikitext).__name__}")
-    title = _args.text("page_title", page_title)
-    if len(title) > 255 or not _NOT_IN_TITLES.isdisjoint(title):
-        raise InvalidParameter(
-            "page_title cannot be a MediaWiki title (too long, or it holds a line break or "
-            "one of []{}|<>): were wikitext and title swapped? The order is "
-            "(wikitext, page_title), as recommend takes them",
-            parameter="page_title",
-        )
     return (
         _args.encodable("wikitext", wikitext),
-        title,
+        _args.text("page_title", page_title),
         _args.optional_integer("pageid", pageid),
         _args.optional_integer("revid", revid),
         _args.optional_text("language_code", language_code),

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._native import NativeDumpPages, page_sections
+from .._native import LINK_DEFAULTS, NativeDumpPages, page_sections
 from ..errors import InvalidParameter
 from ..records import LinkRecommendation
 from .link_engine import LinkEngine
@@ -194,9 +194,9 @@ def preview_rules(
     rules_before: LinkRules | str | os.PathLike[str] | None = None,
     sample: int | None = None,
     workers: int | None = None,
-    threshold: float = 0.5,
-    max_recommendations: int = 15,
-    language_code: str | None = None,
+    threshold: float = LINK_DEFAULTS["threshold"],
+    max_recommendations: int = LINK_DEFAULTS["max_recommendations"],
+    language_code: str | None = LINK_DEFAULTS["language_code"],
 ) -> RulesPreview:
     """Run ``engine`` over ``pages`` (a MediaWiki XML dump, of which the first ``sample``
     articles when given, or pages as :meth:`LinkEngine.recommend_many` takes them) under

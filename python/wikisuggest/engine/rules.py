@@ -74,7 +74,8 @@ class LinkRules:
     """A checked, immutable set of never-link rules; pass it as ``rules=`` to every
     :class:`~wikisuggest.LinkEngine` recommendation, ``recommend_dump`` and the Spark entry.
 
-    Every argument is optional. Lists take any iterable of strings. ``classes`` is a mapping
+    Every argument is optional. Lists take any iterable of strings (a bare string is refused,
+    as a rule file's reader refuses it). ``classes`` is a mapping
     title → P31 items, or the path of a table (``.tsv``: columns ``title`` and ``p31``, items
     separated by ``|``; ``.parquet``: the same columns, ``p31`` a list or a string; see
     :func:`wikisuggest.fill_classes`); only the titles it excludes are kept.
@@ -109,7 +110,7 @@ class LinkRules:
         given = locals()
         spec: dict[str, Any] = {}
         for name in _LISTS:
-            values = _args.text_list(name, given[name])
+            values = _args.string_list(name, given[name])
             if values:
                 spec[name] = values
         if _args.flag("no_duplicate_links", no_duplicate_links):
@@ -179,8 +180,8 @@ class LinkRules:
         those reached through other templates)."""
         found = self._native.page_exclusion(
             _args.text("wikitext", wikitext),
-            _args.text_list("templates", templates),
-            _args.text_list("categories", categories),
+            _args.string_list("templates", templates),
+            _args.string_list("categories", categories),
         )
         return None if found is None else Exclusion(*found)
 
@@ -270,7 +271,7 @@ def _classes(value: Any) -> Any:
     if isinstance(value, Mapping):
         table = {}
         for title, items in value.items():
-            table[_args.text("classes", title)] = _args.text_list("classes", items)
+            table[_args.text("classes", title)] = _args.string_list("classes", items)
         return table
     raise InvalidParameter(
         "classes must be a mapping title → P31 items or the path of a table, got "

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _args
-from .._native import NativeTranslationEngine
-from ..client._base import _TRANSLATION_DEFAULTS as TRANSLATION_DEFAULTS
+from .._native import TRANSLATION_DEFAULTS, NativeTranslationEngine
 from ..errors import InvalidParameter
 from ..records import TranslationPage, TranslationRecommendation
 

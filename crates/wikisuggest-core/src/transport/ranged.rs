@@ -8,7 +8,8 @@ use reqwest::header::{
     LAST_MODIFIED, LOCATION, RANGE, USER_AGENT,
 };
 
-use super::resume::{End, Head, RemoteFile, Resume};
+use wikisuggest_resume::{End, Head, Refusal, RemoteFile, Resume};
+
 use super::{LOG_TARGET, Retries, Transport, Verdict, read_error_body};
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::http_error::{Endpoint, HttpError};
@@ -40,6 +41,32 @@ pub(crate) fn validators(headers: &HeaderMap) -> RemoteFile {
         size: None,
         etag: header(headers, ETAG),
         last_modified: header(headers, LAST_MODIFIED),
+    }
+}
+
+/// The error of a download `resume` stopped or restarted, naming its URL.
+fn refused(url: &reqwest::Url, refusal: Refusal) -> Error {
+    let url = display_url(url);
+    match refusal {
+        Refusal::Budget {
+            attempts,
+            received,
+            size,
+        } => Error::DownloadBudget {
+            url,
+            attempts,
+            received,
+            size,
+        },
+        Refusal::TooLarge { limit } => Error::ResponseTooLarge {
+            url,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        },
+        other => Error::Transport {
+            url,
+            message: other.to_string(),
+            before_send: false,
+        },
     }
 }
 
@@ -102,7 +129,7 @@ impl Transport {
             if resume.take_restart() {
                 sink.restart()?;
             }
-            let asked = resume.request()?;
+            let asked = resume.request().map_err(|r| refused(url, r))?;
             let mut builder = self
                 .http
                 .get(url.clone())
@@ -144,11 +171,11 @@ impl Transport {
                     progress(resume.held(), Some(resume.held()));
                     return Ok(done);
                 }
-                Head::Retry(error) => {
-                    retries.pause(&what, error, None).await?;
+                Head::Retry(refusal) => {
+                    retries.pause(&what, refused(url, refusal), None).await?;
                     continue;
                 }
-                Head::Fail(error) => return Err(error),
+                Head::Fail(refusal) => return Err(refused(url, refusal)),
                 Head::Other => {
                     let body = read_error_body(response, url).await.unwrap_or_default();
                     match refusal::<()>(&self.retry, "GET", url, status, &headers, &body) {
@@ -168,11 +195,11 @@ impl Transport {
             let cut = loop {
                 match response.chunk().await {
                     Ok(Some(chunk)) => {
-                        if let Err(error) = resume.bytes(chunk.len() as u64) {
+                        if let Err(refusal) = resume.bytes(chunk.len() as u64) {
                             if resume.take_restart() {
                                 sink.restart()?;
                             }
-                            return Err(error);
+                            return Err(refused(url, refusal));
                         }
                         sink.append(&chunk)?;
                         progress(resume.held(), total);
@@ -182,12 +209,17 @@ impl Transport {
                 }
             };
             sink.flush()?;
-            match resume.end(cut) {
+            match resume.end(cut.is_some()) {
                 End::Complete(done) => return Ok(done),
-                End::Retry { error, progressed } => {
+                End::Retry { short, progressed } => {
                     if progressed {
                         retries.progressed();
                     }
+                    let error = match (cut, short) {
+                        (Some(error), _) => error,
+                        (None, Some(refusal)) => refused(url, refusal),
+                        (None, None) => Error::Internal("a body ended without a reason".into()),
+                    };
                     retries.pause(&what, error, None).await?;
                 }
             }

@@ -75,10 +75,9 @@ impl Engine {
         let own;
         let options = match &page.language_code {
             Some(code) => {
-                own = RecommendOptions {
-                    language_code: Some(code.clone()),
-                    ..options.clone()
-                };
+                let mut with_language = options.clone();
+                with_language.link.language_code = Some(code.clone());
+                own = with_language;
                 &own
             }
             None => options,

@@ -13,8 +13,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use wikisuggest_records::params::{InvalidParameter, LinkOptions};
 use wikisuggest_text::pipeline::{self, Request, Stop};
-use wikisuggest_text::title::normalise_title;
+use wikisuggest_text::title::{
+    InvalidTitle, check_title, normalise_and_check_title, normalise_title,
+};
 use wikisuggest_text::{MwTokenizer, TextError};
 
 pub use adapter::{PyLowercase, ngram_feature};
@@ -31,18 +34,14 @@ use adapter::DatasetModel;
 /// `meta.format_version` of every result.
 pub const FORMAT_VERSION: i64 = 1;
 
-/// Parameters of one recommendation request (the HTTP API's, spec §6.3).
-#[derive(Debug, Clone)]
+/// Parameters of one recommendation request: the options every link recommendation takes
+/// (defaults and checks: [`LinkOptions`]) and what only a local engine has.
+#[derive(Debug, Clone, Default)]
 pub struct RecommendOptions {
-    /// Language code for tokenization; `None` derives it from the wiki id
-    /// (`enwiki` → `en`, `bat_smgwiki` → `bat_smg`), as the API's default does.
-    pub language_code: Option<String>,
-    /// Minimum probability; a score equal to it is accepted.
-    pub threshold: f64,
-    /// Stop after this many links; `0` and negative values mean unlimited.
-    pub max_recommendations: i64,
-    /// Section titles to skip (case-folded exact match; `%LEAD%` is the lead).
-    pub sections_to_exclude: Vec<String>,
+    /// Language, threshold, maximum and excluded sections, as the HTTP API takes them. With no
+    /// language code, the wiki's (`enwiki` → `en`, `bat_smgwiki` → `bat_smg`) is used, as the
+    /// API's default is.
+    pub link: LinkOptions,
     /// Wall-clock budget per page; `None` never stops early. Production uses 29 s, which
     /// makes its output depend on machine speed.
     pub time_budget: Option<Duration>,
@@ -55,18 +54,28 @@ pub struct RecommendOptions {
     pub max_work: Option<u64>,
 }
 
-impl Default for RecommendOptions {
-    fn default() -> Self {
-        Self {
-            language_code: None,
-            threshold: 0.5,
-            max_recommendations: 15,
-            sections_to_exclude: Vec::new(),
-            time_budget: None,
-            rules: None,
-            max_work: None,
-        }
+impl RecommendOptions {
+    /// The link options checked as the client checks them, so a value one path refuses the
+    /// other refuses too.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the option.
+    pub fn validate(&self) -> Result<()> {
+        Ok(self.link.validate()?)
     }
+}
+
+/// A page title MediaWiki would refuse, as the `page_title` parameter's error. A title that
+/// spans lines or runs past MediaWiki's length is most often the page's text given in the
+/// title's place: the error says so.
+fn title_error(e: InvalidTitle, title: &str) -> Error {
+    let swapped = title.contains('\n') || title.len() > wikisuggest_text::title::MAX_TITLE_BYTES;
+    let hint = if swapped {
+        " (were wikitext and title swapped? a page is (wikitext, page_title), in that order)"
+    } else {
+        ""
+    };
+    InvalidParameter::new("page_title", format!("{e}{hint}")).into()
 }
 
 /// `meta` of a result.
@@ -150,10 +159,9 @@ impl Engine {
         self.dataset.info()
     }
 
-    /// The language code used when a request names none.
+    /// The language code used when a request names none: the wiki's.
     pub fn default_language(&self) -> &str {
-        let wiki = self.dataset.wiki_id();
-        wiki.strip_suffix("wiki").unwrap_or(wiki)
+        wikisuggest_records::wiki::language_code(self.dataset.wiki_id())
     }
 
     /// Recommends links for one page.
@@ -187,7 +195,8 @@ impl Engine {
         options: &RecommendOptions,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<LinkRecommendationSet> {
-        let page_title = normalise_title(page_title);
+        let page_title =
+            normalise_and_check_title(page_title).map_err(|e| title_error(e, page_title))?;
         self.recommend_normalised(wikitext, page_title, pageid, revid, options, cancel)
     }
 
@@ -206,7 +215,9 @@ impl Engine {
         options: &RecommendOptions,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<LinkRecommendationSet> {
-        let language = options
+        check_title(&page_title).map_err(|e| title_error(e, &page_title))?;
+        let link = &options.link;
+        let language = link
             .language_code
             .as_deref()
             .unwrap_or_else(|| self.default_language());
@@ -215,9 +226,9 @@ impl Engine {
             wikitext,
             page_title: &page_title,
             language_code: language,
-            threshold: options.threshold,
-            max_recommendations: options.max_recommendations,
-            sections_to_exclude: &options.sections_to_exclude,
+            threshold: link.threshold,
+            max_recommendations: link.max_recommendations,
+            sections_to_exclude: &link.sections_to_exclude,
             time_budget: options.time_budget,
             max_work: options.max_work,
         };

@@ -138,6 +138,53 @@ pub fn read_table(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<HashMap<
     Ok(out)
 }
 
+/// The header line [`table_row`]'s tables start with.
+pub const TABLE_HEADER: &str = "title\titem\tp31\n";
+
+/// One line of a table (with its `\n`), in the form [`read_table`] reads back as written:
+/// the title, the page's own item (empty if it has none) and its P31 items separated by `|`.
+/// Nothing a value holds can start another cell or row: a title with a tab, a line break or
+/// another control character, one starting with `#` (a comment line) or with space at either
+/// end, and anything but item ids (`Q…`) among the items are refused, as is a row longer
+/// than a table's line may be.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] saying which value cannot be written.
+pub fn table_row(title: &str, item: &str, p31: &[String]) -> Result<String> {
+    let bad = |what: String| Error::InvalidArgument(format!("classes table: {what}"));
+    if title.trim().is_empty() || title.trim() != title {
+        return Err(bad(format!(
+            "the title {title:?} is empty or has space at an end"
+        )));
+    }
+    if let Some(c) = title.chars().find(|c| c.is_control()) {
+        return Err(bad(format!(
+            "the title {title:?} holds the control character {c:?}"
+        )));
+    }
+    if title.starts_with('#') {
+        return Err(bad(format!("the title {title:?} starts with '#'")));
+    }
+    if !item.is_empty() && !is_item(item) {
+        return Err(bad(format!(
+            "{item:?} (the item of {title:?}) is not a Wikidata item id"
+        )));
+    }
+    if let Some(bad_item) = p31.iter().find(|q| !is_item(q)) {
+        return Err(bad(format!(
+            "{bad_item:?} (a class of {title:?}) is not a Wikidata item id"
+        )));
+    }
+    let line = format!("{title}\t{item}\t{}\n", p31.join("|"));
+    if line.len() > MAX_LINE {
+        return Err(bad(format!(
+            "the row of {title:?} ({} items) is longer than the {MAX_LINE} bytes a line may be",
+            p31.len()
+        )));
+    }
+    Ok(line)
+}
+
 /// The items of a `p31` cell.
 pub fn split_items(cell: &str) -> impl Iterator<Item = &str> {
     cell.split(|c: char| c == '|' || c == ',' || c.is_whitespace())
@@ -158,6 +205,45 @@ mod tests {
         assert!(PRODUCTION.iter().all(|q| is_item(q)));
         for bad in ["Q", "Q0", "Q01", "q5", "P31", "Q5 ", ""] {
             assert!(!is_item(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn rows_read_back_as_written() {
+        let dir = std::env::temp_dir().join(format!("ws-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.tsv");
+        let p31 = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let mut text = TABLE_HEADER.to_owned();
+        text += &table_row("Neck", "Q9633", &p31(&["Q712378", "Q5"])).unwrap();
+        text += &table_row("No item", "", &[]).unwrap();
+        text += &table_row("Ünïcode: a story", "Q1", &p31(&["Q5"])).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let got = read_table(&path, &|q| q == "Q5").unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got["Neck"], "Q5");
+        assert_eq!(got["Ünïcode: a story"], "Q5");
+        std::fs::remove_dir_all(&dir).unwrap();
+        // What would start another cell or row, or read back as something else, is refused.
+        let injected = p31(&["Q5\nMammal\tQ1\tQ5"]);
+        for (title, item, items) in [
+            ("Neck", "Q9633", injected.clone()),
+            ("Neck", "Q9633\tQ5", vec![]),
+            ("Neck", "Q1\nMammal", vec![]),
+            ("Neck\tQ1", "", vec![]),
+            ("Neck\nMammal", "", vec![]),
+            ("Neck\r", "", vec![]),
+            ("#Neck", "", vec![]),
+            (" Neck", "", vec![]),
+            ("", "", vec![]),
+            ("Neck", "", p31(&["Q5|Q6"])),
+            ("Neck", "", p31(&["P31"])),
+            ("Neck", "", vec!["Q1".to_owned(); MAX_LINE / 3]),
+        ] {
+            assert!(
+                table_row(title, item, &items).is_err(),
+                "{title:?} {item:?} {items:?}"
+            );
         }
     }
 

@@ -28,11 +28,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use wikisuggest_text::pipeline::LinkRecommendation;
 use wikisuggest_text::pyunicode;
-use wikisuggest_text::title::normalise_title;
+use wikisuggest_text::title::canonical_title;
 
 use crate::error::{Error, Result};
-pub use page::PageHit;
 use page::PageRules;
+pub use page::{PageHit, Stopped};
 pub(crate) use pass::{BoundCache, recommend};
 pub use pass::{SectionLink, page_sections, section_links};
 pub use spec::{ClassesSpec, RuleSpec, Syntax};
@@ -197,7 +197,7 @@ impl Rules {
         };
         let class_titles: HashMap<String, String> = class_titles
             .into_iter()
-            .map(|(title, item)| (normalise_title(&title), item))
+            .map(|(title, item)| (canonical_title(&title), item))
             .collect();
         // Kept self-contained: the titles that matter, not where they were read from.
         spec.classes = (!class_titles.is_empty() || spec.classes.is_some()).then(|| {
@@ -217,7 +217,7 @@ impl Rules {
         Ok(Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             targets: (spec.exclude_targets.iter())
-                .map(|t| (normalise_title(t), t.clone()))
+                .map(|t| (canonical_title(t), t.clone()))
                 .collect(),
             anchors_folded: (spec.exclude_anchors.iter())
                 .map(|a| (pyunicode::casefold(pyunicode::strip(a)), a.clone()))
@@ -259,18 +259,35 @@ impl Rules {
         templates: &[String],
         categories: &[String],
     ) -> Option<Exclusion> {
-        self.page
-            .hit(wikitext, templates, categories)
-            .map(|hit| match hit {
-                PageHit::Template(name) => Exclusion {
-                    rule: RuleKind::Template,
-                    value: name,
-                },
-                PageHit::Category(name) => Exclusion {
-                    rule: RuleKind::Category,
-                    value: name,
-                },
-            })
+        self.page_exclusion_within(wikitext, templates, categories, &|| false)
+            .unwrap_or(None)
+    }
+
+    /// [`Rules::page_exclusion`], asking `stop` every so often whether the page's time is
+    /// up (see [`PageRules::hit_within`]).
+    ///
+    /// # Errors
+    /// [`Stopped`] once `stop` says so.
+    pub fn page_exclusion_within(
+        &self,
+        wikitext: &str,
+        templates: &[String],
+        categories: &[String],
+        stop: &dyn Fn() -> bool,
+    ) -> std::result::Result<Option<Exclusion>, Stopped> {
+        let hit = self
+            .page
+            .hit_within(wikitext, templates, categories, stop)?;
+        Ok(hit.map(|hit| match hit {
+            PageHit::Template(name) => Exclusion {
+                rule: RuleKind::Template,
+                value: name,
+            },
+            PageHit::Category(name) => Exclusion {
+                rule: RuleKind::Category,
+                value: name,
+            },
+        }))
     }
 
     /// The rule a link with this text and target falls under, outside any pass: the target
@@ -278,7 +295,7 @@ impl Rules {
     /// through a dataset's redirects: resolve `target` first where that matters), then the
     /// text.
     pub fn link_exclusion(&self, link_text: &str, target: &str) -> Option<Exclusion> {
-        let title = normalise_title(target);
+        let title = canonical_title(target);
         if let Some((_, given)) = self.targets.iter().find(|(t, _)| *t == title) {
             return Some(Exclusion {
                 rule: RuleKind::Target,

@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use wikisuggest_text::pyunicode;
+use wikisuggest_text::title::fold_title;
 
 /// Template and category names, normalised as MediaWiki compares titles within a namespace.
 #[derive(Debug, Clone, Default)]
@@ -69,11 +70,27 @@ impl PageRules {
         templates: &[String],
         categories: &[String],
     ) -> Option<PageHit> {
+        self.hit_within(wikitext, templates, categories, &|| false)
+            .unwrap_or(None)
+    }
+
+    /// [`PageRules::hit`], asking `stop` every so often (every [`CHECK_EVERY`] pieces of
+    /// markup) whether the page's time is up; the scan's time is linear in the page.
+    ///
+    /// # Errors
+    /// [`Stopped`] once `stop` says so: whether the page is excluded is then unknown.
+    pub fn hit_within(
+        &self,
+        wikitext: &str,
+        templates: &[String],
+        categories: &[String],
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<PageHit>, Stopped> {
         if self.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut found = None;
-        scan(wikitext, &mut |kind, name| {
+        scan(wikitext, stop, &mut |kind, name| {
             let hit = match kind {
                 Kind::Template if !self.templates.is_empty() => {
                     let name = local_name(name, &self.template_namespaces);
@@ -93,8 +110,8 @@ impl PageRules {
             };
             found = hit;
             found.is_none()
-        });
-        found
+        })?;
+        Ok(found
             .or_else(|| {
                 (templates.iter())
                     .map(|t| local_name(t, &self.template_namespaces))
@@ -106,7 +123,7 @@ impl PageRules {
                     .map(|c| local_name(c, &self.category_namespaces))
                     .find(|c| self.categories.contains(c))
                     .map(PageHit::Category)
-            })
+            }))
     }
 
     /// Whether `prefix` (before a `:` of a link) names the category namespace.
@@ -132,10 +149,11 @@ fn namespaces(canonical: &str, given: &[String], entries: &[String]) -> Vec<Stri
     out
 }
 
-/// `name` without a leading namespace of `namespaces` (or a leading `:`), with `_` as spaces,
-/// runs of spaces as one, trimmed and its first letter upper-cased.
+/// `name` without a leading namespace of `namespaces` (or a leading `:`), as MediaWiki
+/// compares titles ([`fold_title`]: NFC, `_` as spaces, runs of spaces as one, trimmed),
+/// its first letter upper-cased.
 fn local_name(name: &str, namespaces: &[String]) -> String {
-    let name = name.replace('_', " ");
+    let name = fold_title(name);
     let mut rest = name.trim().trim_start_matches(':');
     if let Some((prefix, after)) = rest.split_once(':')
         && namespaces.contains(&pyunicode::casefold(prefix.trim()))
@@ -158,37 +176,59 @@ enum Kind {
     Category,
 }
 
+/// The scan of a page stopped before its end (its time was up or its result no longer
+/// wanted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+/// Pieces of markup the scan looks at between two questions to its `stop`: a few
+/// microseconds of work, so that a page's deadline and cancellation are noticed at once
+/// without reading the clock at every brace.
+pub const CHECK_EVERY: u32 = 1024;
+
 /// Calls `found(kind, raw name)` for every transclusion (`{{name|…}}`, any depth) and every
 /// `[[prefix:name]]` link outside comments and `<nowiki>`, until it returns `false`. A link's
 /// prefix is passed whole (`Category:Foo`): the caller knows the namespace names.
-fn scan(text: &str, found: &mut dyn FnMut(Kind, &str) -> bool) {
+///
+/// Every byte is looked at a bounded number of times (each search for the end of a name
+/// stops at the next opening, each comment or `<nowiki>` is skipped once, and nothing is
+/// copied or case-converted beyond a name), so the scan is linear in the page.
+fn scan(
+    text: &str,
+    stop: &dyn Fn() -> bool,
+    found: &mut dyn FnMut(Kind, &str) -> bool,
+) -> Result<(), Stopped> {
     let bytes = text.as_bytes();
     let mut at = 0;
+    let mut pieces = 0u32;
     while let Some(step) = memchr::memchr3(b'{', b'[', b'<', bytes.get(at..).unwrap_or_default()) {
+        pieces = pieces.wrapping_add(1);
+        if pieces.is_multiple_of(CHECK_EVERY) && stop() {
+            return Err(Stopped);
+        }
         at += step;
         let rest = text.get(at..).unwrap_or_default();
         if let Some(after) = rest.strip_prefix("<!--") {
-            at += 4 + after.find("-->").map_or(after.len(), |end| end + 3);
-        } else if rest.len() >= 8
-            && rest
-                .get(..8)
-                .is_some_and(|t| t.eq_ignore_ascii_case("<nowiki>"))
-        {
-            let lower = rest.to_ascii_lowercase();
-            at += lower.find("</nowiki>").map_or(rest.len(), |end| end + 9);
+            at += 4 + memchr::memmem::find(after.as_bytes(), b"-->")
+                .map_or(after.len(), |end| end + 3);
+        } else if starts_with_ignore_case(rest.as_bytes(), b"<nowiki>") {
+            let after = rest.as_bytes().get(8..).unwrap_or_default();
+            at += 8 + find_ignore_case(after, b"</nowiki>").map_or(after.len(), |end| end + 9);
         } else if rest.starts_with("{{{") {
             at += 3;
         } else if let Some(after) = rest.strip_prefix("{{") {
             let end = after.find(['|', '}', '{', '<', '[']).unwrap_or(after.len());
             let mut name = after.get(..end).unwrap_or_default().trim();
             while let Some((prefix, tail)) = name.split_once(':')
-                && MODIFIERS.contains(&prefix.trim().to_ascii_lowercase().as_str())
+                && MODIFIERS
+                    .iter()
+                    .any(|m| prefix.trim().eq_ignore_ascii_case(m))
             {
                 name = tail.trim();
             }
             let transcludes = !name.is_empty() && !name.starts_with('#') && !name.starts_with(':');
             if transcludes && !found(Kind::Template, name) {
-                return;
+                return Ok(());
             }
             at += 2;
         } else if let Some(after) = rest.strip_prefix("[[") {
@@ -197,13 +237,34 @@ fn scan(text: &str, found: &mut dyn FnMut(Kind, &str) -> bool) {
                 .unwrap_or(after.len());
             let target = after.get(..end).unwrap_or_default().trim();
             if !target.starts_with(':') && target.contains(':') && !found(Kind::Category, target) {
-                return;
+                return Ok(());
             }
             at += 2;
         } else {
             at += 1;
         }
     }
+    Ok(())
+}
+
+/// Whether `text` starts with `prefix`, ASCII case ignored.
+fn starts_with_ignore_case(text: &[u8], prefix: &[u8]) -> bool {
+    text.get(..prefix.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(prefix))
+}
+
+/// The first position of `needle` (which starts with `<`) in `haystack`, ASCII case ignored:
+/// each `<` of the haystack is compared once, nothing is copied.
+fn find_ignore_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(step) = memchr::memchr(b'<', haystack.get(from..)?) {
+        let at = from + step;
+        if starts_with_ignore_case(haystack.get(at..)?, needle) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 impl PageRules {
@@ -264,6 +325,66 @@ mod tests {
         assert!(r.hit("", &[], &["Category:Stubs".into()]).is_some());
         assert_eq!(r.category_of_link("Kategorie:Foo"), Some("Foo"));
         assert_eq!(r.category_of_link("File:Foo"), None);
+    }
+
+    #[test]
+    fn nowiki_is_skipped_whatever_its_case() {
+        let r = rules(&["Stub"], &[]);
+        assert!(r.hit("<NoWiki>{{stub}}</NOWIKI>", &[], &[]).is_none());
+        assert!(r.hit("<nowiki>a</nowiki>{{stub}}", &[], &[]).is_some());
+        assert!(r.hit("<nowiki>a</nowiki <{{stub}}", &[], &[]).is_none());
+        assert!(
+            r.hit("<nowiki>{{stub}}", &[], &[]).is_none(),
+            "unclosed: to the end"
+        );
+        assert!(r.hit("<nowiki", &[], &[]).is_none());
+        assert_eq!(find_ignore_case(b"x</NoWiKi>", b"</nowiki>"), Some(1));
+        assert_eq!(find_ignore_case(b"<</nowik", b"</nowiki>"), None);
+    }
+
+    /// Pages of a million tags: every byte is looked at a bounded number of times (before,
+    /// the scan copied and lower-cased the rest of the page at every `<nowiki>`).
+    #[test]
+    fn the_scan_is_linear() {
+        let r = rules(&["Stub"], &["Stubs"]);
+        let pages = [
+            "<nowiki>a</nowiki>".repeat(1 << 19),
+            "<NOWIKI>".repeat(1 << 20),
+            "<!--".repeat(1 << 20),
+            "{{a".repeat(1 << 20),
+            "[[a:".repeat(1 << 20),
+            "{{subst:".repeat(1 << 20),
+        ];
+        for page in &pages {
+            let started = std::time::Instant::now();
+            assert!(r.hit(page, &[], &[]).is_none());
+            assert!(started.elapsed().as_secs() < 20, "{}", &page[..12]);
+        }
+    }
+
+    #[test]
+    fn the_scan_stops_when_asked() {
+        let r = rules(&["Stub"], &[]);
+        let page = "<nowiki>a</nowiki>".repeat(4 * CHECK_EVERY as usize);
+        let asked = std::cell::Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        assert_eq!(r.hit_within(&page, &[], &[], &stop), Err(Stopped));
+        assert_eq!(asked.get(), 1);
+        // A page shorter than one stretch is never stopped, and an answer found is kept.
+        assert_eq!(
+            r.hit_within("{{Stub}}", &[], &[], &|| true),
+            Ok(Some(PageHit::Template("Stub".into())))
+        );
+        let never = r.hit_within(&page, &[], &[], &|| false);
+        assert_eq!(never, Ok(None));
+        assert!(
+            PageRules::default()
+                .hit_within(&page, &[], &[], &|| true)
+                .is_ok()
+        );
     }
 
     #[test]

@@ -3,17 +3,19 @@
 //! whole result.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 use wikisuggest_text::TextError;
 use wikisuggest_text::pipeline::{
     self, LinkFilter, LinkModel, LinkRecommendation, Placement, Recommendations, Request, Stop,
 };
 use wikisuggest_text::sections::sections;
-use wikisuggest_text::title::normalise_title;
+use wikisuggest_text::title::canonical_title;
 use wikisuggest_text::wikitext::{ParseLimits, Wikitext, wikilink_ranges_bounded};
 
+use super::page::Stopped;
 use super::{ExcludedLink, Exclusion, RuleKind, Rules};
 use crate::dataset::Dataset;
 use crate::error::Result;
@@ -89,17 +91,30 @@ pub(crate) fn recommend(
     cancel: Option<&AtomicBool>,
 ) -> Result<(Result<Recommendations, TextError>, Applied)> {
     let mut applied = Applied::default();
-    if let Some(exclusion) = rules.page_exclusion(request.wikitext, &[], &[]) {
-        applied.page_excluded = Some(exclusion);
-        let nothing = Recommendations {
-            links: Vec::new(),
-            stop: Stop::Complete,
-        };
-        return Ok((Ok(nothing), applied));
+    let nothing = |stop| Recommendations {
+        links: Vec::new(),
+        stop,
+    };
+    // The page rules read the whole page before the pass: inside the page's time budget and
+    // cancellation too. A page whose scan is stopped gets what a pass stopped there gives.
+    let started = Instant::now();
+    let spent = || {
+        cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || request.time_budget.is_some_and(|b| started.elapsed() > b)
+    };
+    match rules.page_exclusion_within(request.wikitext, &[], &[], &spent) {
+        Err(Stopped) => return Ok((Ok(nothing(Stop::TimeBudget)), applied)),
+        Ok(Some(exclusion)) => {
+            applied.page_excluded = Some(exclusion);
+            return Ok((Ok(nothing(Stop::Complete)), applied));
+        }
+        Ok(None) => {}
     }
     let spec = &rules.spec;
     let sections_to_exclude: Vec<String>;
     let mut request = request.clone();
+    // What is left of the budget is the pass's.
+    request.time_budget = (request.time_budget).map(|b| b.saturating_sub(started.elapsed()));
     if let Some(score) = spec.min_score {
         request.threshold = request.threshold.max(score);
     }
@@ -351,7 +366,7 @@ fn links_of(doc: &Wikitext, redirect: &dyn Fn(&str) -> Option<String>) -> Vec<Se
                 page.get(range).unwrap_or_default().to_owned()
             };
             let raw = text(link.title);
-            let normalised = normalise_title(&raw);
+            let normalised = canonical_title(&raw);
             let target = redirect(&normalised).unwrap_or(normalised);
             let start = char_of(link.span.start);
             SectionLink {

@@ -99,26 +99,72 @@ impl Syntax {
     }
 }
 
+/// The line (from 1) of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    let before = text.as_bytes().get(..at).unwrap_or(text.as_bytes());
+    1 + memchr::memchr_iter(b'\n', before).count()
+}
+
 impl RuleSpec {
-    /// Parses a rule file's text.
+    /// Parses a rule file's text: one object (a JSON object, a TOML document) whose keys are
+    /// the rules. A value of the wrong kind (a bare string where a list is meant) is refused
+    /// naming its key and line.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming `origin` and what is wrong.
     pub fn parse(text: &str, syntax: Syntax, origin: &str) -> Result<Self> {
+        let bad = |line: Option<usize>, key: String, message: &str| {
+            let line = line.map(|n| format!("line {n}: ")).unwrap_or_default();
+            let key = if key.is_empty() || key == "." {
+                String::new()
+            } else {
+                format!("{key}: ")
+            };
+            Error::InvalidArgument(format!("{origin}: {line}{key}{}", message.trim_end()))
+        };
+        let json_error = |key: String, e: serde_json::Error| {
+            // The position is given as the line; the message without it.
+            let message = e.to_string();
+            let message = (message.rsplit_once(" at line ")).map_or(message.as_str(), |(m, _)| m);
+            bad(Some(e.line()), key, message)
+        };
+        let toml_error = |key: String, e: toml::de::Error| {
+            let line = e.span().map(|span| line_of(text, span.start));
+            bad(line, key, e.message())
+        };
         let spec: RuleSpec = match syntax {
-            Syntax::Json => serde_json::from_str(text)
-                .map_err(|e| Error::InvalidArgument(format!("{origin}: {e}")))?,
-            Syntax::Toml => toml::from_str(text)
-                .map_err(|e| Error::InvalidArgument(format!("{origin}: {}", e.message())))?,
+            Syntax::Json => {
+                // A JSON array would be read field by field, in order: never a rule set.
+                if !text.trim_start().starts_with('{') {
+                    return Err(bad(
+                        None,
+                        String::new(),
+                        "a rule file in JSON is one object whose keys are the rules \
+                         ({\"exclude_targets\": [\"Title\"], …})",
+                    ));
+                }
+                let mut de = serde_json::Deserializer::from_str(text);
+                let spec = serde_path_to_error::deserialize(&mut de)
+                    .map_err(|e| json_error(e.path().to_string(), e.into_inner()))?;
+                de.end().map_err(|e| json_error(String::new(), e))?;
+                spec
+            }
+            Syntax::Toml => {
+                let de = toml::de::Deserializer::parse(text)
+                    .map_err(|e| toml_error(String::new(), e))?;
+                serde_path_to_error::deserialize(de)
+                    .map_err(|e| toml_error(e.path().to_string(), e.into_inner()))?
+            }
         };
         spec.check_version(origin)?;
         Ok(spec)
     }
 
-    /// Reads and parses the rule file at `path`.
+    /// Reads and parses the rule file at `path` (UTF-8 text).
     ///
     /// # Errors
-    /// [`Error::Io`] when it cannot be read, [`Error::InvalidArgument`] when it is malformed.
+    /// [`Error::Io`] when it cannot be read, [`Error::InvalidArgument`] naming the file when
+    /// it is not UTF-8 text or is malformed.
     pub fn read(path: &Path) -> Result<Self> {
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -129,7 +175,19 @@ impl RuleSpec {
                 path.display()
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            Error::InvalidArgument(format!(
+                "{}: line {}: a rule file is UTF-8 text; byte {at} is not (0x{:02x})",
+                path.display(),
+                bytes
+                    .get(..at)
+                    .map_or(1, |b| 1 + b.iter().filter(|&&c| c == b'\n').count()),
+                bytes.get(at).copied().unwrap_or_default(),
+            ))
+        })?;
         Self::parse(&text, Syntax::of(path, &text), &path.display().to_string())
     }
 

@@ -115,10 +115,7 @@ impl LinkBackend for EngineBackend {
             .ok_or_else(|| BackendError::Failed(format!("no dataset for {wiki_id}")))?;
         let engine = live.engine();
         let options = RecommendOptions {
-            language_code: Some(request.language_code.clone()),
-            threshold: request.threshold,
-            max_recommendations: request.max_recommendations,
-            sections_to_exclude: request.sections_to_exclude.clone(),
+            link: request.options.clone(),
             time_budget: Some(self.time_budget),
             rules: self.rules.get(wiki_id).cloned(),
             max_work: None,

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 use wikisuggest_core::models::LinkRecommendationSet;
 use wikisuggest_engine::Engine;
+use wikisuggest_records::params::LinkOptions;
 
 pub use engine::EngineBackend;
 pub use live::{LiveEngine, ReloadOutcome};
@@ -28,11 +29,10 @@ pub struct LinkRequest {
     pub revid: i64,
     /// Echoed unchanged, whatever its JSON type.
     pub pageid: Value,
-    pub language_code: String,
-    pub threshold: f64,
-    /// 0 or negative: unlimited.
-    pub max_recommendations: i64,
-    pub sections_to_exclude: Vec<String>,
+    /// The options, parsed from the query (and the body's `sections_to_exclude`) over their
+    /// defaults; `language_code` is always set (the domain's when the query names none).
+    /// A `max_recommendations` of 0 or less is unlimited.
+    pub options: LinkOptions,
 }
 
 /// Why a backend produced no answer: a problem with this request's input (400), with the
@@ -176,20 +176,14 @@ pub fn open_live_datasets(
     Ok(datasets)
 }
 
-/// `project`/`domain` → wiki id, as the service computes it (§6.2).
-pub fn wiki_id(project: &str, domain: &str) -> String {
-    if project == "wikipedia" {
-        format!("{domain}wiki")
-    } else {
-        format!("{domain}{project}")
-    }
-}
+/// `project`/`domain` → wiki id, as the service computes it.
+pub use wikisuggest_records::wiki::wiki_id_of_path as wiki_id;
 
-/// The `valid_project_domain_pairs` of a 404: `wikipedia/<id without "wiki">`.
+/// The `valid_project_domain_pairs` of a 404: `wikipedia/<language>`.
 pub fn project_domain_pairs(wikis: &[String]) -> Vec<String> {
     wikis
         .iter()
-        .map(|id| format!("wikipedia/{}", id.replace("wiki", "")))
+        .map(|id| wikisuggest_records::wiki::project_domain_pair(id))
         .collect()
 }
 

@@ -1,5 +1,9 @@
-//! Parsing of the link routes' inputs with the service's semantics (link-engine.md §6.3),
-//! except that malformed values give a 400 with a JSON body instead of a 500.
+//! Parsing of the link routes' inputs with the service's semantics (Python's `int()` and
+//! `float()` on query values, the first of a repeated key winning), into the options every
+//! link recommendation takes over their one set of defaults, except that malformed values
+//! give a 400 with a JSON body instead of a 500.
+
+use wikisuggest_records::params::LinkOptions;
 
 /// Query parameters of both link operations, as given.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -48,48 +52,46 @@ impl LinkQuery {
             .ok_or_else(|| format!("Invalid value for revision: {text:?} (a revision id)"))
     }
 
-    pub fn threshold(&self) -> Result<f64, String> {
-        match self.threshold.as_deref() {
-            None => Ok(0.5),
+    /// The options of the request over their defaults: the language is `domain` unless the
+    /// query names one, and `sections_to_exclude` are the query's (a body's list replaces
+    /// them). Checked as the service checks them: any number is a threshold (upstream
+    /// compares against it), but not NaN.
+    pub fn options(&self, domain: &str) -> Result<LinkOptions, String> {
+        let defaults = LinkOptions::default();
+        let threshold = match self.threshold.as_deref() {
+            None => defaults.threshold,
             Some(text) => {
-                py_float(text).ok_or_else(|| format!("Invalid value for threshold: {text:?}"))
+                py_float(text).ok_or_else(|| format!("Invalid value for threshold: {text:?}"))?
             }
-        }
-    }
-
-    pub fn max_recommendations(&self) -> Result<i64, String> {
-        match self.max_recommendations.as_deref() {
-            None => Ok(15),
+        };
+        let max_recommendations = match self.max_recommendations.as_deref() {
+            None => defaults.max_recommendations,
             Some(text) => py_int(text)
-                .ok_or_else(|| format!("Invalid value for max_recommendations: {text:?}")),
-        }
+                .ok_or_else(|| format!("Invalid value for max_recommendations: {text:?}"))?,
+        };
+        let options = LinkOptions {
+            language_code: Some(
+                self.language_code
+                    .clone()
+                    .unwrap_or_else(|| domain.to_owned()),
+            ),
+            threshold,
+            max_recommendations,
+            sections_to_exclude: self.sections_to_exclude.clone(),
+        };
+        options.validate_as_service().map_err(|e| e.to_string())?;
+        Ok(options)
     }
 }
 
-/// The title echoed and used by the engine: the path value (already percent-decoded once by
-/// the router) normalised as the engine normalises titles (§2.4.1, §6.2): decoded again as
-/// `urllib.parse.unquote` does, stripped of what Python's `str.strip` strips (U+001C–U+001F
-/// included), first letter upper-cased as `str.upper`, underscores turned into spaces,
-/// anything from `#` on dropped. One function for both front ends: the Python engine and
-/// the server normalise every title alike.
-pub fn normalise_title(path_value: &str) -> String {
-    wikisuggest_text::title::normalise_title(path_value)
-}
-
-/// Refuses a title that a wiki's Action API would read as something other than one page
-/// title: `|` separates several titles, a leading U+001F announces another separator, and
-/// control characters, `[]{}<>` and U+FFFD are not legal in MediaWiki titles.
-pub fn check_fetchable_title(raw: &str) -> Result<(), String> {
-    let illegal = raw.chars().find(|&c| {
-        c.is_control() || matches!(c, '|' | '[' | ']' | '{' | '}' | '<' | '>' | '\u{fffd}')
-    });
-    match illegal {
-        Some(c) => Err(format!(
-            "Invalid page title: {c:?} is not allowed in MediaWiki titles"
-        )),
-        None if normalise_title(raw).is_empty() => Err("Invalid page title: empty".into()),
-        None => Ok(()),
-    }
+/// The title the engine reads for the path value (already percent-decoded once by the
+/// router): production's normalisation (decoded again as `urllib.parse.unquote` does,
+/// stripped as Python's `str.strip` strips, first letter upper-cased as `str.upper`,
+/// underscores as spaces, cut at `#`), then MediaWiki's title rules, the one check every
+/// front end applies to the title it reads.
+pub fn normalise_title(path_value: &str) -> Result<String, String> {
+    wikisuggest_text::title::normalise_and_check_title(path_value)
+        .map_err(|e| format!("Invalid page title: {e}"))
 }
 
 /// Python's `int(str)`: surrounding whitespace, a sign, digits with single underscores
@@ -144,13 +146,16 @@ fn without_digit_underscores(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn normalised(raw: &str) -> String {
+        normalise_title(raw).unwrap_or_else(|e| e)
+    }
+
     #[test]
     fn titles_are_decoded_twice_and_normalised() {
-        assert_eq!(normalise_title("%C5%A0koda_auto%20"), "Škoda auto");
-        assert_eq!(normalise_title("AC/DC"), "AC/DC");
-        assert_eq!(normalise_title("élan_vital#History"), "Élan vital");
-        assert_eq!(normalise_title("  "), "");
-        assert_eq!(normalise_title("%ZZbad"), "%ZZbad");
+        assert_eq!(normalised("%C5%A0koda_auto%20"), "Škoda auto");
+        assert_eq!(normalised("AC/DC"), "AC/DC");
+        assert_eq!(normalised("élan_vital#History"), "Élan vital");
+        assert_eq!(normalised("%ZZbad"), "%ZZbad");
     }
 
     /// Titles on which Rust's `trim`/`to_uppercase` and CPython's `strip`/`upper` differ.
@@ -171,26 +176,36 @@ mod tests {
             ("%C3é%A9", "\u{fffd}é\u{fffd}"),
         ];
         for (raw, want) in cases {
-            assert_eq!(normalise_title(raw), want, "{raw:?}");
+            assert_eq!(normalised(raw), want, "{raw:?}");
         }
     }
 
     #[test]
-    fn titles_the_action_api_would_misread_are_refused() {
+    fn titles_mediawiki_would_refuse_are_refused() {
         for bad in [
             "A|B",
-            "\u{1f}Cat",
             "Cat\u{7f}",
+            "Cat\u{1f}Dog",
             "[[Cat]]",
             "A{b}",
             "<b>",
             "a\u{fffd}",
+            "%C3",
             "  ",
+            "#Fragment",
         ] {
-            assert!(check_fetchable_title(bad).is_err(), "{bad:?}");
+            assert!(normalise_title(bad).is_err(), "{bad:?}");
         }
-        for good in ["Cat", "AC/DC", "Foo#Bar", "Škoda auto", "C++", "100%"] {
-            assert!(check_fetchable_title(good).is_ok(), "{good:?}");
+        for good in [
+            "Cat",
+            "\u{1f}Cat",
+            "AC/DC",
+            "Foo#Bar",
+            "Škoda auto",
+            "C++",
+            "100%",
+        ] {
+            assert!(normalise_title(good).is_ok(), "{good:?}");
         }
     }
 
@@ -215,13 +230,27 @@ mod tests {
     fn query_defaults_and_repeats() {
         let q = LinkQuery::parse("sections_to_exclude=%25LEAD%25&sections_to_exclude=See+also");
         assert_eq!(q.sections_to_exclude, ["%LEAD%", "See also"]);
+        let options = q.options("simple").unwrap();
         assert_eq!(
-            (q.threshold(), q.max_recommendations(), q.revision()),
-            (Ok(0.5), Ok(15), Ok(0))
+            options,
+            LinkOptions {
+                language_code: Some("simple".into()),
+                sections_to_exclude: vec!["%LEAD%".into(), "See also".into()],
+                ..LinkOptions::default()
+            }
         );
+        assert_eq!(q.revision(), Ok(0));
         let q = LinkQuery::parse("revision=abc&threshold=x&max_recommendations=2.0");
         assert!(q.revision().is_err());
-        assert!(q.threshold().is_err() && q.max_recommendations().is_err());
+        assert!(q.options("en").is_err());
+        for bad in ["threshold=x", "max_recommendations=2.0", "threshold=nan"] {
+            assert!(LinkQuery::parse(bad).options("en").is_err(), "{bad}");
+        }
+        // Upstream's answers for what upstream reads: no range check.
+        let q = LinkQuery::parse("threshold=1.5&max_recommendations=-1&language_code=fr");
+        let options = q.options("en").unwrap();
+        assert_eq!((options.threshold, options.max_recommendations), (1.5, -1));
+        assert_eq!(options.language_code.as_deref(), Some("fr"));
         assert_eq!(
             LinkQuery::parse("revision=12&revision=13").revision(),
             Ok(12)

@@ -10,7 +10,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
-use crate::link::params::{LinkQuery, check_fetchable_title, normalise_title, py_int};
+use crate::link::params::{LinkQuery, normalise_title, py_int};
 use crate::link::slots::AppKey;
 use crate::link::{BackendError, LinkRequest, project_domain_pairs, wiki_id};
 use crate::reply::json_response;
@@ -70,7 +70,8 @@ async fn links(
             }),
         });
     }
-    let page_title = normalise_title(&raw_title);
+    let page_title = normalise_title(&raw_title).map_err(ApiError::bad_request)?;
+    let mut options = query.options(&domain).map_err(ApiError::bad_request)?;
     let (wikitext, revid, pageid, body_sections) = match source {
         Source::Stored => {
             // A value that is not a revision id would otherwise fetch the latest revision
@@ -81,10 +82,9 @@ async fn links(
                 body: json!({ "message": format!("Page not found: {raw_title}") }),
             };
             if let Some(api) = state.wiki_apis.get(&wiki) {
-                if revision == 0 {
-                    check_fetchable_title(&raw_title).map_err(ApiError::bad_request)?;
-                }
-                let page = crate::link::fetch::page(api, &raw_title, revision)
+                // The wiki is asked for the title the engine reads, which passed MediaWiki's
+                // title rules above.
+                let page = crate::link::fetch::page(api, &page_title, revision)
                     .await?
                     .ok_or_else(not_found)?;
                 (page.wikitext, page.revid, json!(page.pageid), None)
@@ -105,23 +105,16 @@ async fn links(
         }
         Source::Body(bytes) => parse_body(&bytes)?,
     };
-    let threshold = query.threshold().map_err(ApiError::bad_request)?;
-    wikisuggest_core::params::check_threshold_is_number(threshold)
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let max_recommendations = query.max_recommendations().map_err(ApiError::bad_request)?;
+    // The body's list wins whenever the key is present, even if empty or null.
+    if let Some(sections) = body_sections {
+        options.sections_to_exclude = sections;
+    }
     let request = LinkRequest {
         page_title,
         wikitext,
         revid,
         pageid: pageid.clone(),
-        language_code: query
-            .language_code
-            .clone()
-            .unwrap_or_else(|| domain.clone()),
-        threshold,
-        max_recommendations,
-        // The body's list wins whenever the key is present, even if empty or null.
-        sections_to_exclude: body_sections.unwrap_or(query.sections_to_exclude),
+        options,
     };
     let backend = state.backend.clone();
     let started = std::time::Instant::now();
@@ -160,8 +153,8 @@ async fn links(
         request.page_title,
         request.revid,
         request.wikitext.chars().count(),
-        request.threshold,
-        request.max_recommendations,
+        request.options.threshold,
+        request.options.max_recommendations,
         set.links.len(),
         started.elapsed().as_millis()
     );

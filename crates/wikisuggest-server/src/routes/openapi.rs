@@ -4,6 +4,7 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
+use wikisuggest_records::params::{LinkOptions, RankMethod, SearchAlgorithm, TranslationParams};
 
 use crate::reply::json_response;
 
@@ -54,7 +55,7 @@ fn link_parameters(with_revision: bool) -> Value {
         ),
         query(
             "threshold",
-            json!({"type": "number", "default": 0.5}),
+            json!({"type": "number", "default": LinkOptions::DEFAULT_THRESHOLD}),
             "Minimum score",
         ),
         query(
@@ -64,7 +65,7 @@ fn link_parameters(with_revision: bool) -> Value {
         ),
         query(
             "max_recommendations",
-            json!({"type": "integer", "default": 15}),
+            json!({"type": "integer", "default": LinkOptions::DEFAULT_MAX_RECOMMENDATIONS}),
             "0 or negative: unlimited",
         ),
     ];
@@ -98,7 +99,7 @@ fn translation_parameters() -> Value {
          "description": "Source wiki language code"},
         {"name": "target", "in": "query", "required": true, "schema": {"type": "string"},
          "description": "Target wiki language code; must differ from `source`"},
-        query("count", json!({"type": "integer", "default": 12}),
+        query("count", json!({"type": "integer", "default": TranslationParams::DEFAULT_COUNT}),
               "Number of items; negative drops items from the end"),
         query("seed", json!({"type": "string"}),
               "Seed titles separated by `|`; with `collections=true`, a collection name \
@@ -115,10 +116,12 @@ fn translation_parameters() -> Value {
               "Size bounds apply to the lead section; items carry `lead_section_size`"),
         query("include_pageviews", boolean(), "Fill `pageviews`"),
         query("search_algorithm",
-              json!({"type": "string", "enum": ["morelike", "mostpopular"], "default": "morelike"}),
+              json!({"type": "string", "enum": ["morelike", "mostpopular"],
+                     "default": SearchAlgorithm::default().as_str()}),
               "Validated, without effect (the mode follows from the other parameters)"),
         query("rank_method",
-              json!({"type": "string", "enum": ["default", "sitelinks"], "default": "default"}),
+              json!({"type": "string", "enum": ["default", "sitelinks"],
+                     "default": RankMethod::default().as_str()}),
               "`default` shuffles; `sitelinks` orders by interlanguage links"),
         query("min_size", integer(), "Inclusive lower bound in bytes (article, or lead section)"),
         query("max_size", integer(), "Inclusive upper bound in bytes (article, or lead section)"),

@@ -11,17 +11,9 @@ use crate::link::params::py_int;
 
 pub use wikisuggest_translation::wiki::{DOMAIN_MAPPING, link_code};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Algorithm {
-    MoreLike,
-    MostPopular,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RankMethod {
-    Default,
-    Sitelinks,
-}
+use wikisuggest_records::params::TranslationParams;
+/// The translation parameters' values and defaults are the client's (one definition).
+pub use wikisuggest_records::params::{RankMethod, SearchAlgorithm as Algorithm};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranslationQuery {
@@ -140,29 +132,29 @@ impl TranslationQuery {
             errors.push(missing("target"));
         }
         // Field order of the service's request model.
-        let count = params.int("count", &mut errors).unwrap_or(12);
+        let count = params
+            .int("count", &mut errors)
+            .unwrap_or(TranslationParams::DEFAULT_COUNT);
         let collections = params.flag("collections", &mut errors);
         let lead_section = params.flag("lead_section", &mut errors);
         let include_pageviews = params.flag("include_pageviews", &mut errors);
         let search_algorithm = match params.get("search_algorithm") {
-            None | Some("morelike") => Algorithm::MoreLike,
-            Some("mostpopular") => Algorithm::MostPopular,
-            Some(v) => {
+            None => Algorithm::default(),
+            Some(v) => Algorithm::parse(v).unwrap_or_else(|_| {
                 errors.push(enum_error(
                     "search_algorithm",
                     v,
                     "'morelike' or 'mostpopular'",
                 ));
-                Algorithm::MoreLike
-            }
+                Algorithm::default()
+            }),
         };
         let rank_method = match params.get("rank_method") {
-            None | Some("default") => RankMethod::Default,
-            Some("sitelinks") => RankMethod::Sitelinks,
-            Some(v) => {
+            None => RankMethod::default(),
+            Some(v) => RankMethod::parse(v).unwrap_or_else(|_| {
                 errors.push(enum_error("rank_method", v, "'default' or 'sitelinks'"));
-                RankMethod::Default
-            }
+                RankMethod::default()
+            }),
         };
         let min_size = params.int("min_size", &mut errors);
         let max_size = params.int("max_size", &mut errors);
@@ -215,10 +207,8 @@ impl TranslationQuery {
             "seed": self.seed, "topic": self.topic, "country": self.country,
             "featured_collection": self.featured_collection, "collections": self.collections,
             "lead_section": self.lead_section, "include_pageviews": self.include_pageviews,
-            "search_algorithm": match self.search_algorithm {
-                Algorithm::MoreLike => "morelike", Algorithm::MostPopular => "mostpopular" },
-            "rank_method": match self.rank_method {
-                RankMethod::Default => "default", RankMethod::Sitelinks => "sitelinks" },
+            "search_algorithm": self.search_algorithm.as_str(),
+            "rank_method": self.rank_method.as_str(),
             "min_size": self.min_size, "max_size": self.max_size,
             "continue_offset": self.continue_offset, "continue_seed": self.continue_seed,
         })

@@ -95,7 +95,12 @@ pub fn recommend(
     let engine = catalogs.engines.get(&query.source).or_else(|| {
         query
             .collections
-            .then(|| catalogs.engines.values().find(|e| e.collections().is_some()))
+            .then(|| {
+                catalogs
+                    .engines
+                    .values()
+                    .find(|e| e.collections().is_some())
+            })
             .flatten()
     });
     let Some(engine) = engine else {

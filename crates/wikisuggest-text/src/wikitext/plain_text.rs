@@ -26,6 +26,8 @@ pub struct PlainText {
     nodes: Vec<Span>,
     /// Length of the page in code points.
     len: usize,
+    /// Where MediaWiki stops showing the page: the `<!--` of a comment never closed.
+    hidden_from: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -92,11 +94,20 @@ impl PlainText {
                 byte_end,
             });
         }
+        let hidden_from = unclosed_comment(text, &nodes);
         Self {
             len: parsed.chars().len(),
             text: text.to_owned(),
             nodes,
+            hidden_from,
         }
+    }
+
+    /// The code point offset of a `<!--` that no `-->` follows, outside tags: MediaWiki
+    /// hides everything after it (the partition, like mwparserfromhell, reads it as text),
+    /// so nothing there is plain text. `None` when every comment is closed.
+    pub fn hidden_from(&self) -> Option<usize> {
+        self.hidden_from
     }
 
     /// The page's length in code points.
@@ -108,12 +119,14 @@ impl PlainText {
         self.len == 0
     }
 
-    /// The code point ranges of plain text (top-level text nodes), in page order.
+    /// The code point ranges of plain text (top-level text nodes, up to
+    /// [`PlainText::hidden_from`]), in page order.
     pub fn text_runs(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        let end = self.hidden_from.unwrap_or(usize::MAX);
         self.nodes
             .iter()
-            .filter(|n| n.kind == NodeKind::Text)
-            .map(|n| n.start..n.end)
+            .filter(move |n| n.kind == NodeKind::Text && n.start < end)
+            .map(move |n| n.start..n.end.min(end))
     }
 
     /// The kind and range of the top-level node holding code point `offset`; `None` past
@@ -128,7 +141,7 @@ impl PlainText {
 
     /// Whether `range` (non-empty) lies within one run of plain text.
     pub fn is_text(&self, range: Range<usize>) -> bool {
-        if range.start >= range.end {
+        if range.start >= range.end || self.hidden_from.is_some_and(|h| range.end > h) {
             return false;
         }
         matches!(self.node_at(range.start), Some((NodeKind::Text, run)) if range.end <= run.end)
@@ -155,8 +168,32 @@ impl PlainText {
                 found.push(offset);
             }
         }
+        if let Some(hidden) = self.hidden_from {
+            let phrase_len = phrase.chars().count();
+            found.retain(|&start| start + phrase_len <= hidden);
+        }
         found
     }
+}
+
+/// [`PlainText::hidden_from`]: the first `<!--` after the page's last `-->` that is not
+/// inside a tag's node (`<nowiki>`, `<pre>`, `<ref>` keep theirs to themselves). One search
+/// from each end of the page.
+fn unclosed_comment(text: &str, nodes: &[Span]) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let after_last_close = memmem::rfind(bytes, b"-->").map_or(0, |at| at + 3);
+    let mut from = after_last_close;
+    while let Some(found) = memmem::find(bytes.get(from..)?, b"<!--") {
+        let at = from + found;
+        let i = nodes.partition_point(|n| n.byte_end <= at);
+        let node = nodes.get(i).filter(|n| n.byte_start <= at)?;
+        if node.kind != NodeKind::Tag {
+            let before = text.get(node.byte_start..at)?;
+            return Some(node.start + before.chars().count());
+        }
+        from = node.byte_end;
+    }
+    None
 }
 
 /// The raw targets of every `[[target|…]]` or `[[target]]` in `text`, at any depth and in
@@ -255,6 +292,29 @@ mod tests {
         for unit in ["[[", "{{", "<!--"] {
             assert!(PlainText::bounded(&unit.repeat(50_000)).is_ok(), "{unit:?}");
         }
+    }
+
+    #[test]
+    fn an_unclosed_comment_hides_the_rest_of_the_page() {
+        let text = "The cat <!-- a note --> and the dog. <!-- unclosed: the dog sleeps";
+        let plain = PlainText::new(text);
+        let hidden = text.rfind("<!--").unwrap();
+        assert_eq!(plain.hidden_from(), Some(hidden));
+        assert_eq!(plain.occurrences("dog"), [text.find("dog").unwrap()]);
+        let last_dog = text.rfind("dog").unwrap();
+        assert!(!plain.is_text(last_dog..last_dog + 3));
+        assert!(plain.text_runs().all(|r| r.end <= hidden));
+        // Closed comments, and comments in tags, hide nothing.
+        for text in [
+            "a <!-- b --> c",
+            "a <nowiki><!--</nowiki> c",
+            "a <!-- b <!-- c --> d",
+            "a",
+        ] {
+            assert_eq!(PlainText::new(text).hidden_from(), None, "{text:?}");
+        }
+        let plain = PlainText::new("é {{t|<!-- x}} y");
+        assert_eq!(plain.hidden_from(), Some(6));
     }
 
     #[test]

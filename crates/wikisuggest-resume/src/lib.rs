@@ -1,8 +1,9 @@
 //! The decisions of a ranged download, apart from its input and output: which range to ask
 //! for, what an answer's status and `Content-Range` mean for the bytes already held, when a
-//! body is too long, and when the download has used up its budget. [`super::ranged`] sends
-//! the requests and moves the bytes; everything it decides comes from here, so the rules can
-//! be tested (and fuzzed) against any sequence of answers without a network.
+//! body is too long, and when the download has used up its budget. The HTTP transport of
+//! `wikisuggest-core` sends the requests and moves the bytes; everything it decides comes
+//! from here, so the rules can be tested (and fuzzed) against any sequence of answers without
+//! a network, and without the HTTP stack.
 //!
 //! The rules:
 //! - Bytes held are kept only while they are known to come from the file being asked for:
@@ -15,11 +16,48 @@
 //!   makes no progress, however much it sends, and its failures are counted.
 //! - Whatever the answers, a file's download ends after [`DownloadBudget::max_attempts`]
 //!   requests or once it received a few times the file's size
-//!   ([`DownloadBudget::bytes_factor`]), with [`Error::DownloadBudget`].
+//!   ([`DownloadBudget::bytes_factor`]), with [`Refusal::Budget`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+/// Why the download stops, or starts its file again; the transport turns it into its error
+/// (naming the URL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The budget of requests or bytes is spent.
+    Budget {
+        attempts: u32,
+        received: u64,
+        size: Option<u64>,
+    },
+    /// A body announced or sent more than the limit (`limit` bytes).
+    TooLarge { limit: u64 },
+    /// The bytes held were given up (another range than asked, a changed file, more held
+    /// than the file): worth another request from zero.
+    Restarted(&'static str),
+    /// The body ended before its announced end.
+    Short { held: u64, total: u64 },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Budget {
+                attempts, received, ..
+            } => write!(
+                f,
+                "gave up after {attempts} requests that received {received} bytes"
+            ),
+            Self::TooLarge { limit } => write!(f, "larger than the limit of {limit} bytes"),
+            Self::Restarted(why) => write!(f, "{why}; starting the file again"),
+            Self::Short { held, total } => {
+                write!(f, "the body ended after {held} of {total} bytes")
+            }
+        }
+    }
+}
+
+pub type Result<T, E = Refusal> = std::result::Result<T, E>;
 
 /// What a server says about a file: its size and validators.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,9 +132,9 @@ pub enum Head {
     /// The file was complete already: nothing to read.
     Complete(RemoteFile),
     /// Worth another request (the held bytes may have been given up).
-    Retry(Error),
+    Retry(Refusal),
     /// The download cannot succeed.
-    Fail(Error),
+    Fail(Refusal),
     /// A status that is not about the file's bytes (an error or a redirect): the caller
     /// judges it.
     Other,
@@ -107,8 +145,12 @@ pub enum Head {
 pub enum End {
     /// The file is complete.
     Complete(RemoteFile),
-    /// It is not; `progressed` when the held bytes reach further than ever before.
-    Retry { error: Error, progressed: bool },
+    /// It is not: cut (`short` is `None`: the caller knows why) or ended early;
+    /// `progressed` when the held bytes reach further than ever before.
+    Retry {
+        short: Option<Refusal>,
+        progressed: bool,
+    },
 }
 
 /// `Content-Range: bytes START-END/TOTAL` → (START, TOTAL); `bytes */TOTAL` → (None, TOTAL).
@@ -134,7 +176,6 @@ pub fn content_range(value: &str) -> Option<(Option<u64>, Option<u64>)> {
 /// The state of one file's download (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Resume {
-    url: String,
     max_size: u64,
     budget: DownloadBudget,
     held: u64,
@@ -157,17 +198,15 @@ pub struct Resume {
 }
 
 impl Resume {
-    /// A download of `url` (as shown in errors) with `held` bytes on disk that came from the
-    /// answer `record` describes (none: they are not trusted), of at most `max_size` bytes.
+    /// A download with `held` bytes on disk that came from the answer `record` describes
+    /// (none: they are not trusted), of at most `max_size` bytes.
     pub fn new(
-        url: &str,
         held: u64,
         record: Option<RemoteFile>,
         max_size: u64,
         budget: DownloadBudget,
     ) -> Self {
         let mut resume = Self {
-            url: url.to_owned(),
             max_size,
             budget,
             held,
@@ -238,9 +277,8 @@ impl Resume {
         self.best = 0;
     }
 
-    fn budget_error(&self) -> Error {
-        Error::DownloadBudget {
-            url: self.url.clone(),
+    fn budget_error(&self) -> Refusal {
+        Refusal::Budget {
             attempts: self.attempts,
             received: self.received,
             size: self.size,
@@ -276,13 +314,9 @@ impl Resume {
         })
     }
 
-    fn another_range(&mut self, why: &str) -> Head {
+    fn another_range(&mut self, why: &'static str) -> Head {
         self.start_over();
-        Head::Retry(Error::Transport {
-            url: self.url.clone(),
-            message: format!("{why}; starting the file again"),
-            before_send: false,
-        })
+        Head::Retry(Refusal::Restarted(why))
     }
 
     /// What the answer with `status`, `content_range` and `content_length` (of its body)
@@ -347,9 +381,8 @@ impl Resume {
         if let Some(total) = total
             && total > self.max_size
         {
-            return Head::Fail(Error::ResponseTooLarge {
-                url: self.url.clone(),
-                limit: usize::try_from(self.max_size).unwrap_or(usize::MAX),
+            return Head::Fail(Refusal::TooLarge {
+                limit: self.max_size,
             });
         }
         if let Some(total) = total {
@@ -384,10 +417,7 @@ impl Resume {
         if n > self.limit.saturating_sub(self.held) {
             let limit = self.limit;
             self.start_over();
-            return Err(Error::ResponseTooLarge {
-                url: self.url.clone(),
-                limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            });
+            return Err(Refusal::TooLarge { limit });
         }
         if self.received > self.byte_budget() {
             return Err(self.budget_error());
@@ -396,27 +426,24 @@ impl Resume {
         Ok(())
     }
 
-    /// The body ended, cleanly (`cut` is `None`) or not.
-    pub fn end(&mut self, cut: Option<Error>) -> End {
+    /// The body ended, cleanly or `cut` (the connection broke, a read timed out).
+    pub fn end(&mut self, cut: bool) -> End {
         let progressed = self.held > self.best;
         self.best = self.best.max(self.held);
-        let error = match cut {
-            Some(error) => error,
-            None => match self.total {
-                Some(total) if self.held < total => Error::Transport {
-                    url: self.url.clone(),
-                    message: format!("the body ended after {} of {total} bytes", self.held),
-                    before_send: false,
-                },
-                _ => {
-                    let mut done = self.remote.clone().unwrap_or_default();
-                    done.size = Some(self.held);
-                    self.size = Some(self.held);
-                    return End::Complete(done);
-                }
-            },
+        let short = match self.total {
+            _ if cut => None,
+            Some(total) if self.held < total => Some(Refusal::Short {
+                held: self.held,
+                total,
+            }),
+            _ => {
+                let mut done = self.remote.clone().unwrap_or_default();
+                done.size = Some(self.held);
+                self.size = Some(self.held);
+                return End::Complete(done);
+            }
         };
-        End::Retry { error, progressed }
+        End::Retry { short, progressed }
     }
 }
 
@@ -470,7 +497,6 @@ mod tests {
     #[test]
     fn a_resume_asks_for_the_rest_with_the_validator() {
         let mut r = Resume::new(
-            "u",
             40,
             Some(remote("\"v\"", 100)),
             1000,
@@ -492,16 +518,15 @@ mod tests {
             "{head:?}"
         );
         r.bytes(60).unwrap();
-        assert!(matches!(r.end(None), End::Complete(f) if f.size == Some(100)));
+        assert!(matches!(r.end(false), End::Complete(f) if f.size == Some(100)));
     }
 
     #[test]
     fn untrusted_bytes_are_given_up_before_the_first_request() {
-        let mut r = Resume::new("u", 40, None, 1000, DownloadBudget::default());
+        let mut r = Resume::new(40, None, 1000, DownloadBudget::default());
         assert!(r.take_restart());
         assert_eq!(r.request().unwrap().start, None);
         let mut r = Resume::new(
-            "u",
             400,
             Some(remote("\"v\"", 100)),
             1000,
@@ -519,7 +544,7 @@ mod tests {
             bytes_slack: 0,
         };
         let size = 4_400_000;
-        let mut r = Resume::new("u", 0, None, 1 << 40, budget);
+        let mut r = Resume::new(0, None, 1 << 40, budget);
         let mut progressed = 0;
         let mut failures_in_a_row = 0;
         let error = loop {
@@ -544,9 +569,7 @@ mod tests {
                     if let Err(e) = r.bytes(1_000_000) {
                         break e;
                     }
-                    if let End::Retry { progressed: p, .. } =
-                        r.end(Some(Error::Internal("cut".into())))
-                    {
+                    if let End::Retry { progressed: p, .. } = r.end(true) {
                         progressed += usize::from(p);
                     }
                 }
@@ -554,10 +577,10 @@ mod tests {
                 other => panic!("{other:?}"),
             }
             if failures_in_a_row > 50 {
-                break Error::Internal("no end".into());
+                break Refusal::Restarted("no end");
             }
         };
-        assert!(matches!(error, Error::DownloadBudget { .. }), "{error:?}");
+        assert!(matches!(error, Refusal::Budget { .. }), "{error:?}");
         assert!(progressed <= 1, "{progressed}");
         // At most one piece past the budget: the one that crossed it.
         assert!(r.received() <= 3 * size + 1_000_000, "{}", r.received());
@@ -566,7 +589,6 @@ mod tests {
     #[test]
     fn a_200_to_a_range_restarts_and_a_416_at_the_end_completes() {
         let mut r = Resume::new(
-            "u",
             50,
             Some(remote("\"v\"", 100)),
             1000,
@@ -585,7 +607,6 @@ mod tests {
         assert_eq!(r.held(), 0);
 
         let mut r = Resume::new(
-            "u",
             100,
             Some(remote("\"v\"", 100)),
             1000,
@@ -595,7 +616,6 @@ mod tests {
         let head = r.head(416, Some("bytes */100"), Some(0), RemoteFile::default());
         assert!(matches!(head, Head::Complete(f) if f.size == Some(100)));
         let mut r = Resume::new(
-            "u",
             100,
             Some(remote("\"v\"", 100)),
             1000,
@@ -611,17 +631,17 @@ mod tests {
 
     #[test]
     fn a_body_past_its_end_or_the_limit_stops() {
-        let mut r = Resume::new("u", 0, None, 1000, DownloadBudget::default());
+        let mut r = Resume::new(0, None, 1000, DownloadBudget::default());
         r.request().unwrap();
         assert!(matches!(
             r.head(200, None, Some(5000), RemoteFile::default()),
-            Head::Fail(Error::ResponseTooLarge { .. })
+            Head::Fail(Refusal::TooLarge { .. })
         ));
-        let mut r = Resume::new("u", 0, None, 1000, DownloadBudget::default());
+        let mut r = Resume::new(0, None, 1000, DownloadBudget::default());
         r.request().unwrap();
         r.head(200, None, None, RemoteFile::default());
         r.bytes(999).unwrap();
-        assert!(matches!(r.bytes(2), Err(Error::ResponseTooLarge { .. })));
+        assert!(matches!(r.bytes(2), Err(Refusal::TooLarge { .. })));
         assert!(r.take_restart());
     }
 
@@ -646,7 +666,6 @@ mod tests {
     #[test]
     fn a_changed_file_is_started_again() {
         let mut r = Resume::new(
-            "u",
             50,
             Some(remote("\"v1\"", 100)),
             1000,
@@ -657,7 +676,6 @@ mod tests {
         assert!(matches!(head, Head::Retry(_)));
         assert!(r.take_restart());
         let mut r = Resume::new(
-            "u",
             50,
             Some(remote("\"v1\"", 100)),
             1000,
@@ -680,8 +698,7 @@ mod tests {
 /// and a download said complete holds the file exactly when the server's answers told the
 /// truth. The fuzz target `resume` and the tests play it.
 pub mod script {
-    use super::{DownloadBudget, End, Head, RemoteFile, Resume};
-    use crate::error::Error;
+    use super::{DownloadBudget, End, Head, Refusal, RemoteFile, Resume};
 
     struct Bytes<'a>(&'a [u8]);
 
@@ -748,10 +765,10 @@ pub mod script {
         }
     }
 
-    /// Plays `script`: whether the download completed, or `Err` naming the promise broken. With `truthful`, the server's
-    /// headers describe the bytes it sends (it still cuts, fails, answers other ranges and
-    /// ignores ranges); otherwise it may also lie about sizes, ranges and versions, and only
-    /// the promises on sizes and budgets are checked.
+    /// Plays `script`: whether the download completed, or `Err` naming the promise broken.
+    /// With `truthful`, the server's headers describe the bytes it sends (it still cuts,
+    /// fails, answers other ranges and ignores ranges); otherwise it may also lie about
+    /// sizes, ranges and versions, and only the promises on sizes and budgets are checked.
     pub fn play(script: &[u8], truthful: bool) -> Result<bool, String> {
         let mut s = Bytes(script);
         let len = s.below(4096) + 1;
@@ -779,7 +796,7 @@ pub mod script {
             }),
         };
         let mut disk: Vec<u8> = (0..held).map(file_byte).collect();
-        let mut r = Resume::new("http://example.org/f", held, record, max_size, budget);
+        let mut r = Resume::new(held, record, max_size, budget);
         let mut requests = 0u32;
         loop {
             if r.take_restart() {
@@ -787,7 +804,7 @@ pub mod script {
             }
             match r.request() {
                 Ok(_) => requests += 1,
-                Err(Error::DownloadBudget { attempts, .. }) => {
+                Err(Refusal::Budget { attempts, .. }) => {
                     return if attempts == budget.max_attempts && requests == attempts {
                         Ok(false)
                     } else {
@@ -844,8 +861,7 @@ pub mod script {
                 at += piece;
                 check(&r, &disk, max_size)?;
             }
-            let cut_short = (at < len).then(|| Error::Internal("cut".to_owned()));
-            if let End::Complete(_) = r.end(cut_short) {
+            if let End::Complete(_) = r.end(at < len) {
                 return complete(&disk, len, truthful);
             }
         }
