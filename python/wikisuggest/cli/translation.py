@@ -125,16 +125,16 @@ def _build(args: argparse.Namespace) -> int:
 
     cirrus = [str(p) for p in found["cirrus"] if p.name.startswith(f"{wiki}_content-")]
     pageviews = one("pageviews")
-    meta = (one("meta_pages"), one("meta_iwlinks"), one("items_per_site"))
+    meta_pages, iwlinks, items = one("meta_pages"), one("meta_iwlinks"), one("items_per_site")
     with tempfile.TemporaryDirectory(prefix="wikisuggest-collections-") as scratch:
         collections = one("collections")
         collections_run = None
-        if collections is None and all(meta):
+        if collections is None and meta_pages and iwlinks and items:
             # Page collections from Meta-Wiki's pages and interwiki links, resolved through
             # Wikidata's sitelinks, as `fetch` builds them.
             collections = str(Path(scratch) / "collections.parquet")
-            build_translation_collections(*(str(m) for m in meta), collections)
-            collections_run = _run(meta[0], "meta_pages")
+            build_translation_collections(meta_pages, iwlinks, items, collections)
+            collections_run = _run(meta_pages, "meta_pages")
         day = _run(pageviews, "pageviews")
         spec: dict[str, Any] = {
             "wiki": wiki,
