@@ -65,7 +65,16 @@ def main() -> None:
     api = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("WIKI_API", "")
     if not api:
         sys.exit("usage: review_bot.py API_URL [TITLE ...] (or set WIKI_API)")
-    titles = sys.argv[2:] or ["Aardvark", "Albedo"]
+    try:
+        run(api, sys.argv[2:] or ["Aardvark", "Albedo"])
+    except wikisuggest.WikisuggestError as err:
+        # The wiki unreachable or refusing the login, a page that cannot be read: say what
+        # happened in one line, as a bot's log wants it, and stop with a failure status.
+        sys.exit(f"review_bot.py: {api}: {type(err).__name__}: {err}")
+
+
+def run(api: str, titles: list[str]) -> None:
+    """Review and save links on each page of ``titles`` of the wiki at ``api``."""
     rule = ReviewRule(
         min_score=float(os.environ.get("MIN_SCORE", "0.7")),
         never_link=frozenset(

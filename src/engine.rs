@@ -58,14 +58,13 @@ impl OptionArgs {
     }
 }
 
-/// A page of the engine as the Python layer passes it (`engine/pages.py`'s `NativePage`):
+/// A page of the engine as the Python layer passes it (`_args.py`'s `NativePage`):
 /// `(wikitext, page_title, pageid, revid, language_code)`, the order `recommend` takes them.
-/// Not the dump reader's `(page_id, revision_id, title, wikitext)` rows (`crate::dump`).
 #[derive(FromPyObject)]
-pub struct EnginePage(String, String, Option<i64>, Option<i64>, Option<String>);
+pub struct PageArgs(String, String, Option<i64>, Option<i64>, Option<String>);
 
-impl From<EnginePage> for Page {
-    fn from(EnginePage(wikitext, page_title, pageid, revid, language_code): EnginePage) -> Self {
+impl From<PageArgs> for Page {
+    fn from(PageArgs(wikitext, page_title, pageid, revid, language_code): PageArgs) -> Self {
         Self {
             wikitext,
             page_title,
@@ -228,7 +227,7 @@ impl NativeEngine {
     fn recommend(
         &self,
         py: Python<'_>,
-        page: EnginePage,
+        page: PageArgs,
         options: OptionArgs,
         explain: bool,
     ) -> PyResult<NativeCall> {

@@ -15,7 +15,7 @@ use pyo3::{IntoPyObjectExt, PyTypeInfo};
 use wikisuggest_engine::{BatchStream, LinkRecommendationSet};
 
 use crate::batch::{NativeGroup, extend, item};
-use crate::engine::EnginePage;
+use crate::engine::PageArgs;
 use crate::errors::engine_error;
 use crate::runtime::{InFlight, runtime, wait_interruptibly};
 
@@ -146,7 +146,7 @@ impl NativeEngineBatch {
 #[pymethods]
 impl NativeEngineBatch {
     /// Queues page `page` (the input `input`, at position `index`) on the engine.
-    fn push(&self, index: Bound<'_, PyAny>, input: Bound<'_, PyAny>, page: EnginePage) {
+    fn push(&self, index: Bound<'_, PyAny>, input: Bound<'_, PyAny>, page: PageArgs) {
         let mut queue = self.shared.queue();
         queue.entries.push_back(Entry {
             index: index.unbind(),

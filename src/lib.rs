@@ -21,7 +21,6 @@ mod client;
 mod contract;
 mod convert;
 mod datasets;
-mod dump_pages;
 mod engine;
 mod engine_batch;
 mod errors;
@@ -61,7 +60,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wikisuggest_engine::rules::classes::TABLE_HEADER,
     )?;
     m.add_class::<datasets::NativeDownloader>()?;
-    m.add_class::<dump_pages::NativeDumpPages>()?;
     m.add_function(wrap_pyfunction!(datasets::convert_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(datasets::dataset_drift, m)?)?;
     m.add_class::<plain_text::NativePlainText>()?;

@@ -6,7 +6,8 @@
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi, to_ffi};
 use arrow_array::{Array, RecordBatch, StructArray};
@@ -14,7 +15,10 @@ use pyo3::exceptions::{PyOSError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use wikisuggest_dump::{DumpError, DumpOptions};
-use wikisuggest_linkrows::{ArrowPages, DumpRun, DumpRunOptions, Engines, RowBatch, RunEvent};
+use wikisuggest_engine::RecommendOptions;
+use wikisuggest_linkrows::{
+    ArrowPages, DumpRun, DumpRunOptions, Engines, PreviewPages, RowBatch, RunEvent, Selection,
+};
 
 use crate::engine::{NativeEngine, OptionArgs};
 use crate::errors::{invalid_parameter, wikisuggest_error};
@@ -88,6 +92,35 @@ fn import_batch(object: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
     Ok(RecordBatch::from(StructArray::from(data)))
 }
 
+/// A count given from Python that must be at least 1 (a negative one is named too, not an
+/// overflow).
+fn at_least_one(name: &str, value: i64) -> PyResult<u64> {
+    match u64::try_from(value) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(invalid_parameter(
+            name,
+            &format!("must be at least 1, got {value}"),
+        )),
+    }
+}
+
+/// [`at_least_one`] as a size.
+fn at_least_one_size(name: &str, value: i64) -> PyResult<usize> {
+    let n = at_least_one(name, value)?;
+    usize::try_from(n).map_err(|_| invalid_parameter(name, &format!("is too large: {value}")))
+}
+
+/// A dump path that is no file is the caller's mistake, said before anything starts.
+fn check_dump(name: &str, path: &std::path::Path) -> PyResult<()> {
+    if path.is_file() {
+        return Ok(());
+    }
+    Err(invalid_parameter(
+        name,
+        &format!("{}: no such dump file", path.display()),
+    ))
+}
+
 fn dump_error(error: DumpError) -> PyErr {
     match error {
         DumpError::Io { .. } => PyOSError::new_err(error.to_string()),
@@ -95,10 +128,20 @@ fn dump_error(error: DumpError) -> PyErr {
     }
 }
 
-/// The link rows of a dump's articles, a batch at a time (see `DumpRun`).
+/// What a run starts with: the engine, the dump, the pass options and the run's options.
+type Prepared = (
+    Arc<wikisuggest_engine::Engine>,
+    PathBuf,
+    RecommendOptions,
+    DumpRunOptions,
+);
+
+/// The link rows of a dump's articles, a batch at a time (see `DumpRun`): checked when made,
+/// started by `start` from where an earlier run stopped.
 #[pyclass(module = "wikisuggest._native", frozen)]
 pub struct NativeDumpRows {
-    run: DumpRun,
+    ready: Mutex<Option<Prepared>>,
+    run: Mutex<Option<Arc<DumpRun>>>,
 }
 
 fn batch_tuple<'py>(py: Python<'py>, last: bool, batch: RowBatch) -> PyResult<Bound<'py, PyDict>> {
@@ -112,13 +155,24 @@ fn batch_tuple<'py>(py: Python<'py>, last: bool, batch: RowBatch) -> PyResult<Bo
     Ok(out)
 }
 
+impl NativeDumpRows {
+    /// The run, once `start` has begun it.
+    fn started(&self) -> PyResult<Arc<DumpRun>> {
+        self.run
+            .lock()
+            .ok()
+            .and_then(|run| run.clone())
+            .ok_or_else(|| wikisuggest_error("this run was not started"))
+    }
+}
+
 #[pymethods]
 impl NativeDumpRows {
-    /// Starts reading `path` after its first `skip_pages` pages, recommending links with
-    /// `engine` and `options` (the engine's pass options) on `workers` threads for the
-    /// pages of `namespaces` (redirects left out with `skip_redirects`).
+    /// A run over the articles of `path` (main namespace, no redirects), recommending links
+    /// with `engine` and `options` (the engine's pass options) on `workers` threads: every
+    /// argument checked here, before the caller prepares anything; `start` begins it.
     #[new]
-    #[pyo3(signature = (engine, path, options, *, wiki_db, namespaces, skip_redirects, skip_pages, pages_per_batch, rows_per_batch, workers, max_page_bytes))]
+    #[pyo3(signature = (engine, path, options, *, wiki_db, pages_per_batch, rows_per_batch, workers, max_page_bytes))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -126,32 +180,22 @@ impl NativeDumpRows {
         path: PathBuf,
         options: OptionArgs,
         wiki_db: String,
-        namespaces: Vec<i64>,
-        skip_redirects: bool,
-        skip_pages: u64,
-        pages_per_batch: u64,
-        rows_per_batch: usize,
-        workers: Option<usize>,
-        max_page_bytes: usize,
+        pages_per_batch: i64,
+        rows_per_batch: i64,
+        workers: Option<i64>,
+        max_page_bytes: i64,
     ) -> PyResult<Self> {
         let recommend = options.validate(py)?;
-        if pages_per_batch == 0 || rows_per_batch == 0 {
-            return Err(invalid_parameter("pages_per_part", "must be at least 1"));
-        }
-        if max_page_bytes == 0 {
-            return Err(invalid_parameter("max_page_bytes", "must be at least 1"));
-        }
-        if !path.is_file() {
-            return Err(PyOSError::new_err(format!(
-                "{}: no such dump file",
-                path.display()
-            )));
-        }
+        let pages_per_batch = at_least_one("pages_per_part", pages_per_batch)?;
+        let rows_per_batch = at_least_one_size("rows_per_part", rows_per_batch)?;
+        let max_page_bytes = at_least_one_size("max_page_bytes", max_page_bytes)?;
+        let workers = workers
+            .map(|n| at_least_one_size("workers", n))
+            .transpose()?;
+        check_dump("dump", &path)?;
         let options = DumpRunOptions {
             wiki_db,
-            namespaces,
-            skip_redirects,
-            skip_pages,
+            selection: Selection::articles(),
             pages_per_batch,
             rows_per_batch,
             workers: workers
@@ -162,9 +206,25 @@ impl NativeDumpRows {
                 ..DumpOptions::default()
             },
         };
-        let run = DumpRun::start(engine.shared(), path, recommend, options)
+        Ok(Self {
+            ready: Mutex::new(Some((engine.shared(), path, recommend, options))),
+            run: Mutex::new(None),
+        })
+    }
+
+    /// Starts reading after the dump's first `skip_pages` pages (those an earlier run did).
+    fn start(&self, skip_pages: u64) -> PyResult<()> {
+        let taken = self.ready.lock().ok().and_then(|mut ready| ready.take());
+        let Some((engine, path, recommend, mut options)) = taken else {
+            return Err(wikisuggest_error("this run was started already"));
+        };
+        options.selection.skip_pages = skip_pages;
+        let run = DumpRun::start(engine, path, recommend, options)
             .map_err(|e| PyOSError::new_err(format!("cannot start the dump reader: {e}")))?;
-        Ok(Self { run })
+        if let Ok(mut slot) = self.run.lock() {
+            *slot = Some(Arc::new(run));
+        }
+        Ok(())
     }
 
     /// The next batch as a dict: `rows` (for `pyarrow.record_batch`), `pages`, `links`,
@@ -172,7 +232,7 @@ impl NativeDumpRows {
     /// been read to its end). `None` after the last. Raises when the dump cannot be read
     /// further (after every batch before the failure), and on Ctrl-C.
     fn next_batch<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let run = &self.run;
+        let run = self.started()?;
         let Some(event) = wait_interruptibly(py, |interval| run.next(interval))? else {
             return Ok(None);
         };
@@ -187,7 +247,9 @@ impl NativeDumpRows {
     /// Stops the run at once: no page starts any more (pages running finish in the
     /// background); `next_batch` then returns `None`.
     fn close(&self) {
-        self.run.stop();
+        if let Ok(run) = self.started() {
+            run.stop();
+        }
     }
 }
 
@@ -268,6 +330,92 @@ pub fn link_rows(
     })
 }
 
+/// What a change of rules does to the links of `pages` (a dump's path, of which the first
+/// `sample` articles, or a list of engine pages): each page under `before` and under `after`
+/// (the engine's pass options of each), compared natively on `workers` threads per rule set,
+/// waited for interruptibly (Ctrl-C stops the pages). A dict: `pages`, `links_before`,
+/// `links_after`, `changes` (`(page_title, change, rule, value, link, pageid)`), `lost_last`,
+/// `gained_first` and `errors` (title → `Class: message`).
+#[pyfunction]
+#[pyo3(signature = (engine, pages, before, after, *, sample, workers))]
+pub fn rules_preview<'py>(
+    py: Python<'py>,
+    engine: &NativeEngine,
+    pages: &Bound<'py, PyAny>,
+    before: OptionArgs,
+    after: OptionArgs,
+    sample: Option<i64>,
+    workers: Option<i64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (before, after) = (before.validate(py)?, after.validate(py)?);
+    let sample = sample.map(|n| at_least_one("sample", n)).transpose()?;
+    let workers = workers
+        .map(|n| at_least_one_size("workers", n))
+        .transpose()?;
+    let pages = if let Ok(path) = pages.extract::<PathBuf>() {
+        check_dump("pages", &path)?;
+        PreviewPages::Dump {
+            path,
+            sample,
+            dump: DumpOptions::default(),
+        }
+    } else {
+        let given: Vec<crate::engine::PageArgs> = pages.extract()?;
+        let take = sample.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        PreviewPages::Given(given.into_iter().take(take).map(Into::into).collect())
+    };
+    let engine = engine.shared();
+    let workers = workers.unwrap_or_else(wikisuggest_engine::default_workers);
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    let worker = Worker::spawn("wikisuggest-preview", move || {
+        wikisuggest_linkrows::preview_rules(&engine, pages, before, after, workers, &stopping)
+    })?;
+    let report = match worker.wait(py) {
+        Ok(report) => report.map_err(dump_error)?,
+        Err(interrupted) => {
+            stop.store(true, Ordering::SeqCst);
+            return Err(interrupted);
+        }
+    };
+    preview_to_py(py, report)
+}
+
+fn preview_to_py(
+    py: Python<'_>,
+    report: wikisuggest_linkrows::RulesPreview,
+) -> PyResult<Bound<'_, PyDict>> {
+    let records: Vec<_> = report.changes.iter().map(|c| c.link.clone()).collect();
+    let links = crate::convert::links(py, &records)?;
+    let changes = (report.changes.iter())
+        .zip(links)
+        .map(|(c, link)| {
+            (
+                c.page_title.as_str(),
+                c.change.as_str(),
+                c.rule.as_str(),
+                c.value.as_str(),
+                link,
+                c.pageid,
+            )
+                .into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let out = PyDict::new(py);
+    out.set_item("pages", report.pages)?;
+    out.set_item("links_before", report.links_before)?;
+    out.set_item("links_after", report.links_after)?;
+    out.set_item("changes", changes)?;
+    out.set_item("lost_last", report.lost_last)?;
+    out.set_item("gained_first", report.gained_first)?;
+    let errors = PyDict::new(py);
+    for (title, error) in report.errors {
+        errors.set_item(title, error)?;
+    }
+    out.set_item("errors", errors)?;
+    Ok(out)
+}
+
 /// An empty batch of link rows: its schema is the rows' schema.
 #[pyfunction]
 pub fn link_rows_schema() -> NativeArrowBatch {
@@ -283,6 +431,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeRowChunks>()?;
     m.add_function(wrap_pyfunction!(link_rows, m)?)?;
     m.add_function(wrap_pyfunction!(link_rows_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(rules_preview, m)?)?;
     m.add("LINK_ROWS_SPARK_DDL", wikisuggest_linkrows::spark_ddl())?;
     Ok(())
 }

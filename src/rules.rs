@@ -20,13 +20,36 @@ pub struct NativeLinkRules {
     pub(crate) inner: Arc<Rules>,
 }
 
+/// The rule set's spec, read by its one definition (`RuleSpec`: every key, its type and
+/// range); what it refuses is the error of the key at fault, as an unknown keyword argument
+/// is (each key is read alone to find it).
+fn rule_spec(spec: &Bound<'_, PyDict>) -> PyResult<RuleSpec> {
+    depythonize(spec).map_err(|whole| {
+        let py = spec.py();
+        let at_fault = spec.iter().find_map(|(key, value)| {
+            let one = PyDict::new(py);
+            one.set_item(&key, &value).ok()?;
+            depythonize::<RuleSpec>(&one).err().map(|e| {
+                let shown = value
+                    .repr()
+                    .map_or_else(|_| "?".to_owned(), |r| r.to_string());
+                (
+                    key.to_string(),
+                    format!("{shown} is not a value of it ({e})"),
+                )
+            })
+        });
+        let (name, message) = at_fault.unwrap_or_else(|| ("rules".to_owned(), whole.to_string()));
+        invalid_parameter(&name, &message)
+    })
+}
+
 #[pymethods]
 impl NativeLinkRules {
     /// A rule set from its spec (the rule file's keys); a `classes` path is read as given.
     #[staticmethod]
     fn from_spec(py: Python<'_>, spec: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let spec: RuleSpec =
-            depythonize(spec).map_err(|e| invalid_parameter("rules", &format!("rules: {e}")))?;
+        let spec = rule_spec(spec)?;
         let rules = py
             .detach(|| Rules::from_spec(spec, None))
             .map_err(|e| engine_error(py, &e))?;

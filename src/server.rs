@@ -9,7 +9,7 @@ use wikisuggest_server::{
     BackgroundServer, RateLimits, ReloadOutcome, ServerConfig, TranslationShape,
 };
 
-use crate::errors::wikisuggest_error;
+use crate::errors::{invalid_parameter, wikisuggest_error};
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeServer {
@@ -18,6 +18,13 @@ pub struct NativeServer {
 }
 
 use crate::contract::seconds;
+
+/// An integer argument in the range of `T` (a port, a count), or an `InvalidParameter` naming
+/// it: Python's integers reach here unchecked, and a conversion error would name nothing.
+fn integer<T: TryFrom<i64>>(name: &str, value: i64, range: &str) -> PyResult<T> {
+    T::try_from(value)
+        .map_err(|_| invalid_parameter(name, &format!("must be {range}, got {value}")))
+}
 
 #[pymethods]
 impl NativeServer {
@@ -34,7 +41,7 @@ impl NativeServer {
     fn new(
         py: Python<'_>,
         host: &str,
-        port: u16,
+        port: i64,
         datasets: Option<PathBuf>,
         pages: Option<PathBuf>,
         wiki_apis: Vec<(String, String)>,
@@ -43,14 +50,14 @@ impl NativeServer {
         clients: Option<PathBuf>,
         seed: Option<u64>,
         access_token_ttl: f64,
-        rate_limit: u32,
-        anonymous_rate_limit: u32,
+        rate_limit: i64,
+        anonymous_rate_limit: i64,
         translation_shape: &str,
-        max_body_bytes: usize,
+        max_body_bytes: i64,
         request_timeout: f64,
-        threads: usize,
-        max_connections: usize,
-        max_connections_per_address: usize,
+        threads: i64,
+        max_connections: i64,
+        max_connections_per_address: i64,
         link_time_budget: f64,
     ) -> PyResult<Self> {
         let host = host
@@ -61,9 +68,10 @@ impl NativeServer {
                 "translation_shape must be \"array\" or \"envelope\", got {translation_shape:?}"
             ))
         })?;
+        const COUNT: &str = "a whole number, 0 or more";
         let config = ServerConfig {
             host,
-            port,
+            port: integer("port", port, "a port number from 0 to 65535")?,
             datasets,
             pages,
             wiki_apis,
@@ -74,17 +82,22 @@ impl NativeServer {
             translation_shape,
             access_token_ttl: seconds("access_token_ttl", access_token_ttl)?,
             rate_limits: RateLimits {
-                authenticated_per_minute: rate_limit,
-                anonymous_per_minute: anonymous_rate_limit,
+                authenticated_per_minute: integer("rate_limit", rate_limit, COUNT)?,
+                anonymous_per_minute: integer("anonymous_rate_limit", anonymous_rate_limit, COUNT)?,
             },
-            max_body_bytes,
+            max_body_bytes: integer("max_body_bytes", max_body_bytes, COUNT)?,
             request_timeout: seconds("request_timeout", request_timeout)?,
-            max_connections,
-            max_connections_per_address,
+            max_connections: integer("max_connections", max_connections, COUNT)?,
+            max_connections_per_address: integer(
+                "max_connections_per_address",
+                max_connections_per_address,
+                COUNT,
+            )?,
             link_time_budget: seconds("link_time_budget", link_time_budget)?,
             application_version: wikisuggest_core::VERSION.to_owned(),
             ..ServerConfig::default()
         };
+        let threads: usize = integer("threads", threads, COUNT)?;
         let server = py
             .detach(|| BackgroundServer::start(config, threads))
             .map_err(|e| wikisuggest_error(&e.to_string()))?;

@@ -11,6 +11,7 @@ import http.server
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -197,6 +198,27 @@ def _current(mediawiki: LocalWiki, title: str) -> tuple[int, str]:
     )["query"]["pages"][0]
     revision = page["revisions"][0]
     return revision["revid"], revision["slots"]["main"]["content"]
+
+
+def test_review_bot_says_in_one_line_that_the_wiki_is_unreachable() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        api = f"http://127.0.0.1:{probe.getsockname()[1]}/w/api.php"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "review_bot.py"), api, "Aardvark"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr, done.stderr
+    # The retries are logged as they happen; then the one line that says why the bot stopped.
+    *retries, last = done.stderr.splitlines()
+    assert all(re.search(r"retry \d of \d", line) for line in retries), retries
+    assert last.startswith(f"review_bot.py: {api}: TransportError: "), done.stderr
+    assert "Connection refused" in last
 
 
 def test_review_bot_saves_only_reviewed_links(mediawiki: LocalWiki) -> None:

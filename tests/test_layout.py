@@ -150,6 +150,6 @@ def test_tests_mirror_the_wings() -> None:
         str(p.relative_to(tests))
         for p in tests.rglob("*.py")
         if not p.name.startswith(("test_", "conftest"))
-        and p.parent.name not in ("support", "fixtures_builder")
+        and not {"support", "fixtures_builder"} & set(p.relative_to(tests).parts[:-1])
     ]
     assert stray == [], "helpers belong in tests/support"

@@ -1,8 +1,8 @@
 """The wheel that ``scripts/build-wheel`` made (``WIKISUGGEST_WHEEL``; ``bash scripts/test`` sets
 it) holds the package and nothing else, declares what it is, and is what this suite runs.
 
-Its platform tag, stable-ABI use and metadata rendering are checked where it is built (auditwheel,
-abi3audit, twine, check-wheel-contents); a fresh environment running it is
+Its platform tag, stable-ABI use and metadata rendering are checked where it is built
+(auditwheel, abi3audit, twine, check-wheel-contents); a fresh environment running it is
 tests/support/smoke_wheel.py.
 """
 
@@ -14,6 +14,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import sysconfig
 import zipfile
 from email.parser import HeaderParser
@@ -45,17 +46,31 @@ def _dist_info(wheel: zipfile.ZipFile, name: str) -> str:
     return wheel.read(f"wikisuggest-{VERSION}.dist-info/{name}").decode("utf-8")
 
 
-def test_tags_say_abi3_for_cpython_310_on_manylinux2014(wheel: zipfile.ZipFile) -> None:
+def test_tags_say_abi3_for_cpython_310_and_the_glibc_the_extension_needs(
+    wheel: zipfile.ZipFile,
+) -> None:
+    """One wheel for every CPython from 3.10, tagged with a glibc no newer than the one whose
+    symbols its extension uses: manylinux2014 (glibc 2.17) for the release build, which links
+    against 2.17's symbols; the glibc of the machine that linked it for the test build."""
     assert WHEEL
     machine = os.uname().machine
-    assert Path(WHEEL).name == (
-        f"wikisuggest-{VERSION}-cp310-abi3-manylinux2014_{machine}.manylinux_2_17_{machine}.whl"
+    named = re.fullmatch(
+        rf"wikisuggest-{re.escape(VERSION)}-cp310-abi3-"
+        rf"(?:manylinux2014_{machine}\.)?manylinux_2_(\d+)_{machine}\.whl",
+        Path(WHEEL).name,
     )
+    assert named, Path(WHEEL).name
+    minor = int(named[1])
+    platforms = [f"manylinux_2_{minor}"] + (["manylinux2014"] if minor == 17 else [])
+    assert ("manylinux2014" in Path(WHEEL).name) == (minor == 17)
     info = HeaderParser().parsestr(_dist_info(wheel, "WHEEL"))
     assert info["Root-Is-Purelib"] == "false"
     assert sorted(info.get_all("Tag") or []) == sorted(
-        f"cp310-abi3-{platform}_{machine}" for platform in ("manylinux2014", "manylinux_2_17")
+        f"cp310-abi3-{platform}_{machine}" for platform in platforms
     )
+    dynstr = _elf_sections(wheel.read("wikisuggest/_native.abi3.so"))[".dynstr"]
+    needed = {(int(a), int(b)) for a, b in re.findall(rb"GLIBC_(\d+)\.(\d+)", dynstr)}
+    assert needed and max(needed) <= (2, minor), sorted(needed)
 
 
 def test_metadata_declares_the_project(wheel: zipfile.ZipFile) -> None:
@@ -116,23 +131,28 @@ def test_this_suite_runs_the_wheel(wheel: zipfile.ZipFile) -> None:
 
 
 def _elf_section_names(elf: bytes) -> set[str]:
-    """Section names of a little-endian ELF64 file (the section header string table)."""
+    return set(_elf_sections(elf))
+
+
+def _elf_sections(elf: bytes) -> dict[str, bytes]:
+    """The sections of a little-endian ELF64 file by name (the section header string table)."""
     assert elf[4] == 2 and elf[5] == 1, "ELF64, little-endian"
     shoff = int.from_bytes(elf[0x28:0x30], "little")
     shentsize = int.from_bytes(elf[0x3A:0x3C], "little")
     shnum = int.from_bytes(elf[0x3C:0x3E], "little")
     shstrndx = int.from_bytes(elf[0x3E:0x40], "little")
 
-    def header(index: int) -> tuple[int, int]:
+    def header(index: int) -> tuple[int, int, int]:
         start = shoff + index * shentsize
         name = int.from_bytes(elf[start : start + 4], "little")
         offset = int.from_bytes(elf[start + 0x18 : start + 0x20], "little")
-        return name, offset
+        size = int.from_bytes(elf[start + 0x20 : start + 0x28], "little")
+        return name, offset, size
 
     strings = header(shstrndx)[1]
-    names = set()
+    sections = {}
     for index in range(shnum):
-        name = header(index)[0]
+        name, offset, size = header(index)
         end = elf.index(b"\0", strings + name)
-        names.add(elf[strings + name : end].decode("ascii"))
-    return names
+        sections[elf[strings + name : end].decode("ascii")] = elf[offset : offset + size]
+    return sections

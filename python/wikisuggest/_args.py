@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 # `#[pyo3(from_item_all)]` structs): a key missing or misspelt is a type error here.
 
 
+#: A page of the engine: ``(wikitext, page_title, pageid, revid, language_code)``, the order
+#: ``LinkEngine.recommend`` takes them (``src/engine.rs`` ``PageArgs``).
+NativePage = tuple[str, str, int | None, int | None, str | None]
+
+
 class LinkArgs(TypedDict):
     """One link request (``src/client.rs`` ``LinkArgs``): the GET form, or the POST form
     with ``wikitext``, ``revid`` and ``pageid``."""

@@ -11,6 +11,7 @@ from ._args import (
     LinkArgs,
     ManagerArgs,
     MembershipArgs,
+    NativePage,
     TranslationArgs,
 )
 from .batch import BatchItem, Plan
@@ -19,8 +20,6 @@ from .records import ExplainedResult, LinkRecommendationSet, TranslationRecommen
 _T = TypeVar("_T")
 #: A token as the store keeps it (the Python layer makes it a ``Token``).
 _TokenDict = dict[str, Any]
-#: A page of the engine: ``(wikitext, page_title, pageid, revid, language_code)``.
-_EnginePage = tuple[str, str, int | None, int | None, str | None]
 
 __all__ = [
     "CLASS_TABLE_HEADER",
@@ -35,7 +34,6 @@ __all__ = [
     "NativeClient",
     "NativeDatasetBuild",
     "NativeDownloader",
-    "NativeDumpPages",
     "NativeDumpRows",
     "NativeEngine",
     "NativeEngineBatch",
@@ -66,6 +64,7 @@ __all__ = [
     "page_sections",
     "parse_redirect",
     "quiesce",
+    "rules_preview",
     "title_problem",
     "translation_constants",
     "wiki_domain",
@@ -218,11 +217,11 @@ class NativeEngine:
     ) -> list[dict[str, Any]] | None: ...
     @overload
     def recommend(
-        self, page: _EnginePage, options: EngineOptions, explain: Literal[False] = False
+        self, page: NativePage, options: EngineOptions, explain: Literal[False] = False
     ) -> NativeCall[LinkRecommendationSet]: ...
     @overload
     def recommend(
-        self, page: _EnginePage, options: EngineOptions, explain: Literal[True]
+        self, page: NativePage, options: EngineOptions, explain: Literal[True]
     ) -> NativeCall[ExplainedResult]: ...
     @overload
     def batch(
@@ -258,7 +257,7 @@ CLASS_TABLE_HEADER: str
 # of `NativeBatch`, items in input order.
 @final
 class NativeEngineBatch(Generic[_T]):
-    def push(self, index: int, input: object, page: _EnginePage) -> None: ...
+    def push(self, index: int, input: object, page: NativePage) -> None: ...
     def refuse(self, index: int, input: object, error: BaseException) -> None: ...
     def pending(self) -> int: ...
     def next(self, sink: deque[BatchItem[_T]]) -> bool: ...
@@ -318,14 +317,12 @@ class NativeDumpRows:
         options: EngineOptions,
         *,
         wiki_db: str,
-        namespaces: list[int],
-        skip_redirects: bool,
-        skip_pages: int,
         pages_per_batch: int,
         rows_per_batch: int,
         workers: int | None,
         max_page_bytes: int,
     ) -> NativeDumpRows: ...
+    def start(self, skip_pages: int) -> None: ...
     def next_batch(self) -> dict[str, Any] | None: ...
     def close(self) -> None: ...
 
@@ -334,6 +331,15 @@ class NativeRowChunks:
     def __iter__(self) -> NativeRowChunks: ...
     def __next__(self) -> NativeArrowBatch: ...
 
+def rules_preview(
+    engine: NativeEngine,
+    pages: str | list[NativePage],
+    before: EngineOptions,
+    after: EngineOptions,
+    *,
+    sample: int | None,
+    workers: int | None,
+) -> dict[str, Any]: ...
 def link_rows(
     pages: object,
     engines: dict[str, NativeEngine],
@@ -342,19 +348,6 @@ def link_rows(
     chunk_bytes: int,
 ) -> NativeRowChunks: ...
 def link_rows_schema() -> NativeArrowBatch: ...
-
-@final
-class NativeDumpPages:
-    def __new__(
-        cls,
-        path: str | PathLike[str],
-        namespaces: list[int],
-        skip_redirects: bool,
-        skip_pages: int,
-        max_pages: int,
-        max_bytes: int,
-    ) -> NativeDumpPages: ...
-    def next_batch(self) -> tuple[list[tuple[int, int | None, str, str]], int] | None: ...
 
 @final
 class NativeWiki:

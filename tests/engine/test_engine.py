@@ -412,7 +412,7 @@ def test_demo_prints_links_offline() -> None:
 
     article = demo_articles()["Aardvark"]
     assert "Aardvark: 15 links" in out.stdout
-    found = re.findall(r"^  '(.+)' -> '(.+)'  score ([0-9.]+)  at (\d+)", out.stdout, re.M)
+    found = re.findall(r"^[ ?] '(.+)' -> '(.+)'  score ([0-9.]+)  at (\d+)", out.stdout, re.M)
     assert len(found) == 15
     for text, _target, score, offset in found:
         assert article[int(offset) : int(offset) + len(text)] == text

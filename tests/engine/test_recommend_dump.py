@@ -237,6 +237,28 @@ def test_broken_dump_keeps_finished_parts(dumps: dict[str, Path], tmp_path: Path
     assert pq.read_table(out).num_rows == state["links"]
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("pages_per_part", 0), ("pages_per_part", -3), ("workers", 0), ("workers", -1),
+     ("max_page_bytes", -1)],
+)  # fmt: skip
+def test_bad_counts_are_refused_before_the_output_is_touched(
+    tmp_path: Path, name: str, value: int
+) -> None:
+    """A count out of range is the caller's mistake, named, whatever its sign."""
+    from wikisuggest.engine.dump import write_dump
+
+    dump = write_dump(tmp_path / "one.xml", [("Aardvark", "A mammal.")])
+    out = tmp_path / "links.parquet"
+    with pytest.raises(wikisuggest.InvalidParameter, match=f"{name}: must be at least 1") as err:
+        recommend_dump(dump, DATASET, "enwiki", out, **{name: value})  # type: ignore[arg-type]
+    assert err.value.parameter == name
+    assert not out.exists()
+    with pytest.raises(wikisuggest.InvalidParameter, match="no such dump file"):
+        recommend_dump(tmp_path / "missing.xml", DATASET, "enwiki", out)
+    assert not out.exists()
+
+
 def test_written_dump_of_shipped_articles(tmp_path: Path) -> None:
     """`write_dump` (the README's example dump) gives back each article's links."""
     from wikisuggest.engine.dump import write_dump

@@ -102,6 +102,9 @@ def test_sample_and_the_command_line(dump: Path, tmp_path: Path) -> None:
     assert summary["lost_last"] == ["Page four"]
     with pytest.raises(wikisuggest.InvalidParameter):
         preview_rules(dump, engine, new, sample=0)
+    for name in ("sample", "workers"):
+        with pytest.raises(wikisuggest.InvalidParameter, match=f"{name}: must be at least 1"):
+            preview_rules(dump, engine, new, **{name: -1})  # type: ignore[arg-type]
 
 
 def test_a_released_link_displaces_the_last_one(dump: Path) -> None:
@@ -116,3 +119,21 @@ def test_a_released_link_displaces_the_last_one(dump: Path) -> None:
     ]
     (removed,) = [c for c in report.changes if c.change == "removed"]
     assert (removed.page_title, removed.link.link_target) == ("Page two", "Meat")
+
+
+def test_a_page_the_dump_cannot_give_is_an_error_and_the_others_are_compared(
+    tmp_path: Path,
+) -> None:
+    xml = write_dump(tmp_path / "four.xml", PAGES).read_bytes()
+    # Page three gets an invalid UTF-8 byte in its text.
+    third = xml.index(b"<text", xml.index(b"<title>Page three")) + 40
+    broken = tmp_path / "broken.xml"
+    broken.write_bytes(xml[:third] + b"\xff" + xml[third + 1 :])
+    engine = LinkEngine.default()
+    new = LinkRules(exclude_targets=["Mammal"])
+    report = preview_rules(broken, engine, new, max_recommendations=3)
+    whole = preview_rules(tmp_path / "four.xml", engine, new, max_recommendations=3)
+    assert list(report.errors) == ["Page three"]
+    assert report.errors["Page three"].startswith("WikitextError: ")
+    assert report.pages == 3 and whole.pages == 4
+    assert report.changes == tuple(c for c in whole.changes if c.page_title != "Page three")

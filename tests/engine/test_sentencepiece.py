@@ -1,6 +1,6 @@
 """Languages written without spaces, end to end: a Japanese dataset built with
 ``language_code="ja"`` from a real jawiki page, then the engine and the reference server
-answering on it with the SentencePiece tokenizer (link-engine spec §2.8.2)."""
+answering on it with the SentencePiece tokenizer."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ compare bit for bit:
                            scalars and arrays (values: see `expected_value`)
   manifest.json            versions, sizes, seed
 
-Pinned environment (spec section 0):
+Pinned environment:
   python -m venv .venv
   .venv/bin/pip install numpy==1.25.2 scipy==1.16.1 xgboost-cpu==2.1.4 \
       python-Levenshtein==0.12.1 scikit-learn==1.5.2

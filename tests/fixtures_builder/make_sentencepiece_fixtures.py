@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write differential fixtures for the SentencePiece path (link-engine spec §2.8.2).
+"""Write differential fixtures for the SentencePiece path.
 
 For each of the 13 language codes mwtokenizer 0.2.0 tokenizes with a SentencePiece
 model, and for each input text, it records:

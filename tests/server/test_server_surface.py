@@ -54,3 +54,19 @@ def test_serve_takes_every_server_option() -> None:
 
 def _datasets() -> Path:
     return PARITY / "datasets"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("port", 99999, "a port number from 0 to 65535, got 99999"),
+        ("port", -1, "a port number from 0 to 65535, got -1"),
+        ("threads", -2, "a whole number, 0 or more, got -2"),
+        ("rate_limit", -5, "a whole number, 0 or more, got -5"),
+        ("max_body_bytes", -1, "a whole number, 0 or more, got -1"),
+    ],
+)
+def test_server_names_an_integer_out_of_range(option: str, value: int, said: str) -> None:
+    with pytest.raises(wikisuggest.InvalidParameter, match=f"^{option}: must be {said}$") as err:
+        wikisuggest.Server(**{option: value})  # type: ignore[arg-type]
+    assert err.value.parameter == option

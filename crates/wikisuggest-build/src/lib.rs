@@ -1,6 +1,6 @@
 //! Builds the datasets of the wikisuggest local link engine from a MediaWiki XML dump.
 //!
-//! The steps follow the production training pipeline (spec §9), all streaming over the
+//! The steps follow the production training pipeline, all streaming over the
 //! dump so memory grows with the tables, not with the dump:
 //!
 //! 1. [`scan`]: articles, redirects (one hop), page ids and anchors with their

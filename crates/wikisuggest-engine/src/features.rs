@@ -1,5 +1,5 @@
-//! The 7 model features of a (page, mention, candidate) triple and their scoring
-//! (spec §4.1, §2.11).
+//! The 7 model features of a (page, mention, candidate) triple, in the order the link model
+//! takes them, and their scoring.
 
 use std::sync::Arc;
 

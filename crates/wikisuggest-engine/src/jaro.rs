@@ -1,4 +1,4 @@
-//! Jaro similarity as computed by python-Levenshtein 0.12.1 on `str` (spec §4.5).
+//! Jaro similarity as computed by python-Levenshtein 0.12.1 on `str`.
 //!
 //! This is not the textbook Jaro: the match window is `(l1 + 1) / 2` of the *shorter*
 //! string, and the second half of the longer string scans to the end of the shorter one.

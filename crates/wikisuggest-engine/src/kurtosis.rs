@@ -1,4 +1,4 @@
-//! The `kurtosis` feature (spec §4.1, §4.2) in O(number of candidates).
+//! The `kurtosis` feature in O(number of candidates).
 //!
 //! Upstream computes `scipy.stats.kurtosis` (Fisher, biased) over the candidate counts
 //! padded with ones to 1000 values. The padding contributes `N − k` identical terms, so
@@ -44,7 +44,7 @@ pub fn padded_kurtosis(counts: &[u32]) -> f64 {
 mod tests {
     use super::*;
 
-    /// Reference values of spec §4.2 (scipy 1.16.1 on the padded lists).
+    /// Reference values (scipy 1.16.1 on the padded lists).
     #[test]
     fn reference_values() {
         assert!(padded_kurtosis(&[1]).is_nan());

@@ -1,4 +1,4 @@
-//! Reader for the legacy sqlitedict files `{wiki}.{name}.sqlite` (spec §5.5).
+//! Reader for the legacy sqlitedict files `{wiki}.{name}.sqlite`.
 //!
 //! Each file has one table `unnamed(key TEXT PRIMARY KEY, value BLOB)` whose values are
 //! pickles. These files carry no checksums, so the dataset's checksums stay empty, as

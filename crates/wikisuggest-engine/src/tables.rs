@@ -179,7 +179,7 @@ pub fn decode_row(kind: TableKind, key: &str, value: &[u8]) -> Result<Row> {
         },
         TableKind::Vectors => {
             // Only float32 vectors are supported: they are what the published
-            // datasets hold, and their cosine is defined in float32 (spec §4.4).
+            // datasets hold, and production computes their cosine in float32.
             let vector = match &v {
                 PickleValue::Array(a) => a.to_f32_vec(),
                 _ => None,

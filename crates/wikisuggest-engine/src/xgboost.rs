@@ -1,6 +1,6 @@
 //! Evaluator for XGBoost `binary:logistic` gbtree models saved as JSON.
 //!
-//! It reproduces `XGBClassifier.predict_proba` of XGBoost 2.1.4 bit for bit (spec §4.3):
+//! It reproduces `XGBClassifier.predict_proba` of XGBoost 2.1.4 bit for bit:
 //! float32 features, float32 base margin `-logf(1/base_score - 1)`, trees walked with
 //! XGBoost's numerical, categorical and missing-value rules, leaf values added to the
 //! margin in tree order in float32, and XGBoost's float32 sigmoid. Only the trees of the
@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{Error, Result};
 
-/// Number of model inputs of the link model (spec §4.1).
+/// Number of model inputs of the link model.
 pub const NUM_FEATURES: usize = 7;
 
 /// Rows evaluated together by [`LinkModel::predict_batch_into`]: independent tree walks

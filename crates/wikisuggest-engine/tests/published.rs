@@ -449,7 +449,7 @@ fn truncated_pickles_are_typed_errors() {
 fn legacy_sqlite_files_read_like_the_dumps() {
     use wikisuggest_engine::sqldump::read_dump;
     let dir = common::temp_dir("sqlite");
-    // sqlitedict layout (spec §5.5): table "unnamed", key TEXT PRIMARY KEY, value BLOB.
+    // sqlitedict layout: table "unnamed", key TEXT PRIMARY KEY, value BLOB.
     for name in ["anchors", "redirects", "pageids", "w2vfiltered"] {
         let conn = rusqlite::Connection::open(dir.join(format!("enwiki.{name}.sqlite"))).unwrap();
         conn.execute_batch("CREATE TABLE unnamed (key TEXT PRIMARY KEY, value BLOB); BEGIN;")

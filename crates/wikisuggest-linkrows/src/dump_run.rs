@@ -10,11 +10,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
-use wikisuggest_dump::{DumpError, DumpOptions, PageError};
+use wikisuggest_dump::{DumpError, DumpOptions};
 use wikisuggest_engine::{
-    BatchStream, Engine, Error as EngineError, LinkRecommendationSet, Page, RecommendOptions,
+    BatchStream, Engine, Error as EngineError, LinkRecommendationSet, RecommendOptions,
 };
 
+use crate::articles::{Articles, Selection, engine_page};
 use crate::rows::{PageKey, RowBuilder, error_text};
 
 /// Which pages a run keeps and how it cuts its rows into batches.
@@ -22,12 +23,8 @@ use crate::rows::{PageKey, RowBuilder, error_text};
 pub struct DumpRunOptions {
     /// The wiki id written in every row.
     pub wiki_db: String,
-    /// Namespaces of the pages kept (`[0]`: articles).
-    pub namespaces: Vec<i64>,
-    /// Leave redirects out.
-    pub skip_redirects: bool,
-    /// Dump pages (of any kind) to pass over first: those an earlier run has done.
-    pub skip_pages: u64,
+    /// The pages kept, and those an earlier run has done.
+    pub selection: Selection,
     /// Kept pages per batch of rows.
     pub pages_per_batch: u64,
     /// Rows after which a batch ends early (a page's rows are never split).
@@ -159,13 +156,14 @@ struct Coordinator {
 
 impl Coordinator {
     fn run(&mut self, engine: Arc<Engine>, path: &std::path::Path) {
-        let mut reader = match wikisuggest_dump::open(path, &self.options.dump) {
-            Ok(reader) => reader,
-            Err(error) => {
-                let _ = self.send.send(RunEvent::Failed(error));
-                return;
-            }
-        };
+        let mut reader =
+            match Articles::open(path, self.options.selection.clone(), &self.options.dump) {
+                Ok(reader) => reader,
+                Err(error) => {
+                    let _ = self.send.send(RunEvent::Failed(error));
+                    return;
+                }
+            };
         let workers = self.options.workers.max(1);
         let stream = match BatchStream::new(engine, self.recommend.clone(), workers) {
             Ok(stream) => stream,
@@ -179,7 +177,6 @@ impl Coordinator {
             }
         };
         let window = workers * PAGES_PER_WORKER;
-        let mut position = 0u64;
         let mut in_engine = 0usize;
         let mut failure: Option<DumpError> = None;
         let mut reading = true;
@@ -188,48 +185,34 @@ impl Coordinator {
                 return;
             }
             while reading && in_engine < window {
-                match reader.next_item() {
+                let next = reader.next_article();
+                let position = reader.position();
+                match next {
                     Err(error) => {
                         failure = Some(error);
                         reading = false;
                     }
                     Ok(None) => reading = false,
-                    Ok(Some(item)) => {
-                        position += 1;
-                        if position <= self.options.skip_pages {
-                            continue;
-                        }
-                        match item {
-                            Ok(page) if self.keeps(page.ns, page.redirect.is_some()) => {
-                                let key = OwnedKey {
-                                    page_id: Some(page.id),
-                                    revision_id: page.revision_id,
-                                    title: Some(page.title.clone()),
-                                };
-                                stream.push(Page {
-                                    wikitext: page.text,
-                                    page_title: page.title,
-                                    pageid: Some(page.id),
-                                    revid: page.revision_id,
-                                    language_code: None,
-                                });
-                                in_engine += 1;
-                                self.queue.push_back(Pending::Engine { key, position });
-                            }
-                            Ok(_) => {}
-                            Err(error) if self.keeps_error(&error) => {
-                                self.queue.push_back(Pending::Error {
-                                    error: error_text("WikitextError", &error),
-                                    key: OwnedKey {
-                                        page_id: error.id,
-                                        revision_id: error.revision_id,
-                                        title: error.title,
-                                    },
-                                    position,
-                                });
-                            }
-                            Err(_) => {}
-                        }
+                    Ok(Some(Ok(page))) => {
+                        let key = OwnedKey {
+                            page_id: Some(page.id),
+                            revision_id: page.revision_id,
+                            title: Some(page.title.clone()),
+                        };
+                        stream.push(engine_page(page));
+                        in_engine += 1;
+                        self.queue.push_back(Pending::Engine { key, position });
+                    }
+                    Ok(Some(Err(error))) => {
+                        self.queue.push_back(Pending::Error {
+                            error: error_text("WikitextError", &error),
+                            key: OwnedKey {
+                                page_id: error.id,
+                                revision_id: error.revision_id,
+                                title: error.title,
+                            },
+                            position,
+                        });
                     }
                 }
             }
@@ -254,7 +237,7 @@ impl Coordinator {
                 break;
             }
         }
-        let _ = match (self.batch(position), failure) {
+        let _ = match (self.batch(reader.position()), failure) {
             (Err(broken), _) => self.send.send(broken),
             (Ok(last), None) => self.send.send(RunEvent::Last(last)),
             (Ok(last), Some(error)) => self
@@ -262,16 +245,6 @@ impl Coordinator {
                 .send(RunEvent::Batch(last))
                 .and_then(|()| self.send.send(RunEvent::Failed(error))),
         };
-    }
-
-    fn keeps(&self, ns: i64, redirect: bool) -> bool {
-        self.options.namespaces.contains(&ns) && !(self.options.skip_redirects && redirect)
-    }
-
-    /// A page that could not be read is reported unless what could be read of it shows it
-    /// is not one of the pages kept.
-    fn keeps_error(&self, error: &PageError) -> bool {
-        error.ns.is_none_or(|ns| self.keeps(ns, error.redirect))
     }
 
     /// Adds the rows of the settled pages at the front of the queue, handing over a batch

@@ -1,4 +1,4 @@
-//! Partition quirks of the production parser (spec §2.3), with expectations
+//! Partition quirks of the production parser, with expectations
 //! recorded from mwparserfromhell 0.7.2.
 
 use wikisuggest_text::wikitext::{NodeKind, Wikitext};

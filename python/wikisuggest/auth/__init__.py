@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .authorize import AuthorizationRequest, LoopbackServer, authorization_url, parse_redirect
 from .bearer import bearer_manager
+from .code_grant import AuthorizationRequest, LoopbackServer, authorization_url, parse_redirect
 from .manager import DEFAULT_AUTH_URL, TokenManager
 from .tokens import FileTokenStore, Token, TokenStore
 

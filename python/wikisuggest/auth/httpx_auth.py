@@ -24,13 +24,13 @@ def _bearer_flow(request: httpx.Request, manager: TokenManager) -> Generator[_St
     driver: authenticate, send, and on 401 renew once and send once more. It yields the
     manager's calls (which a driver sends blocking or awaits) and the requests (which it hands
     to httpx), and is sent back their outcomes."""
-    current = yield manager._native.token()
+    current = yield manager.native.token()
     token = Token.from_dict(current).access_token
     request.headers["Authorization"] = bearer_header(token)
     response = yield request
     if not isinstance(response, httpx.Response) or response.status_code != 401:
         return
-    renewed = yield manager._native.renew_rejected(token)
+    renewed = yield manager.native.renew_rejected(token)
     if renewed is None or (fresh := Token.from_dict(renewed).access_token) == token:
         return
     request.headers["Authorization"] = bearer_header(fresh)

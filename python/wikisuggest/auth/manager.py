@@ -157,6 +157,12 @@ class TokenManager:
         return cls(NativeTokenManager.personal(_args.text("token", token)))
 
     @property
+    def native(self) -> NativeTokenManager:
+        """The native manager a client, a wiki or an HTTP adapter shares (renewals are
+        coordinated across all of them)."""
+        return self._native
+
+    @property
     def kind(self) -> str:
         """``"client_credentials"``, ``"refresh_token"`` or ``"personal"``."""
         return self._native.kind
@@ -202,7 +208,7 @@ def native_credentials(
 ) -> tuple[str | None, NativeTokenManager | None]:
     """``auth`` as the native layer takes it: a personal API token, or a manager."""
     if isinstance(auth, TokenManager):
-        return None, auth._native
+        return None, auth.native
     return _args.optional_text("auth", auth), None
 
 

@@ -21,9 +21,25 @@ __all__ = ["main", "parser"]
 #: The modules of the subcommands, in the order ``--help`` lists them.
 _COMMANDS = (demo, datasets, translation, client, token, build, serve, dump, apply, rules)
 
+#: What ``wikisuggest --help`` says above the commands: what the tool is for a user.
+DESCRIPTION = """\
+Wikimedia's link recommendations ("add a link") and translation recommendations, from the
+service or computed locally from production's datasets.
+
+Try it offline first: wikisuggest demo. Commands print JSON (--format json, the default when
+the output is not a terminal) or a table (--format table). The User-Agent, which Wikimedia
+asks to name your tool and how to reach you, comes from --user-agent or
+WIKISUGGEST_USER_AGENT; an access token from WIKISUGGEST_TOKEN. 'wikisuggest COMMAND --help'
+describes a command and the environment it reads.
+"""
+
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="wikisuggest", description=__doc__)
+    root = argparse.ArgumentParser(
+        prog="wikisuggest",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     root.add_argument("--version", action="version", version=f"wikisuggest {__version__}")
     root.add_argument(
         "--debug", action="store_true", help="show the traceback of an error, not one line"

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import DatasetError, WikisuggestError
 from .environment import CACHE, FETCH, describe
+from .output import bars_wanted
 
 __all__ = ["add_parser"]
 
@@ -37,15 +38,7 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _progress(args: argparse.Namespace) -> bool:
-    if args.quiet:
-        return False
-    if not sys.stderr.isatty():
-        return False
-    try:
-        import tqdm  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return not args.quiet and bars_wanted()
 
 
 def _fetch(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from ..engine.dump import (
     format_summary,
     recommend_dump,
 )
-from ..engine.link_engine import PassOptions
+from ..engine.options import PassOptions
 from .options import add_link_options, given, keys, keywords
 
 

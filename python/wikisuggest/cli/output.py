@@ -8,7 +8,19 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["emit", "table"]
+__all__ = ["bars_wanted", "emit", "table"]
+
+
+def bars_wanted() -> bool:
+    """Whether to draw progress bars: on a terminal, where tqdm is installed (elsewhere a long
+    step reports in lines, or not at all)."""
+    if not sys.stderr.isatty():
+        return False
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ from ..auth.manager import DEFAULT_AUTH_URL
 from ._async import AsyncClient
 from ._base import DEFAULT_BASE_URL, LinkOptions, TranslationOptions
 from ._sync import Client
-from .authorize import authorize_with_loopback
+from .browser_flow import authorize_with_loopback
 
 # Let the I/O threads finish handing results to Python before the interpreter goes away.
 atexit.register(quiesce)

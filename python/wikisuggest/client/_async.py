@@ -92,7 +92,7 @@ class AsyncClient(ClientBase):
         """
         args = self._link_args(project, domain, page_title, options)
         args["revision"] = _args.optional_integer("revision", revision)
-        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        call = self.native.link_recommendations(args, _args.flag("raw", raw))
         return await call.send_async()
 
     @overload
@@ -138,7 +138,7 @@ class AsyncClient(ClientBase):
         args["wikitext"] = _args.text("wikitext", wikitext)
         args["revid"] = _args.integer("revid", revid)
         args["pageid"] = _args.integer("pageid", pageid)
-        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        call = self.native.link_recommendations(args, _args.flag("raw", raw))
         return await call.send_async()
 
     @overload
@@ -178,7 +178,7 @@ class AsyncClient(ClientBase):
         continuation, :meth:`iter_translation_recommendations` follows it.
         """
         args = self._translation_args(source, target, options)
-        call = self._open().translation_recommendations(args, _args.flag("raw", raw))
+        call = self.native.translation_recommendations(args, _args.flag("raw", raw))
         return await call.send_async()
 
     async def translation_page(
@@ -189,7 +189,7 @@ class AsyncClient(ClientBase):
         ``page.continue_seed`` back for the next page; ``continue_offset == -1`` (or ``None``)
         means there is none."""
         args = self._translation_args(source, target, options)
-        call = self._open().translation_recommendations(args, True)
+        call = self.native.translation_recommendations(args, True)
         return TranslationPage.from_dict(cast("RawTranslation", await call.send_async()))
 
     async def iter_translation_recommendations(
@@ -210,7 +210,7 @@ class AsyncClient(ClientBase):
         args = self._translation_args(source, target, options)
         seen: set[str | None] = set()
         while remaining is None or remaining > 0:
-            call = self._open().translation_recommendations(args, True)
+            call = self.native.translation_recommendations(args, True)
             page = TranslationPage.from_dict(cast("RawTranslation", await call.send_async()))
             fresh = False
             for item in page.items:
@@ -232,12 +232,12 @@ class AsyncClient(ClientBase):
 
     async def page_collections(self) -> list[PageCollection]:
         """Every page collection the service recommends from."""
-        data = await self._open().page_collections().send_async()
+        data = await self.native.page_collections().send_async()
         return [PageCollection.from_dict(x) for x in data]
 
     async def page_collection_groups(self) -> PageCollectionGroups:
         """The page collections grouped by the part of their name before ``/``."""
-        data = await self._open().page_collection_groups().send_async()
+        data = await self.native.page_collection_groups().send_async()
         return PageCollectionGroups.from_dict(data)
 
     async def page_collection_membership(
@@ -256,12 +256,12 @@ class AsyncClient(ClientBase):
             "titles": None if titles is None else _args.text_list("titles", titles),
             "language": _args.optional_text("language", language),
         }
-        data = await self._open().page_collection_membership(args).send_async()
+        data = await self.native.page_collection_membership(args).send_async()
         return CollectionMembership.from_dict(data)
 
     async def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
-        call = self._open().client_credentials(
+        call = self.native.client_credentials(
             _args.text("client_id", client_id), _args.text("client_secret", client_secret)
         )
         return Token.from_dict(await call.send_async())
@@ -279,7 +279,7 @@ class AsyncClient(ClientBase):
         ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
         """
         grant = _args.code_grant(code, client_id, client_secret, code_verifier, redirect_uri)
-        call = self._open().authorization_code(grant)
+        call = self.native.authorization_code(grant)
         return Token.from_dict(await call.send_async())
 
     async def refresh_token(
@@ -287,7 +287,7 @@ class AsyncClient(ClientBase):
     ) -> Token:
         """Exchange a refresh token for a new token pair. The server rotates the refresh token:
         keep the returned one (a :class:`TokenManager` does this for you)."""
-        call = self._open().refresh_token(
+        call = self.native.refresh_token(
             _args.text("refresh_token", refresh_token),
             _args.text("client_id", client_id),
             _args.optional_text("client_secret", client_secret),

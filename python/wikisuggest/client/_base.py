@@ -12,7 +12,7 @@ from typing import Any, Literal, TypedDict
 from .. import _args
 from .._args import LinkArgs, TranslationArgs, TranslationFilters
 from .._native import LINK_DEFAULTS, TRANSLATION_DEFAULTS, NativeBatch, NativeClient
-from ..auth.authorize import AuthorizationRequest, authorization_url
+from ..auth.code_grant import AuthorizationRequest, authorization_url
 from ..auth.manager import DEFAULT_AUTH_URL, TokenManager, native_credentials
 from ..batch import Plan
 from ..errors import ClientClosed, InvalidParameter
@@ -191,8 +191,10 @@ class ClientBase:
         """:func:`wikisuggest.authorization_url` for this client's ``auth_url``."""
         return authorization_url(client_id, redirect_uri, scope, state, auth_url=self.auth_url)
 
-    def _open(self) -> NativeClient:
-        """The native client, unless this client was closed."""
+    @property
+    def native(self) -> NativeClient:
+        """The native client (what the browser flow exchanges its code through);
+        :class:`~wikisuggest.ClientClosed` once this client is closed."""
         if self._closed:
             raise ClientClosed(f"this {type(self).__name__} was closed")
         return self._native
@@ -226,7 +228,7 @@ class ClientBase:
     def _link_plan(
         self, pages: Iterable[LinkPage], defaults: dict[str, Any], raw: bool
     ) -> Plan[Any]:
-        native = self._open()
+        native = self.native
         return Plan(
             pages,
             link_item(defaults),
@@ -237,7 +239,7 @@ class ClientBase:
     def _translation_plan(
         self, requests: Iterable[TranslationRequest], defaults: dict[str, Any], raw: bool
     ) -> Plan[Any]:
-        native = self._open()
+        native = self.native
         return Plan(
             requests,
             translation_item(defaults),

@@ -91,7 +91,7 @@ class Client(ClientBase):
         """
         args = self._link_args(project, domain, page_title, options)
         args["revision"] = _args.optional_integer("revision", revision)
-        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        call = self.native.link_recommendations(args, _args.flag("raw", raw))
         return call.send()
 
     @overload
@@ -137,7 +137,7 @@ class Client(ClientBase):
         args["wikitext"] = _args.text("wikitext", wikitext)
         args["revid"] = _args.integer("revid", revid)
         args["pageid"] = _args.integer("pageid", pageid)
-        call = self._open().link_recommendations(args, _args.flag("raw", raw))
+        call = self.native.link_recommendations(args, _args.flag("raw", raw))
         return call.send()
 
     @overload
@@ -177,7 +177,7 @@ class Client(ClientBase):
         continuation, :meth:`iter_translation_recommendations` follows it.
         """
         args = self._translation_args(source, target, options)
-        call = self._open().translation_recommendations(args, _args.flag("raw", raw))
+        call = self.native.translation_recommendations(args, _args.flag("raw", raw))
         return call.send()
 
     def translation_page(
@@ -188,7 +188,7 @@ class Client(ClientBase):
         ``page.continue_seed`` back for the next page; ``continue_offset == -1`` (or ``None``)
         means there is none."""
         args = self._translation_args(source, target, options)
-        call = self._open().translation_recommendations(args, True)
+        call = self.native.translation_recommendations(args, True)
         return TranslationPage.from_dict(cast("RawTranslation", call.send()))
 
     def iter_translation_recommendations(
@@ -209,7 +209,7 @@ class Client(ClientBase):
         args = self._translation_args(source, target, options)
         seen: set[str | None] = set()
         while remaining is None or remaining > 0:
-            call = self._open().translation_recommendations(args, True)
+            call = self.native.translation_recommendations(args, True)
             page = TranslationPage.from_dict(cast("RawTranslation", call.send()))
             fresh = False
             for item in page.items:
@@ -231,12 +231,12 @@ class Client(ClientBase):
 
     def page_collections(self) -> list[PageCollection]:
         """Every page collection the service recommends from."""
-        data = self._open().page_collections().send()
+        data = self.native.page_collections().send()
         return [PageCollection.from_dict(x) for x in data]
 
     def page_collection_groups(self) -> PageCollectionGroups:
         """The page collections grouped by the part of their name before ``/``."""
-        data = self._open().page_collection_groups().send()
+        data = self.native.page_collection_groups().send()
         return PageCollectionGroups.from_dict(data)
 
     def page_collection_membership(
@@ -255,12 +255,12 @@ class Client(ClientBase):
             "titles": None if titles is None else _args.text_list("titles", titles),
             "language": _args.optional_text("language", language),
         }
-        data = self._open().page_collection_membership(args).send()
+        data = self.native.page_collection_membership(args).send()
         return CollectionMembership.from_dict(data)
 
     def client_credentials(self, client_id: str, client_secret: str) -> Token:
         """Request an app token with the client-credentials grant (it has no refresh token)."""
-        call = self._open().client_credentials(
+        call = self.native.client_credentials(
             _args.text("client_id", client_id), _args.text("client_secret", client_secret)
         )
         return Token.from_dict(call.send())
@@ -278,7 +278,7 @@ class Client(ClientBase):
         ``redirect_uri`` must be given if, and exactly as, it was sent to the authorize page.
         """
         grant = _args.code_grant(code, client_id, client_secret, code_verifier, redirect_uri)
-        call = self._open().authorization_code(grant)
+        call = self.native.authorization_code(grant)
         return Token.from_dict(call.send())
 
     def refresh_token(
@@ -286,7 +286,7 @@ class Client(ClientBase):
     ) -> Token:
         """Exchange a refresh token for a new token pair. The server rotates the refresh token:
         keep the returned one (a :class:`TokenManager` does this for you)."""
-        call = self._open().refresh_token(
+        call = self.native.refresh_token(
             _args.text("refresh_token", refresh_token),
             _args.text("client_id", client_id),
             _args.optional_text("client_secret", client_secret),

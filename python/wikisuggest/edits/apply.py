@@ -213,7 +213,7 @@ def apply_links(
         links = recommendations
     chosen = [link for link in links if _accepted(link, accept)]
 
-    page_text = _Page(wikitext, site)
+    page_text = _PageLinks(wikitext, site)
     placed: list[tuple[int, int, LinkRecommendation, str, str]] = []
     skipped: list[SkippedLink] = []
     for link in chosen:
@@ -235,7 +235,7 @@ def _check_text(name: str, value: object) -> None:
     _args.encodable(name, value)
 
 
-class _Page:
+class _PageLinks:
     """One page's text, its partition (from the engine) and the targets it links to."""
 
     __slots__ = ("first_letter", "linked", "partition", "site", "text")
@@ -297,7 +297,7 @@ def _invalid(link: LinkRecommendation) -> SkippedLink | str:
 
 def _place(
     link: LinkRecommendation,
-    page: _Page,
+    page: _PageLinks,
     placed: list[tuple[int, int, LinkRecommendation, str, str]],
 ) -> tuple[int, str] | SkippedLink:
     """Where ``link`` goes in the original text and the title it links to, or why it goes

@@ -43,7 +43,15 @@ from .wiki import EditResult, Wiki
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["ADD_LINK_TAG", "AuditQueue", "AuditedEdit", "AuditedLink", "Flag", "audit_edits"]
+__all__ = [
+    "ADD_LINK_TAG",
+    "FLAGS",
+    "AuditQueue",
+    "AuditedEdit",
+    "AuditedLink",
+    "Flag",
+    "audit_edits",
+]
 
 #: The change tag of edits made with the Add a Link task.
 ADD_LINK_TAG = "newcomer task add link"

@@ -11,7 +11,8 @@ one page (:meth:`LinkEngine.recommend`), many (:meth:`LinkEngine.recommend_many`
 from __future__ import annotations
 
 from .dump import DumpSummary, recommend_dump, write_dump
-from .link_engine import CandidateScore, EngineInfo, LinkEngine, PassOptions, RecommendOptions
+from .link_engine import CandidateScore, EngineInfo, LinkEngine
+from .options import PassOptions, RecommendOptions
 from .pages import Page, PageSpec
 from .sample import default_dataset_path, demo_articles
 

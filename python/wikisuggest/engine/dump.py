@@ -37,7 +37,8 @@ from .. import _args
 from .._native import NativeDumpRows
 from ..datasets.cache import sha256_file
 from ..errors import InvalidParameter
-from .link_engine import LinkEngine, PassOptions, _pass_options
+from .link_engine import LinkEngine
+from .options import PassOptions, pass_options
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -63,7 +64,6 @@ _FORMAT = 2
 _PART = re.compile(r"part-[0-9]{5}\.parquet\Z")
 _TEMPORARY = re.compile(r"\.(part-[0-9]{5}\.parquet|_progress\.json)\.[0-9]+\.tmp\Z")
 _LOCK = ".lock"
-_MAIN_NAMESPACE = 0
 #: Rows after which a part ends early (with no limit on links per page, a part's pages could
 #: otherwise hold any number of rows).
 _ROWS_PER_PART = 500_000
@@ -458,17 +458,20 @@ def recommend_dump(
             DeprecationWarning,
             stacklevel=2,
         )
-    for name, value in [("pages_per_part", pages_per_part), ("max_page_bytes", max_page_bytes)]:
-        if _args.integer(name, value) < 1:
-            raise InvalidParameter(f"{name} must be at least 1", parameter=name)
-    if workers is not None and _args.integer("workers", workers) < 1:
-        raise InvalidParameter("workers must be at least 1", parameter="workers")
-    _args.text("wiki_id", wiki_id)
     dump_path = Path(dump)
-    if not dump_path.is_file():
-        raise InvalidParameter(f"{dump_path}: no such dump file", parameter="dump")
-    checked = _pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
-    engine = LinkEngine.open(datasets, wiki_id)
+    checked = pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
+    engine = LinkEngine.open(datasets, _args.text("wiki_id", wiki_id))
+    # Every argument is checked here, by the run itself, before the output is touched.
+    rows = NativeDumpRows(
+        engine.native,
+        dump_path,
+        checked,
+        wiki_db=wiki_id,
+        pages_per_batch=_args.integer("pages_per_part", pages_per_part),
+        rows_per_batch=_ROWS_PER_PART,
+        workers=_args.optional_integer("workers", workers),
+        max_page_bytes=_args.integer("max_page_bytes", max_page_bytes),
+    )
     identity = {
         "wiki_db": wiki_id,
         "dump": _dump_identity(dump_path),
@@ -482,19 +485,7 @@ def recommend_dump(
     try:
         done_before = int(output.state["pages"])
         if not output.state["complete"]:
-            rows = NativeDumpRows(
-                engine._open(),
-                dump_path,
-                checked,
-                wiki_db=wiki_id,
-                namespaces=[_MAIN_NAMESPACE],
-                skip_redirects=True,
-                skip_pages=int(output.state["position"]),
-                pages_per_batch=pages_per_part,
-                rows_per_batch=_ROWS_PER_PART,
-                workers=workers,
-                max_page_bytes=max_page_bytes,
-            )
+            rows.start(int(output.state["position"]))
             _write_parts(rows, output, progress)
         state = output.state
     finally:

@@ -17,61 +17,27 @@ import os
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 from .. import _args
-from .._args import EngineOptions
-from .._native import ENGINE_DEFAULTS, NativeEngine, NativeEngineBatch, __version__
+from .._args import EngineOptions, NativePage
+from .._native import NativeEngine, NativeEngineBatch, __version__
 from ..batch import AsyncBatch, Batch, BatchItem, BatchResults
 from ..errors import Cancelled, ClientClosed, InvalidParameter, WikisuggestError
 from ..records import LinkRecommendationSet
-from .pages import NativePage, PageSpec, native_page, single_page
-from .rules import ExplainedResult, LinkRules, native_rules
+from .options import PassOptions, RecommendOptions, pass_options
+from .pages import PageSpec, native_page, single_page
+from .rules import ExplainedResult
 from .sample import default_dataset_path
 
-__all__ = [
-    "CandidateScore",
-    "EngineInfo",
-    "LinkEngine",
-    "PassOptions",
-    "RecommendOptions",
-    "ScoringOptions",
-]
+__all__ = ["CandidateScore", "EngineInfo", "LinkEngine"]
 
 #: Pages queued in the engine per worker ahead of the items returned: enough that a worker
 #: never waits for the next page (or behind one long page), few enough that memory stays flat.
 _PAGES_PER_WORKER = 8
-
-
-class ScoringOptions(TypedDict, total=False):
-    """:class:`PassOptions` but the rules: what a whole-wiki run over several wikis takes
-    besides its rules per wiki."""
-
-    language_code: str | None
-    threshold: float
-    max_recommendations: int
-    sections_to_exclude: Iterable[str] | None
-    time_budget: float | None
-
-
-class PassOptions(ScoringOptions, total=False):
-    """The keyword arguments of every :class:`LinkEngine` recommendation, for all its pages;
-    their defaults are :data:`wikisuggest.ENGINE_DEFAULTS`: those of every link operation
-    (the wiki's language, no excluded sections, ...), no time budget and no rules."""
-
-    #: Never-link rules (:class:`~wikisuggest.LinkRules` or a rule file's path).
-    rules: LinkRules | str | os.PathLike[str] | None
-
-
-class RecommendOptions(PassOptions, total=False):
-    """The keyword arguments of :meth:`LinkEngine.recommend`: :class:`PassOptions` and the
-    page's ids (default ``None``)."""
-
-    pageid: int | None
-    revid: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +147,10 @@ class LinkEngine:
         state = ", closed" if self.closed else ""
         return f"LinkEngine(wiki_id={self.wiki_id!r}{state})"
 
-    def _open(self) -> NativeEngine:
-        """The native core, unless this engine was closed."""
+    @property
+    def native(self) -> NativeEngine:
+        """The native engine the whole-wiki entries (:func:`recommend_dump`, the Spark entry)
+        hand to the extension; :class:`~wikisuggest.ClientClosed` once this engine is closed."""
         native = self._native
         if native is None:
             raise ClientClosed("this LinkEngine was closed")
@@ -190,13 +158,13 @@ class LinkEngine:
 
     def info(self) -> EngineInfo:
         """Provenance, sizes and checksums of the loaded dataset."""
-        return EngineInfo(**self._open().info())
+        return EngineInfo(**self.native.info())
 
     def verify(self) -> None:
         """Check the dataset's checksum over every byte (header, section table and data);
         raise :class:`~wikisuggest.errors.DatasetError` if it is damaged or was changed in
         place since it was opened."""
-        self._open().verify()
+        self.native.verify()
 
     def score(
         self,
@@ -210,7 +178,7 @@ class LinkEngine:
         target: each classification candidate (at most the 10 most linked) with its features
         and probability, in classification order. ``candidates`` keeps only those titles.
         ``None`` when the lowercased mention is not a known anchor."""
-        rows = self._open().score(
+        rows = self.native.score(
             _args.text("page_title", page_title),
             _args.text("mention", mention),
             _args.optional_text("language_code", language_code),
@@ -233,7 +201,7 @@ class LinkEngine:
         machine speed. ``pageid`` and ``revid`` are carried into the result.
         """
         page, checked = _one_page(wikitext, page_title, options)
-        return self._open().recommend(page, checked).send()
+        return self.native.recommend(page, checked).send()
 
     async def recommend_async(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
@@ -241,7 +209,7 @@ class LinkEngine:
         """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the shared
         worker pool, not the event loop."""
         page, checked = _one_page(wikitext, page_title, options)
-        return await self._open().recommend(page, checked).send_async()
+        return await self.native.recommend(page, checked).send_async()
 
     def recommend_many(
         self,
@@ -305,7 +273,7 @@ class LinkEngine:
         rule took out (with the rule and the entry that named it), and the rule that removed
         the whole page, if one did."""
         page, checked = _one_page(wikitext, page_title, options)
-        return self._open().recommend(page, checked, True).send()
+        return self.native.recommend(page, checked, True).send()
 
     def explain_iter(
         self,
@@ -323,7 +291,7 @@ class LinkEngine:
     def link_targets(self) -> list[str]:
         """Every page the dataset's anchors can link to (their candidate targets), sorted:
         the titles a class table needs (see :func:`wikisuggest.fill_classes`)."""
-        return self._open().link_targets()
+        return self.native.link_targets()
 
     def _feed(
         self,
@@ -336,7 +304,7 @@ class LinkEngine:
         _args.not_text("pages", pages)
         if workers is not None and (_args.integer("workers", workers) < 1):
             raise InvalidParameter("workers must be at least 1", parameter="workers")
-        return _PageFeed(self, pages, workers, _pass_options(options), explain)
+        return _PageFeed(self, pages, workers, pass_options(options), explain)
 
     @staticmethod
     def convert(
@@ -353,28 +321,12 @@ def _default_engine() -> LinkEngine:
     return LinkEngine.open(default_dataset_path(), "enwiki")
 
 
-def _pass_options(given: Mapping[str, Any]) -> EngineOptions:
-    """The options shared by the pages of a call, over their defaults (ranges are checked
-    natively, with the client's rules)."""
-    options = _args.with_defaults(ENGINE_DEFAULTS, given)
-    return {
-        "language_code": _args.optional_text("language_code", options["language_code"]),
-        "threshold": _args.number("threshold", options["threshold"]),
-        "max_recommendations": _args.integer("max_recommendations", options["max_recommendations"]),
-        "sections_to_exclude": _args.text_list(
-            "sections_to_exclude", options["sections_to_exclude"]
-        ),
-        "time_budget": _args.optional_number("time_budget", options["time_budget"]),
-        "rules": native_rules(options["rules"]),
-    }
-
-
 def _one_page(
     wikitext: Any, page_title: Any, given: Mapping[str, Any]
 ) -> tuple[NativePage, EngineOptions]:
     """The native page and options of :meth:`LinkEngine.recommend`."""
     ids = {name: given[name] for name in ("pageid", "revid") if name in given}
-    options = _pass_options({k: v for k, v in given.items() if k not in ids})
+    options = pass_options({k: v for k, v in given.items() if k not in ids})
     return single_page(wikitext, page_title, ids.get("pageid"), ids.get("revid")), options
 
 
@@ -395,7 +347,7 @@ class _PageFeed:
         self.failed: list[BatchItem[Any]] = []
         # Started now, so that a closed engine or an option out of range is refused by the
         # call (even for a batch of only invalid pages); pages are read when it is.
-        self._batch: NativeEngineBatch[Any] = engine._open().batch(workers, options, explain)
+        self._batch: NativeEngineBatch[Any] = engine.native.batch(workers, options, explain)
         self._pages = pages
         self._ahead = _PAGES_PER_WORKER * (workers or os.cpu_count() or 1)
         self._read: Iterator[tuple[int, PageSpec]] = iter(())

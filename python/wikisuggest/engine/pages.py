@@ -8,12 +8,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from .. import _args
+from .._args import NativePage
 from ..errors import InvalidParameter, WikitextError
 
-__all__ = ["NativePage", "Page", "PageSpec", "native_page", "single_page"]
-
-#: A page as the native engine takes it: ``(wikitext, title, pageid, revid, language)``.
-NativePage = tuple[str, str, int | None, int | None, str | None]
+__all__ = ["Page", "PageSpec", "native_page", "single_page"]
 
 _PAGE_FIELDS = frozenset({"wikitext", "page_title", "title", "pageid", "revid", "language_code"})
 

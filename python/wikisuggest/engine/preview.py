@@ -11,6 +11,9 @@ difference: the entry that removed it (a target, class, phrase, duplicate, a pag
 category, a limit), or why it appeared (a slot freed by a removal, a rule that no longer
 applies). Pages that lose their last suggestion, and pages that gain their first, are listed:
 an article that loses every suggestion leaves the task pool.
+
+The comparison is computed in the extension, where the pages are read: a dump's articles
+never become Python objects, and only the links that differ come back.
 """
 
 from __future__ import annotations
@@ -18,33 +21,32 @@ from __future__ import annotations
 import html
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._native import LINK_DEFAULTS, NativeDumpPages, page_sections
-from ..errors import InvalidParameter
+from .. import _args
+from .._native import LINK_DEFAULTS, rules_preview
 from ..records import LinkRecommendation
 from .link_engine import LinkEngine
-from .rules import ExplainedResult, LinkRules
+from .options import pass_options
+from .pages import native_page
+from .rules import LinkRules
 
 if TYPE_CHECKING:
     import pandas
 
 __all__ = ["LinkChange", "RuleSummary", "RulesPreview", "preview_rules"]
 
-_MAIN_NAMESPACE = 0
-
 #: The columns of :meth:`RulesPreview.to_frame`.
 _COLUMNS = ["page_title", "pageid", "change", "rule", "value", "link_text", "link_target",
             "score", "wikitext_offset", "context_before", "context_after"]  # fmt: skip
 
-#: Why a link appeared: a slot a removal freed (the next link production finds), or a rule of
-#: the old set that the new one no longer has.
 #: A change's (change, rule, entry).
 _Key = tuple[Literal["removed", "added"], str, str]
 
+#: Why a link appeared: a slot a removal freed (the next link production finds), or a rule of
+#: the old set that the new one no longer has.
 REFILL = "refill"
 RELEASED = "released"
 
@@ -202,172 +204,36 @@ def preview_rules(
     articles when given, or pages as :meth:`LinkEngine.recommend_many` takes them) under
     ``rules_before`` (``None``: production's output) and ``rules``, and report the difference.
     """
-    if sample is not None and sample < 1:
-        raise InvalidParameter("sample must be at least 1", parameter="sample")
-    new, old = _checked(rules), _checked(rules_before)
-    page_list = list(_pages(pages, sample))
-    runs = [
-        engine.explain_iter(
-            page_list,
-            rules=ruled,
-            workers=workers,
-            threshold=threshold,
-            max_recommendations=max_recommendations,
-            language_code=language_code,
-        )
-        for ruled in (old, new)
-    ]
-    before, after = runs
-    new_sections = set() if rules is None else _section_titles(rules)
-    new_spec = {} if rules is None else _spec(rules)
-    changes: list[LinkChange] = []
-    lost, gained, errors = [], [], {}
-    counted = links_before = links_after = 0
-    for page, b, a in zip(page_list, before, after, strict=True):
-        title = str(page["page_title"])
-        if b.error is not None or a.error is not None:
-            errors[title] = f"{type(b.error or a.error).__name__}: {b.error or a.error}"
-            continue
-        assert b.result is not None and a.result is not None
-        counted += 1
-        old_links, new_links = b.result.result.links, a.result.result.links
-        links_before += len(old_links)
-        links_after += len(new_links)
-        if old_links and not new_links:
-            lost.append(title)
-        if new_links and not old_links:
-            gained.append(title)
-        full = 0 < max_recommendations <= len(new_links)
-        changes.extend(
-            _diff(
-                title,
-                page.get("pageid"),
-                page["wikitext"],
-                b.result,
-                a.result,
-                new_sections,
-                {**new_spec, "displaced": max_recommendations if full else None},
-            )
-        )
-    return RulesPreview(
-        pages=counted,
-        links_before=links_before,
-        links_after=links_after,
-        changes=tuple(changes),
-        lost_last=tuple(lost),
-        gained_first=tuple(gained),
-        errors=errors,
-    )
-
-
-def _checked(rules: LinkRules | str | os.PathLike[str] | None) -> LinkRules | None:
-    if rules is None or isinstance(rules, LinkRules):
-        return rules
-    return LinkRules.load(rules)
-
-
-def _key(link: LinkRecommendation) -> tuple[str, str, int | None]:
-    return (link.link_text, link.link_target, link.wikitext_offset)
-
-
-def _diff(
-    title: str,
-    pageid: int | None,
-    wikitext: str,
-    before: ExplainedResult,
-    after: ExplainedResult,
-    new_sections: set[str],
-    new_spec: dict[str, Any],
-) -> Iterator[LinkChange]:
-    old = {_key(link): link for link in before.result.links}
-    new = {_key(link): link for link in after.result.links}
-    removed_by = {_key(e.link): (e.rule, e.value) for e in after.excluded}
-    removed_before = {_key(e.link): (e.rule, e.value) for e in before.excluded}
-    sections = None
-    for index, (key, link) in enumerate(old.items()):
-        if key in new:
-            continue
-        if key in removed_by:
-            rule, value = removed_by[key]
-        elif after.page_excluded is not None:
-            rule, value = after.page_excluded.rule, after.page_excluded.value
-        else:
-            if sections is None:
-                sections = page_sections(wikitext)
-            rule, value = _other_reason(link, index, sections, new_sections, new_spec)
-        yield LinkChange(title, "removed", rule, value, link, pageid)
-    for key, link in new.items():
-        if key in old:
-            continue
-        if key in removed_before:
-            rule, value = removed_before[key]
-            yield LinkChange(title, "added", RELEASED, f"{rule}: {value}", link, pageid)
-        else:
-            yield LinkChange(title, "added", REFILL, "", link, pageid)
-
-
-def _other_reason(
-    link: LinkRecommendation,
-    index: int,
-    sections: list[tuple[str | None, int]],
-    excluded_sections: set[str],
-    spec: dict[str, Any],
-) -> tuple[str, str]:
-    """Why a link the new rules did not exclude outright is gone: its section is excluded,
-    its score is below the new lowest score, or it is past the new most links."""
-    offset = link.wikitext_offset or 0
-    heading = None
-    for section_title, start in sections:
-        if start <= offset:
-            heading = section_title
-    if heading is None and "%LEAD%" in excluded_sections:
-        return "section", "%LEAD%"
-    if heading is not None and heading.casefold() in excluded_sections:
-        return "section", heading
-    min_score = spec.get("min_score")
-    if min_score is not None and link.score is not None and link.score < min_score:
-        return "min_score", str(min_score)
-    max_links = spec.get("max_links")
-    if max_links is not None and index >= max_links:
-        return "max_links", str(max_links)
-    if spec.get("displaced") is not None:
-        # The result is full: a link the new rules let through took this one's slot.
-        return "displaced", str(spec["displaced"])
-    return "other", ""
-
-
-def _spec(rules: LinkRules | str | os.PathLike[str]) -> dict[str, Any]:
-    return (rules if isinstance(rules, LinkRules) else LinkRules.load(rules)).to_dict()
-
-
-def _section_titles(rules: LinkRules | str | os.PathLike[str]) -> set[str]:
-    titles = _spec(rules).get("exclude_sections", [])
-    return {t if t == "%LEAD%" else t.strip().casefold() for t in titles}
-
-
-def _pages(pages: Any, sample: int | None) -> Iterator[dict[str, Any]]:
-    """Pages as dicts: the articles of a dump (main namespace, no redirects), or as given."""
+    options = {
+        "threshold": threshold,
+        "max_recommendations": max_recommendations,
+        "language_code": language_code,
+    }
+    before = pass_options({**options, "rules": rules_before})
+    after = pass_options({**options, "rules": rules})
+    source: str | list[Any]
     if isinstance(pages, (str, os.PathLike)):
-        path = Path(pages)
-        if not path.is_file():
-            raise InvalidParameter(f"{path}: no such dump file", parameter="pages")
-        reader = NativeDumpPages(path, [_MAIN_NAMESPACE], True, 0, 256, 32 << 20)
-        taken = 0
-        while (batch := reader.next_batch()) is not None:
-            for pid, rev, title, text in batch[0]:
-                if sample is not None and taken >= sample:
-                    return
-                taken += 1
-                yield {"wikitext": text, "page_title": title, "pageid": pid, "revid": rev}
-        return
-    for n, page in enumerate(pages):
-        if sample is not None and n >= sample:
-            return
-        if isinstance(page, dict):
-            yield {**page, "page_title": page.get("page_title", page.get("title"))}
-        else:
-            fields = ("wikitext", "page_title", "pageid", "revid", "language_code")
-            yield dict(zip(fields, page, strict=False))
+        source = os.fspath(pages)
+    else:
+        _args.not_text("pages", pages)
+        source = [native_page(page) for page in pages]
+    found = rules_preview(
+        engine.native,
+        source,
+        before,
+        after,
+        sample=_args.optional_integer("sample", sample),
+        workers=_args.optional_integer("workers", workers),
+    )
+    return RulesPreview(
+        pages=found["pages"],
+        links_before=found["links_before"],
+        links_after=found["links_after"],
+        changes=tuple(LinkChange(*change) for change in found["changes"]),
+        lost_last=tuple(found["lost_last"]),
+        gained_first=tuple(found["gained_first"]),
+        errors=found["errors"],
+    )
 
 
 _CELL = "border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top"

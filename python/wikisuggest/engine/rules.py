@@ -55,7 +55,8 @@ PRODUCTION_CLASSES: tuple[str, ...] = (
 #: (``exclude_classes=["production-enwiki"]`` names both lists).
 ENWIKI_CLASSES: tuple[str, ...] = ("Q6256", "Q5107")
 
-#: The keys of a rule file, in the order :meth:`LinkRules.to_dict` writes them.
+#: The list arguments of :class:`LinkRules` and the limits (the rule file's keys are checked
+#: where they are defined, natively).
 _LISTS = (
     "exclude_targets",
     "exclude_anchors",
@@ -119,10 +120,7 @@ class LinkRules:
             spec["min_score"] = _args.number("min_score", min_score)
         for name in _LIMITS:
             if given[name] is not None:
-                value = _args.integer(name, given[name])
-                if value < 0:
-                    raise InvalidParameter(f"{name} must not be negative", parameter=name)
-                spec[name] = value
+                spec[name] = _args.integer(name, given[name])
         if classes is not None:
             spec["classes"] = _classes(classes)
         self._native = NativeLinkRules.from_spec(spec)
@@ -139,13 +137,15 @@ class LinkRules:
         """The rule set of a dict with a rule file's keys (what :meth:`to_dict` returns)."""
         if not isinstance(spec, Mapping):
             raise InvalidParameter("rules must be a mapping", parameter="rules")
-        unknown = set(spec) - {*_LISTS, *_LIMITS, "classes", "no_duplicate_links",
-                               "min_score", "version"}  # fmt: skip
-        if unknown:
-            raise InvalidParameter(
-                f"unknown rules: {', '.join(sorted(map(str, unknown)))}", parameter="rules"
-            )
-        return cls(**{k: v for k, v in spec.items() if k != "version"})
+        given = dict(spec)
+        for name in _LISTS:
+            if name in given:
+                # A bare string would be read letter by letter, one entry per letter.
+                given[name] = _args.string_list(name, given[name])
+        if "classes" in given:
+            given["classes"] = _classes(given["classes"])
+        # Its keys, their types and ranges are the rule set's one definition's to check.
+        return cls._of(NativeLinkRules.from_spec(given))
 
     @classmethod
     def _of(cls, native: NativeLinkRules) -> LinkRules:

@@ -30,7 +30,8 @@ from .. import _args
 from .._native import LINK_ROWS_SPARK_DDL, NativeEngine, link_rows, link_rows_schema
 from ..errors import DatasetError, InvalidParameter
 from .dump import DEFAULT_TIME_BUDGET
-from .link_engine import LinkEngine, ScoringOptions, _pass_options
+from .link_engine import LinkEngine
+from .options import ScoringOptions, pass_options
 from .rules import LinkRules
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def _rows(job: _Job, pages: pyarrow.RecordBatch) -> Iterator[pyarrow.RecordBatch
         if wiki is None:
             continue
         try:
-            engines[wiki] = _engine(job, wiki)._open()
+            engines[wiki] = _engine(job, wiki).native
         except Exception as err:  # a page of an unusable wiki fails alone, as its row
             refused[wiki] = f"{type(err).__name__}: {err}"
     known = dict(job.rules)
@@ -128,7 +129,7 @@ def _rows(job: _Job, pages: pyarrow.RecordBatch) -> Iterator[pyarrow.RecordBatch
             for wiki in pc.unique(wikis).to_pylist()
         ]
     for group, rules in groups:
-        options = _pass_options({**dict(job.options), "rules": rules})
+        options = pass_options({**dict(job.options), "rules": rules})
         for chunk in link_rows(group, engines, refused, options, job.chunk_bytes):
             rows = pa.record_batch(chunk)
             if rows.num_rows:
@@ -293,7 +294,7 @@ def recommend_links(
     for name, value in [("batch_rows", batch_rows), ("chunk_bytes", chunk_bytes)]:
         if _args.integer(name, value) < 1:
             raise InvalidParameter(f"{name} must be at least 1", parameter=name)
-    checked = _pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
+    checked = pass_options({"time_budget": DEFAULT_TIME_BUDGET, **options})
     paths = _datasets(datasets)
     if wiki_id is not None:
         _args.text("wiki_id", wiki_id)

@@ -22,7 +22,7 @@ impl Lowercase for PyLowercase {
     }
 }
 
-/// The `ngram` feature (spec §4.1): word tokens of the mention, leaving out tokens that
+/// The `ngram` feature: word tokens of the mention, leaving out tokens that
 /// start with U+0020 and single punctuation characters.
 pub fn ngram_feature(tokenizer: &MwTokenizer, mention: &str) -> u32 {
     let kept = tokenizer

@@ -1,7 +1,7 @@
 //! The whole local link engine: a [`Dataset`] and a [`Scorer`] behind the text crate's
-//! placement pass, returning what production's `Query.run` returns (spec §2, §6.4).
+//! placement pass, returning what production's `Query.run` returns.
 //!
-//! Scores are pure functions of (page, mention, candidate) (spec §4.6), so the placement
+//! Scores are pure functions of (page, mention, candidate), so the placement
 //! pass asks for them on demand, at most once per mention and page; throughput comes from
 //! running pages in parallel ([`Engine::recommend_batch`]), which keeps every page's pass
 //! sequential and its output identical to a single call.
@@ -168,7 +168,7 @@ impl Engine {
     ///
     /// # Errors
     /// [`Error::Text`] for an unsupported language or the upstream failures of the
-    /// placement pass (spec §2.16, 12), and [`Error::Corrupt`] when the native file is
+    /// placement pass, and [`Error::Corrupt`] when the native file is
     /// damaged.
     pub fn recommend(
         &self,

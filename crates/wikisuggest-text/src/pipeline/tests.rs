@@ -248,7 +248,7 @@ fn run_language(model: &Mock, wikitext: &str, language_code: &str) -> Vec<(Strin
 
 #[test]
 fn sentencepiece_languages_link_the_model_pieces() {
-    // ja splits this into ` `, `東京`, `は日本の`, `首都`, `です`, `。` (spec §2.8.2):
+    // ja splits this into ` `, `東京`, `は日本の`, `首都`, `です`, `。`:
     // `東京` and `首都` are grams, `日本` (inside a piece) is not.
     let m = Mock::new(&[
         ("東京", &["東京都"]),
@@ -270,7 +270,7 @@ fn sentencepiece_languages_link_the_model_pieces() {
 #[test]
 fn sentencepiece_normalized_grams_are_not_placed() {
     // NFKC turns the full-width `ＡＢＣ` into `ABC`: the gram is an anchor but not a
-    // literal substring of the text, so it is not placed (spec §2.8.2, §2.12).
+    // literal substring of the text, so it is not placed.
     let m = Mock::new(&[("abc", &["ABC"])]);
     assert!(run_language(&m, "ＡＢＣ", "ja").is_empty());
     assert_eq!(run_language(&m, "ABC", "ja"), vec![(s("ABC"), 0)]);

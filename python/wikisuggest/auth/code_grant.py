@@ -1,5 +1,8 @@
-"""The authorization-code flow with PKCE: :func:`authorization_url`, :func:`parse_redirect`
-and a :class:`LoopbackServer` that receives the browser's redirect.
+"""The pieces of the authorization-code grant with PKCE: the address that asks a user to
+authorize an app (:func:`authorization_url`), the code read from the redirect
+(:func:`parse_redirect`), and a :class:`LoopbackServer` that receives the browser's redirect.
+The whole flow in a browser is :func:`wikisuggest.authorize_with_loopback`
+(:mod:`wikisuggest.client.browser_flow`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The whole authorization-code flow from a notebook or script, through a client's token
-endpoint: :func:`authorize_with_loopback`."""
+"""The authorization-code flow in a browser, from a notebook or a script: the page opened,
+the redirect received on a loopback port, the code exchanged through a client's token
+endpoint (:func:`authorize_with_loopback`). The grant's pieces are
+:mod:`wikisuggest.auth.code_grant`'s."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import _args
-from ..auth.authorize import LoopbackServer, authorization_url
+from ..auth.code_grant import LoopbackServer, authorization_url
 from ..auth.tokens import Token
 
 if TYPE_CHECKING:
@@ -62,7 +64,7 @@ def authorize_with_loopback(
     grant = _args.code_grant(
         code, client_id, client_secret, request.code_verifier, request.redirect_uri
     )
-    return Token.from_dict(client._open().authorization_code(grant).send())
+    return Token.from_dict(client.native.authorization_code(grant).send())
 
 
 def _print_manual_steps(url: str, redirect_uri: str, timeout: float, output: TextIO | None) -> None:
