@@ -127,7 +127,14 @@ impl Operation for TranslationArgs {
     const KIND: ResponseKind = ResponseKind::TranslationRecommendations;
 
     fn prepare(self, client: &Client) -> Result<PreparedRequest, Error> {
-        let params = TranslationParams {
+        client.prepare_translation_recommendations(&self.params()?)
+    }
+}
+
+impl TranslationArgs {
+    /// The parameters of operation 3 (the local translation engine takes them too).
+    pub(crate) fn params(self) -> Result<TranslationParams, Error> {
+        Ok(TranslationParams {
             count: self.count,
             seed: self.seed,
             topic: self.topic,
@@ -143,8 +150,7 @@ impl Operation for TranslationArgs {
             continue_offset: self.continue_offset,
             continue_seed: self.continue_seed,
             ..TranslationParams::new(&self.source, &self.target)
-        };
-        client.prepare_translation_recommendations(&params)
+        })
     }
 }
 

@@ -331,6 +331,19 @@ pub fn translations<'py>(
     Ok(PyList::new(py, objects)?.into_any())
 }
 
+/// A page of the local translation engine: `{items, continue_offset, continue_seed}`, the
+/// items as records.
+pub fn translation_page<'py>(
+    py: Python<'py>,
+    page: &wikisuggest_core::models::TranslationPage,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = pyo3::types::PyDict::new(py);
+    out.set_item(intern!(py, "items"), translations(py, &page.items)?)?;
+    out.set_item(intern!(py, "continue_offset"), page.continue_offset)?;
+    out.set_item(intern!(py, "continue_seed"), page.continue_seed)?;
+    Ok(out.into_any())
+}
+
 pub fn fetched<'py>(py: Python<'py>, value: &Fetched) -> PyResult<Bound<'py, PyAny>> {
     match value {
         Fetched::LinkRecommendationSet(s) => link_set(py, s),

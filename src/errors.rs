@@ -26,6 +26,7 @@ mod classes {
     pyo3::import_exception!(wikisuggest.errors, ReauthorizationRequired);
     pyo3::import_exception!(wikisuggest.errors, StateMismatch);
     pyo3::import_exception!(wikisuggest.errors, DatasetError);
+    pyo3::import_exception!(wikisuggest.errors, MissingCatalogPart);
     pyo3::import_exception!(wikisuggest.errors, Cancelled);
     pyo3::import_exception!(wikisuggest.errors, WikitextError);
     pyo3::import_exception!(wikisuggest.errors, UnsupportedLanguage);
@@ -114,6 +115,33 @@ pub fn invalid_parameter(parameter: &str, message: &str) -> PyErr {
             &format!("{parameter}: {message}"),
             &kwargs,
         )
+    })
+    .unwrap_or_else(|conversion_failure| conversion_failure)
+}
+
+/// A translation catalog error: a file that cannot be read or written is an `OSError`, a bad
+/// argument an `InvalidParameter`, a part the catalog was built without a
+/// `MissingCatalogPart`, a damaged dump or catalog a `DatasetError` (naming its path), a
+/// stopped build `Cancelled`.
+pub fn translation_error(error: wikisuggest_translation::Error) -> PyErr {
+    use wikisuggest_translation::Error as T;
+    Python::attach(|py| {
+        let kwargs = PyDict::new(py);
+        let class: Class = match &error {
+            T::Io { .. } => return Ok(PyOSError::new_err(error.to_string())),
+            T::InvalidParameter { parameter, .. } => {
+                kwargs.set_item("parameter", parameter)?;
+                classes::InvalidParameter::type_object
+            }
+            T::MissingPart(_) => classes::MissingCatalogPart::type_object,
+            T::Dump { path, .. } | T::Catalog { path, .. } => {
+                kwargs.set_item("path", path.display().to_string())?;
+                classes::DatasetError::type_object
+            }
+            T::Cancelled => classes::Cancelled::type_object,
+            _ => classes::WikisuggestError::type_object,
+        };
+        instantiate(py, class, &error.to_string(), &kwargs)
     })
     .unwrap_or_else(|conversion_failure| conversion_failure)
 }

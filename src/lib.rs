@@ -2,8 +2,9 @@
 //! releases the interpreter while Rust works, and converts results and errors back. All
 //! behaviour lives in the pyo3-free crates below it: `wikisuggest-core` (HTTP client, token
 //! manager, Action API), `wikisuggest-records` (the service records), `wikisuggest-engine`
-//! (local link engine), `wikisuggest-build` (dataset builder, dump reader) and
-//! `wikisuggest-server` (reference server).
+//! (local link engine), `wikisuggest-build` (dataset builder, dump reader),
+//! `wikisuggest-translation` (translation catalogs and their engine) and `wikisuggest-server`
+//! (reference server).
 //!
 //! Each kind of wait has one door: `call` (a single operation, sent blocking or awaited),
 //! `batch` (the protocol every batch speaks; `engine_batch` is the engine's), and
@@ -34,6 +35,7 @@ mod records_json;
 mod rules;
 mod runtime;
 mod server;
+mod translation;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -68,6 +70,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oauth::parse_redirect, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_load, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::file_store_save, m)?)?;
+    m.add_class::<translation::NativeTranslationEngine>()?;
+    m.add_function(wrap_pyfunction!(translation::build_translation_catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        translation::build_translation_collections,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(translation::translation_constants, m)?)?;
     contract::register(m)?;
     build::register(m)?;
     linkrows::register(m)?;

@@ -27,10 +27,17 @@ use crate::runtime::{Worker, wait_interruptibly};
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
 
-/// A record batch of link rows, for `pyarrow.record_batch()` (the Arrow PyCapsule interface).
+/// A record batch (link rows, a gap table), for `pyarrow.record_batch()` (the Arrow PyCapsule interface).
 #[pyclass(module = "wikisuggest._native", frozen)]
 pub struct NativeArrowBatch {
     batch: RecordBatch,
+}
+
+impl NativeArrowBatch {
+    /// A batch to hand to Python.
+    pub(crate) fn new(batch: RecordBatch) -> Self {
+        Self { batch }
+    }
 }
 
 #[pymethods]

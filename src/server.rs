@@ -31,7 +31,7 @@ impl NativeServer {
     #[new]
     #[pyo3(signature = (
         *, host, port, datasets=None, pages=None, wiki_apis=Vec::new(), rules=Vec::new(),
-        translation=None,
+        translation_catalogs=Vec::new(),
         clients=None, seed=None,
         access_token_ttl=14400.0, rate_limit=200, anonymous_rate_limit=200,
         translation_shape="array", max_body_bytes=4194304, request_timeout=30.0, threads=2,
@@ -46,7 +46,7 @@ impl NativeServer {
         pages: Option<PathBuf>,
         wiki_apis: Vec<(String, String)>,
         rules: Vec<(String, PathBuf)>,
-        translation: Option<PathBuf>,
+        translation_catalogs: Vec<(Option<String>, PathBuf)>,
         clients: Option<PathBuf>,
         seed: Option<u64>,
         access_token_ttl: f64,
@@ -76,7 +76,7 @@ impl NativeServer {
             pages,
             wiki_apis,
             rules,
-            translation,
+            translation_catalogs,
             clients,
             seed,
             translation_shape,

@@ -1,5 +1,5 @@
 """Fixtures shared by every test folder: the contract server, the OAuth server, the client
-kinds."""
+kinds, the translation catalogs of the fixture wikis."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from support.contract_server import ContractServer
 from support.oauth_server import OAuthTestServer
+from support.translation_catalogs import catalogs  # noqa: F401 (a fixture of every test)
 
 
 @pytest.fixture(scope="session")

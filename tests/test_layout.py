@@ -23,7 +23,7 @@ FLOORS: list[set[str]] = [
     {"records", "batch"},
     {"_native"},
     {"auth", "datasets", "server"},
-    {"client", "engine"},
+    {"client", "engine", "translation"},
     {"edits"},
     {"__init__"},
     {"cli"},
@@ -35,6 +35,7 @@ APART = {
     ("auth", "server"),
     ("datasets", "server"),
     ("client", "engine"),
+    ("engine", "translation"),
 }
 
 

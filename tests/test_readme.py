@@ -56,6 +56,7 @@ import wikisuggest
 from wikisuggest import LinkEngine
 from wikisuggest._aliases import MOVED
 from wikisuggest.engine import spark
+from wikisuggest.translation.sample import default_catalog_path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNABLE = ("python", "bash", "sh")
@@ -176,7 +177,7 @@ def environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
     with wikisuggest.Server(
         datasets=ROOT / "tests" / "data" / "parity" / "datasets",
         pages=ROOT / "tests" / "data" / "parity" / "articles" / "enwiki",
-        translation=ROOT / "data" / "translation",
+        translation=default_catalog_path(),
         clients=ROOT / "examples" / "clients.toml",
     ) as server:
         helper = tmp_path_factory.mktemp("browser") / "browser.py"

@@ -4,7 +4,10 @@
 >>> client = wikisuggest.Client("MyTool/1.0 (https://example.org; me@example.org)")
 >>> result = client.link_recommendations("wikipedia", "en", "Cat")  # doctest: +SKIP
 
-The same recommendations computed locally, offline (see :mod:`wikisuggest.engine`):
+Translation recommendations for any wiki pair from the public dumps, locally (see
+:mod:`wikisuggest.translation`): ``wikisuggest.TranslationEngine.published("enwiki")``.
+
+The same link recommendations computed locally, offline (see :mod:`wikisuggest.engine`):
 
 >>> engine = wikisuggest.LinkEngine.default()  # doctest: +SKIP
 >>> result = engine.recommend(wikitext, "Cat")  # doctest: +SKIP
@@ -75,6 +78,7 @@ from .records import (
     TranslationRecommendation,
 )
 from .server import Server, serve
+from .translation import TranslationEngine
 
 __all__ = [
     "DEFAULT_AUTH_URL",
@@ -125,6 +129,7 @@ __all__ = [
     "Token",
     "TokenManager",
     "TokenStore",
+    "TranslationEngine",
     "TranslationPage",
     "TranslationRecommendation",
     "Wiki",

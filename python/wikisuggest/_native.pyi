@@ -43,10 +43,13 @@ __all__ = [
     "NativeRowChunks",
     "NativeServer",
     "NativeTokenManager",
+    "NativeTranslationEngine",
     "NativeWiki",
     "__version__",
     "authorization_url",
     "backtest_dataset",
+    "build_translation_catalog",
+    "build_translation_collections",
     "class_table_row",
     "convert_dataset",
     "dataset_drift",
@@ -63,6 +66,7 @@ __all__ = [
     "quiesce",
     "rules_preview",
     "title_problem",
+    "translation_constants",
     "wiki_domain",
     "wiki_id",
     "wiki_language",
@@ -405,7 +409,7 @@ class NativeServer:
         pages: str | None = None,
         wiki_apis: list[tuple[str, str]] = ...,
         rules: list[tuple[str, str]] = ...,
-        translation: str | None = None,
+        translation_catalogs: list[tuple[str | None, str]] = ...,
         clients: str | None = None,
         seed: int | None = None,
         access_token_ttl: float = 14400.0,
@@ -427,6 +431,42 @@ class NativeServer:
     def running(self) -> bool: ...
     def reload_datasets(self) -> list[tuple[str, str]]: ...
     def stop(self) -> None: ...
+
+@final
+class NativeTranslationEngine:
+    @staticmethod
+    def open(path: str) -> NativeTranslationEngine: ...
+    def manifest(self) -> str: ...
+    def __len__(self) -> int: ...
+    def recommend(
+        self,
+        args: TranslationArgs,
+        random_seed: int | None = None,
+        follow_redirects: bool = False,
+    ) -> NativeCall[dict[str, Any]]: ...
+    def missing(
+        self,
+        targets: list[str],
+        *,
+        topic: list[str],
+        country: list[str],
+        titles: list[str] | None,
+        wikidata_ids: list[str] | None,
+        category: str | None,
+        min_size: int | None,
+        max_size: int | None,
+        order_by: str,
+    ) -> NativeCall[NativeArrowBatch]: ...
+
+def build_translation_catalog(
+    spec: Mapping[str, Any],
+    out: str,
+    progress: Callable[[str, int], object] | None = None,
+) -> str: ...
+def build_translation_collections(
+    pages_articles: str, iwlinks: str, items_per_site: str, out: str
+) -> int: ...
+def translation_constants() -> dict[str, Any]: ...
 
 @final
 class NativeDownloader:

@@ -29,6 +29,7 @@ __all__ = [
     "InvalidRequest",
     "InvalidScope",
     "MediaWikiError",
+    "MissingCatalogPart",
     "NotFound",
     "OAuthError",
     "RateLimited",
@@ -122,6 +123,12 @@ class StateMismatch(WikisuggestError, ValueError):
 
 class DatasetError(WikisuggestError):
     """A local engine dataset is missing, unreadable, corrupt or fails its checksums."""
+
+
+class MissingCatalogPart(DatasetError):
+    """The translation catalog was built without the part a request needs (``pageviews`` for
+    popular mode, ``cirrus`` for topics, countries and seeds, ``collections`` for page
+    collections): fetch it with that part."""
 
 
 class WikitextError(WikisuggestError, ValueError):

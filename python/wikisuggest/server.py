@@ -2,7 +2,7 @@
 OAuth 2.0, gateway token checks and rate limits) served locally from one base URL.
 
 >>> import wikisuggest
->>> with wikisuggest.Server(translation="data/translation") as server:  # doctest: +SKIP
+>>> with wikisuggest.Server(translation={"enwiki": catalog_path}) as server:  # doctest: +SKIP
 ...     client = wikisuggest.Client("Me/1.0 (me@example.org)", base_url=server.url)
 """
 
@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, TypedDict, Union, overload
 
 from ._native import NativeServer
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 TranslationShape = Literal["array", "envelope"]
+#: Translation catalogs: a catalog folder or a folder of them, several of those (each may be a
+#: ``(wiki id, folder)`` pair), or wiki id → catalog folder.
+TranslationCatalogs = Union[  # noqa: UP007 (PathLike is a Union of a string and a class)
+    PathLike, Sequence[PathLike | tuple[str | None, PathLike]], Mapping[str, PathLike]
+]
 
 
 class ServerOptions(TypedDict, total=False):
@@ -34,7 +39,7 @@ class ServerOptions(TypedDict, total=False):
     pages: PathLike | None
     wiki_apis: Mapping[str, str] | None
     rules: Mapping[str, PathLike] | None
-    translation: PathLike | None
+    translation: TranslationCatalogs | None
     translation_shape: TranslationShape
     clients: PathLike | None
     seed: int | None
@@ -59,8 +64,9 @@ class Server:
     (``{"enwiki": "https://en.wikipedia.org/w/api.php"}``) from which GET link requests fetch
     the page's current (or requested) revision instead, as production does; ``rules`` maps
     wiki ids to rule files (see :class:`~wikisuggest.LinkRules`) applied to every link request
-    for that wiki; ``translation``
-    a folder of ``<lang>.jsonl.gz`` catalogs, answered as the contract's bare array
+    for that wiki; ``translation`` the translation catalogs (built from the public dumps, see
+    :class:`~wikisuggest.TranslationEngine`): a catalog folder, a folder of them, several, or
+    a mapping of wiki ids to catalog folders; answered as the contract's bare array
     (``translation_shape="array"``) or as the service's envelope with every item field and
     the continuation (``"envelope"``); ``clients`` a TOML file of OAuth clients and personal
     tokens. ``seed`` makes shuffled translation results reproducible. ``access_token_ttl`` is
@@ -82,7 +88,7 @@ class Server:
         pages: PathLike | None = None,
         wiki_apis: Mapping[str, str] | None = None,
         rules: Mapping[str, PathLike] | None = None,
-        translation: PathLike | None = None,
+        translation: TranslationCatalogs | None = None,
         clients: PathLike | None = None,
         seed: int | None = None,
         access_token_ttl: float = 14400.0,
@@ -103,7 +109,7 @@ class Server:
             pages=_path(pages),
             wiki_apis=[(str(k), str(v)) for k, v in (wiki_apis or {}).items()],
             rules=[(str(k), os.fspath(v)) for k, v in (rules or {}).items()],
-            translation=_path(translation),
+            translation_catalogs=_catalogs(translation),
             clients=_path(clients),
             seed=seed,
             access_token_ttl=float(access_token_ttl),
@@ -156,6 +162,24 @@ class Server:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"<wikisuggest.Server {self.url} {state}>"
+
+
+def _catalogs(value: TranslationCatalogs | None) -> list[tuple[str | None, str]]:
+    """The translation catalogs as ``(wiki or None, path)`` pairs."""
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [(str(wiki), os.fspath(path)) for wiki, path in value.items()]
+    if isinstance(value, (str, os.PathLike)):
+        return [(None, os.fspath(value))]
+    out: list[tuple[str | None, str]] = []
+    for item in value:
+        if isinstance(item, tuple):
+            wiki, path = item
+            out.append((None if wiki is None else str(wiki), os.fspath(path)))
+        else:
+            out.append((None, os.fspath(item)))
+    return out
 
 
 def _path(value: PathLike | None) -> str | None:

@@ -1,5 +1,7 @@
 """The client's side of today's translation service: every parameter on the wire, pages and
-their continuation, the page-collection endpoints, and what is refused before sending."""
+their continuation, the page-collection endpoints, and what is refused before sending. The
+server answers from the translation catalog shipped in the package (English Wikipedia
+articles of the translation test dumps)."""
 
 from __future__ import annotations
 
@@ -22,15 +24,20 @@ from wikisuggest import (
     TranslationRecommendation,
     UnprocessableEntity,
 )
+from wikisuggest.translation.sample import default_catalog_path
 
 MATHS = "Vital articles (en)/Mathematics"
-PAGED: dict[str, Any] = {"collections": True, "seed": MATHS, "count": 25}
+ESSENTIAL = "Essential Articles"
+SCIENCE = "Wiki99/Science"
+#: Swahili lacks most of the essential articles: a walk of several pages.
+TARGET = "sw"
+PAGED: dict[str, Any] = {"collections": True, "seed": ESSENTIAL, "count": 4}
 
 
 @pytest.fixture(scope="module", params=["envelope", "array"])
 def server(request: pytest.FixtureRequest) -> Iterator[wikisuggest.Server]:
     with wikisuggest.Server(
-        translation="data/translation", translation_shape=request.param, seed=1
+        translation=default_catalog_path(), translation_shape=request.param, seed=1
     ) as running:
         yield running
 
@@ -38,7 +45,7 @@ def server(request: pytest.FixtureRequest) -> Iterator[wikisuggest.Server]:
 @pytest.fixture(scope="module")
 def envelope() -> Iterator[wikisuggest.Server]:
     with wikisuggest.Server(
-        translation="data/translation", translation_shape="envelope", seed=1
+        translation=default_catalog_path(), translation_shape="envelope", seed=1
     ) as running:
         yield running
 
@@ -163,39 +170,42 @@ def test_refused_before_sending(
 
 def test_pages_end_to_end(envelope: wikisuggest.Server, client_kind: str) -> None:
     client = client_of(client_kind, base_url=envelope.url, max_retries=0)
-    (maths,) = [c for c in client.page_collections() if c.name == MATHS]
-    first = client.translation_page("en", "de", **PAGED)
+    (essential,) = [c for c in client.page_collections() if c.name == ESSENTIAL]
+    first = client.translation_page("en", TARGET, **PAGED)
     assert isinstance(first, TranslationPage) and first.has_more
     assert first.continue_seed is not None
     walked = list(first.items)
     page = first
+    pages = 1
     while page.has_more:
         page = client.translation_page(
             "en",
-            "de",
+            TARGET,
             **PAGED,
             continue_offset=page.continue_offset,
             continue_seed=page.continue_seed,
         )
+        pages += 1
         fresh = [r for r in page.items if key(r) not in {key(w) for w in walked}]
         walked += fresh
         if not fresh:
             break
+    assert pages > 3
     present = walked[0].collection
     assert present is not None and present.articles_by_language_count is not None
-    assert maths.articles_count is not None
-    expected = maths.articles_count - present.articles_by_language_count["de"]
+    assert essential.articles_count is not None
+    expected = essential.articles_count - present.articles_by_language_count[TARGET]
     assert len({key(r) for r in walked}) == len(walked) == expected
 
     # The iterator walks the same pages: every item once, in the same order, under the seed.
     followed = list(
         wikisuggest.Client(USER_AGENT, base_url=envelope.url).iter_translation_recommendations(
-            "en", "de", **PAGED, continue_seed=first.continue_seed
+            "en", TARGET, **PAGED, continue_seed=first.continue_seed
         )
     )
     assert followed == walked
-    limited = asyncio.run(_collect(envelope.url, limit=30, continue_seed=first.continue_seed))
-    assert limited == walked[:30]
+    limited = asyncio.run(_collect(envelope.url, limit=10, continue_seed=first.continue_seed))
+    assert limited == walked[:10]
     every = asyncio.run(_collect(envelope.url, continue_seed=first.continue_seed))
     assert every == walked
     other = asyncio.run(_collect(envelope.url, continue_seed=first.continue_seed + 1))
@@ -204,24 +214,25 @@ def test_pages_end_to_end(envelope: wikisuggest.Server, client_kind: str) -> Non
 
 async def _collect(url: str, **options: Any) -> list[TranslationRecommendation]:
     async with wikisuggest.AsyncClient(USER_AGENT, base_url=url) as client:
-        walk = client.iter_translation_recommendations("en", "de", **PAGED, **options)
+        walk = client.iter_translation_recommendations("en", TARGET, **PAGED, **options)
         return [item async for item in walk]
 
 
 def test_both_shapes(server: wikisuggest.Server, client_kind: str) -> None:
     client = client_of(client_kind, base_url=server.url, max_retries=0)
-    items = client.translation_recommendations("es", "fr", min_size=2500, max_size=9999, count=30)
-    assert isinstance(items, list) and len(items) == 30
-    page = client.translation_page("es", "fr", min_size=2500, max_size=9999, count=30)
-    assert len(page) == 30
+    items = client.translation_recommendations("en", "fr", min_size=1000, max_size=5000, count=20)
+    assert isinstance(items, list) and len(items) == 20
+    page = client.translation_page("en", "fr", min_size=1000, max_size=5000, count=20)
+    assert len(page) == 20
     raw = client.translation_recommendations("en", "fr", count=2, raw=True)
     if isinstance(raw, dict):
-        assert all(r.size is not None and 2500 <= r.size <= 9999 for r in items)
+        assert all(r.size is not None and 1000 <= r.size <= 5000 for r in items)
         assert set(raw) == {"recommendations", "continue_offset", "continue_seed"}
     else:
         # The contract's array: no continuation, so the iterator stops after one page.
         assert not page.has_more and page.continue_offset is None
-        assert len(list(_sync(server).iter_translation_recommendations("en", "de", **PAGED))) == 25
+        walk = _sync(server).iter_translation_recommendations("en", TARGET, **PAGED)
+        assert len(list(walk)) == PAGED["count"]
 
 
 def _sync(server: wikisuggest.Server) -> wikisuggest.Client:
@@ -230,41 +241,44 @@ def _sync(server: wikisuggest.Server) -> wikisuggest.Client:
 
 def test_filters_reach_the_server(envelope: wikisuggest.Server) -> None:
     client = _sync(envelope)
-    lead = client.translation_recommendations("en", "fr", lead_section=True, max_size=300, count=5)
-    assert lead and all(
-        r.lead_section_size is not None and r.lead_section_size <= 300 for r in lead
+    lead = client.translation_recommendations(
+        "en", "fr", lead_section=True, min_size=400, max_size=1500, count=5
+    )
+    assert len(lead) == 5 and all(
+        r.lead_section_size is not None and 400 <= r.lead_section_size <= 1500 for r in lead
     )
     canada = client.translation_page("en", "fr", country="can")
     assert len(canada) > 0 and not canada.has_more
     featured = client.translation_recommendations(
-        "en", "fr", topic="mathematics", featured_collection=MATHS, count=6
+        "en", "fr", topic="stem", featured_collection=SCIENCE, count=6
     )
-    assert any(r.collection is not None and r.collection.name == MATHS for r in featured)
+    assert any(r.collection is not None and r.collection.name == SCIENCE for r in featured)
     batch = client.translation_recommendations_many(
-        [("en", "fr"), ("es", "fr")], min_size=2500, max_size=9999, count=5
+        [("en", "fr"), ("en", "sw")], min_size=1000, max_size=5000, count=5
     )
     for item in batch:
-        assert item.result is not None
-        assert all(r.size is not None and 2500 <= r.size <= 9999 for r in item.result)
+        assert item.result is not None and len(item.result) == 5
+        assert all(r.size is not None and 1000 <= r.size <= 5000 for r in item.result)
 
 
 def test_sibling_endpoints(envelope: wikisuggest.Server, client_kind: str) -> None:
     client = client_of(client_kind, base_url=envelope.url, max_retries=0)
     listed = client.page_collections()
-    assert MATHS in {c.name for c in listed}
+    assert ESSENTIAL in {c.name for c in listed}
     assert all(isinstance(c, PageCollection) for c in listed)
     groups = client.page_collection_groups()
-    assert sorted(groups.groups) == [f"Vital articles ({lang})" for lang in ("en", "es", "fr")]
-    assert MATHS in {c.name for c in groups.groups["Vital articles (en)"]}
-    (first,) = client.translation_recommendations("en", "de", **{**PAGED, "count": 1})
+    assert sorted(groups.groups) == ["Wiki99"]
+    assert [c.name for c in groups.groups["Wiki99"]] == ["Wiki99/Food", SCIENCE]
+    assert ESSENTIAL in {c.name for c in groups.ungrouped}
+    (first,) = client.translation_recommendations("en", TARGET, **{**PAGED, "count": 1})
     assert first.title is not None and first.wikidata_id is not None
     by_title = client.page_collection_membership(
-        MATHS, titles=[first.title, "Douglas Adams"], language="en"
+        ESSENTIAL, titles=[first.title, "Main Page"], language="en"
     )
     assert isinstance(by_title, CollectionMembership)
-    assert by_title.found == {first.title: True, "Douglas Adams": False}
-    by_qid = client.page_collection_membership(MATHS, qids=[first.wikidata_id, "Q42"])
-    assert by_qid.found == {first.wikidata_id: True, "Q42": False}
+    assert by_title.found == {first.title: True, "Main Page": False}
+    by_qid = client.page_collection_membership(ESSENTIAL, qids=[first.wikidata_id, "Q1"])
+    assert by_qid.found == {first.wikidata_id: True, "Q1": False}
 
 
 def test_service_refusals(envelope: wikisuggest.Server, client_kind: str) -> None:
@@ -272,7 +286,7 @@ def test_service_refusals(envelope: wikisuggest.Server, client_kind: str) -> Non
     with pytest.raises(UnprocessableEntity):
         client.translation_recommendations("en", "zz-unknown")
     with pytest.raises(UnprocessableEntity):
-        client.translation_page("en", "zz-unknown", collections=True, seed=MATHS)
+        client.translation_page("en", "zz-unknown", collections=True, seed=ESSENTIAL)
 
 
 def test_iterator_sends_the_continuation_back(contract_server: ContractServer) -> None:

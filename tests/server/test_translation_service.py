@@ -1,5 +1,6 @@
 """Today's translation service: the records for pages and collections, and the reference
-server's envelope, collections and pagination, read through them."""
+server's envelope, collections and pagination, read through them (the server answers from the
+catalog shipped in the package: English Wikipedia articles of the translation test dumps)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from support import reference_server as ref
 from support.contract_server import ContractServer, Scripted
+from support.dump_formats import EXPECTED
 
 import wikisuggest
 from wikisuggest import (
@@ -27,7 +29,7 @@ from wikisuggest import (
 )
 
 API = "/service/lw/recommendation/api/v1/translation"
-MATHS = "Vital articles (en)/Mathematics"
+ESSENTIAL = "Essential Articles"
 USER_AGENT = "wikisuggest-tests/1.0 (tests@example.org)"
 
 
@@ -113,9 +115,10 @@ def pages(server: wikisuggest.Server, **params: Any) -> list[TranslationPage]:
 
 def test_pagination_end_to_end(envelope: wikisuggest.Server) -> None:
     listed = [PageCollection.from_dict(c) for c in get(envelope, f"{API}/page-collections")]
-    maths = next(c for c in listed if c.name == MATHS)
-    base = {"source": "en", "target": "it", "collections": "true", "seed": MATHS.upper()}
-    walked = pages(envelope, **base, count=25)
+    essential = next(c for c in listed if c.name == ESSENTIAL)
+    base = {"source": "en", "target": "sw", "collections": "true", "seed": ESSENTIAL.upper()}
+    walked = pages(envelope, **base, count=4)
+    assert len(walked) > 3
     items = [r for page in walked for r in page]
     ids = [r.wikidata_id for r in items]
     # Only the overlap repeats: each page starts with the previous page's last item.
@@ -126,55 +129,60 @@ def test_pagination_end_to_end(envelope: wikisuggest.Server) -> None:
     assert len(ids) - len(unique) == sum(1 for p in walked[1:] if p.items)
     present = items[0].collection
     assert present is not None and present.articles_by_language_count is not None
-    assert maths.articles_count is not None
-    assert len(unique) == maths.articles_count - present.articles_by_language_count["it"]
-    assert all(r.collection and r.collection.name == MATHS and r.rank == 0 for r in items)
+    assert essential.articles_count is not None
+    assert len(unique) == essential.articles_count - present.articles_by_language_count["sw"]
+    assert all(r.collection and r.collection.name == ESSENTIAL and r.rank == 0 for r in items)
     # A given seed gives the same pages; another seed another order.
     seed = walked[0].continue_seed
-    again = pages(envelope, **base, count=25, continue_seed=seed)
+    again = pages(envelope, **base, count=4, continue_seed=seed)
     assert [p.items for p in again] == [p.items for p in walked]
-    other = pages(envelope, **base, count=25, continue_seed=(seed or 0) + 1)
+    other = pages(envelope, **base, count=4, continue_seed=(seed or 0) + 1)
     assert [r.wikidata_id for r in other[0]] != [r.wikidata_id for r in walked[0]]
     assert {r.wikidata_id for p in other for r in p} == unique
 
 
 def test_filters_and_siblings(envelope: wikisuggest.Server) -> None:
     sized = TranslationPage.from_dict(
-        get(envelope, API, source="es", target="fr", min_size=2500, max_size=9999, count=30)
+        get(envelope, API, source="en", target="fr", min_size=1000, max_size=5000, count=20)
     )
-    assert len(sized) == 30
-    assert all(r.size is not None and 2500 <= r.size <= 9999 for r in sized)
+    assert len(sized) == 20
+    assert all(r.size is not None and 1000 <= r.size <= 5000 for r in sized)
     assert all(r.lead_section_size is None for r in sized)
     lead = TranslationPage.from_dict(
-        get(envelope, API, source="en", target="fr", lead_section="1", max_size=300, count=5)
+        get(envelope, API, source="en", target="fr", lead_section="1", max_size=600, count=5)
     )
-    assert all(r.lead_section_size is not None and r.lead_section_size <= 300 for r in lead)
+    assert len(lead) == 5
+    assert all(r.lead_section_size is not None and r.lead_section_size <= 600 for r in lead)
     canada = TranslationPage.from_dict(get(envelope, API, source="en", target="fr", country="can"))
     assert len(canada) > 0 and not canada.has_more
     groups = PageCollectionGroups.from_dict(get(envelope, f"{API}/page-collection-groups"))
-    assert sorted(groups.groups) == [f"Vital articles ({lang})" for lang in ("en", "es", "fr")]
-    first = next(iter(pages(envelope, source="en", target="de", collections="1", seed=MATHS)[0]))
+    assert sorted(groups.groups) == ["Wiki99"]
+    essential = pages(envelope, source="en", target="de", collections="1", seed=ESSENTIAL)
+    first = next(iter(essential[0]))
     found = CollectionMembership.from_dict(
         get(
             envelope,
             f"{API}/page-collection-membership",
-            collection=MATHS.lower(),
+            collection=ESSENTIAL.lower(),
             language="en",
-            titles=f"{first.title}|Douglas Adams",
+            titles=f"{first.title}|Main Page",
         )
     )
-    assert found.found == {first.title: True, "Douglas Adams": False}
+    assert found.found == {first.title: True, "Main Page": False}
 
 
 def test_client_reads_the_envelope(envelope: wikisuggest.Server) -> None:
     client = wikisuggest.Client(USER_AGENT, base_url=envelope.url, max_retries=0)
     top = client.translation_recommendations(
-        "en", "yue", seed="Mark Twain", count=5, rank_method="sitelinks"
+        "en", "fr", topic="biography", count=5, rank_method="sitelinks"
     )
-    adams = top[0]
-    assert (adams.wikidata_id, adams.size, adams.collection, adams.extra) == (
-        "Q42",
-        65951,
+    data = json.loads((EXPECTED / "topic.json").read_text("utf-8"))
+    (case,) = [c for c in data["cases"] if c["name"] == "topic-biography-fr"]
+    first = case["body"]["recommendations"][0]
+    assert (top[0].title, top[0].wikidata_id, top[0].size, top[0].collection, top[0].extra) == (
+        first["title"],
+        first["wikidata_id"],
+        first["size"],
         None,
         {},
     )

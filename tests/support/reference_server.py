@@ -11,9 +11,11 @@ from typing import Any
 
 import wikisuggest
 from support.paths import REPO
+from wikisuggest.translation.sample import default_catalog_path
 
 DATASETS = REPO / "tests" / "data" / "parity" / "datasets"
-TRANSLATION = REPO / "data" / "translation"
+#: The translation catalog shipped in the package (English Wikipedia, every part).
+TRANSLATION = default_catalog_path()
 CLIENTS = REPO / "examples" / "clients.toml"
 
 CONFIDENTIAL_ID = "example-confidential-app"

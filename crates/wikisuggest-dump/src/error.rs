@@ -38,6 +38,16 @@ pub enum DumpError {
         /// Where it ends (`between pages`, `inside the page …`).
         place: String,
     },
+    /// A line of an SQL table dump is not what mysqldump writes.
+    #[error("{path}: line {line}: {reason}")]
+    Sql {
+        /// The dump.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        reason: String,
+    },
     /// A page could not be read, from a reader that treats that as the end
     /// ([`crate::DumpReader::next_page`]).
     #[error("{path}: {error}")]

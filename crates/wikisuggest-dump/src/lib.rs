@@ -1,4 +1,4 @@
-//! The one reader of MediaWiki XML export dumps (`pages-articles.xml`, `.xml.bz2` with
+//! The one reader of MediaWiki XML export dumps and SQL table dumps ([`sql`]) (`pages-articles.xml`, `.xml.bz2` with
 //! multistream, `.xml.gz`), shared by the dataset builder, the reference server's page store
 //! and whole-wiki runs.
 //!
@@ -25,6 +25,7 @@ mod reader;
 mod scanner;
 mod siteinfo;
 mod source;
+pub mod sql;
 
 pub use error::{DumpError, PageError, Result};
 pub use multistream::ParallelBz2;

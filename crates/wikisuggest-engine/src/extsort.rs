@@ -4,7 +4,8 @@
 //! run file; at the end the runs are merged, at most [`MAX_FAN_IN`] at a time. Equal keys come
 //! out in the order they were pushed (runs are merged in the order they were written, and
 //! each run is sorted stably), so the output never depends on the budget. This is what lets
-//! the converter build an enwiki-size native file without holding its tables in memory.
+//! the converter build an enwiki-size native file without holding its tables in memory, and
+//! the translation catalog join an enwiki-size wiki's tables.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -113,7 +114,7 @@ struct Slot {
 }
 
 /// Buffers records and spills sorted runs to files in `dir`.
-pub(crate) struct Sorter {
+pub struct Sorter {
     dir: PathBuf,
     name: String,
     budget: usize,
@@ -125,6 +126,13 @@ pub(crate) struct Sorter {
 }
 
 impl Sorter {
+    /// A sorter whose buffer holds at most about `budget` bytes; run files are named after
+    /// `name` inside `dir` (which must exist and belong to the caller), their space not
+    /// limited.
+    pub fn new(dir: &Path, name: &str, budget: usize) -> Self {
+        Self::metered(dir, name, budget, WorkMeter::new(None))
+    }
+
     /// A sorter whose buffer holds at most about `budget` bytes, counting its run files on
     /// `meter`; run files are named after `name` inside `dir` (which must exist and belong
     /// to the caller).
@@ -142,12 +150,17 @@ impl Sorter {
     }
 
     /// Number of records pushed so far.
-    pub(crate) fn len(&self) -> u64 {
+    pub fn len(&self) -> u64 {
         self.pushed
     }
 
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.pushed == 0
+    }
+
     /// Adds a record.
-    pub(crate) fn push(&mut self, key: &[u8], payload: &[u8]) -> std::io::Result<()> {
+    pub fn push(&mut self, key: &[u8], payload: &[u8]) -> std::io::Result<()> {
         let (Ok(key_len), Ok(payload_len)) =
             (u32::try_from(key.len()), u32::try_from(payload.len()))
         else {
@@ -201,7 +214,7 @@ impl Sorter {
     }
 
     /// The records in key order.
-    pub(crate) fn finish(mut self) -> std::io::Result<Sorted> {
+    pub fn finish(mut self) -> std::io::Result<Sorted> {
         if self.runs.is_empty() {
             self.sort_buffer();
             return Ok(Sorted {
@@ -259,7 +272,7 @@ fn write_record_header(w: &mut impl Write, key_len: u32, payload_len: u32) -> st
 }
 
 /// One record of a sorted stream, borrowed until the next call.
-pub(crate) struct Record<'a> {
+pub struct Record<'a> {
     pub key: &'a [u8],
     pub payload: &'a [u8],
 }
@@ -274,7 +287,7 @@ enum Source {
 }
 
 /// The records of a [`Sorter`] in key order (equal keys in push order).
-pub(crate) struct Sorted {
+pub struct Sorted {
     source: Source,
     key: Vec<u8>,
     payload: Vec<u8>,
@@ -282,7 +295,10 @@ pub(crate) struct Sorted {
 
 impl Sorted {
     /// The next record, or `None` at the end.
-    pub(crate) fn next(&mut self) -> std::io::Result<Option<Record<'_>>> {
+    /// The next record, borrowed until the next call (a lending iterator, which `Iterator`
+    /// cannot express).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> std::io::Result<Option<Record<'_>>> {
         match &mut self.source {
             Source::Memory { arena, slots, next } => {
                 let Some(s) = slots.get(*next) else {

@@ -36,7 +36,7 @@ pub mod cosine;
 mod dataset;
 pub mod drift;
 mod error;
-mod extsort;
+pub mod extsort;
 pub mod features;
 pub mod jaro;
 pub mod kurtosis;

@@ -60,8 +60,9 @@ pub struct ServerConfig {
     /// Never-link rules per wiki: `(wiki id, rule file)`; the engine applies a wiki's rules
     /// to every link request for it.
     pub rules: Vec<(String, PathBuf)>,
-    /// Directory of per-language translation catalogs (`<lang>.jsonl.gz`).
-    pub translation: Option<PathBuf>,
+    /// Translation catalogs: `(wiki, path)` with the wiki id when the caller named one (it is
+    /// checked against the catalog's own); a path is a catalog folder or a folder of them.
+    pub translation_catalogs: Vec<(Option<String>, PathBuf)>,
     /// TOML file of registered OAuth clients and personal API tokens.
     pub clients: Option<PathBuf>,
     /// Seed of every shuffle (translation `rank_method=default`); random when `None`.
@@ -117,7 +118,7 @@ impl Default for ServerConfig {
             pages: None,
             wiki_apis: Vec::new(),
             rules: Vec::new(),
-            translation: None,
+            translation_catalogs: Vec::new(),
             clients: None,
             seed: None,
             translation_shape: TranslationShape::Array,

@@ -43,7 +43,7 @@ use oauth::tokens::Lifetimes;
 use oauth::{ClientRegistry, TokenService};
 use pages::PageStore;
 use state::AppState;
-use translation::TranslationData;
+use translation::TranslationCatalogs;
 
 /// How long a shutdown waits for requests in flight before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -54,17 +54,14 @@ pub struct Server;
 struct Loaded {
     backend: Arc<dyn LinkBackend>,
     pages: Option<PageStore>,
-    translation: TranslationData,
+    translation: TranslationCatalogs,
     clients: ClientRegistry,
 }
 
 fn load(config: &ServerConfig, backend: Option<Arc<dyn LinkBackend>>) -> Result<Loaded> {
     // Datasets, pages and catalogs are independent: read them side by side.
     let (backend, pages, translation) = std::thread::scope(|scope| {
-        let translation = scope.spawn(|| match &config.translation {
-            Some(dir) => TranslationData::open(dir),
-            None => Ok(TranslationData::default()),
-        });
+        let translation = scope.spawn(|| TranslationCatalogs::open(&config.translation_catalogs));
         let pages = scope.spawn(|| config.pages.as_deref().map(PageStore::open).transpose());
         let backend = match backend {
             Some(backend) => Ok(backend),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use wikisuggest_server::{Server, ServerConfig, TranslationShape};
 
 const USAGE: &str = "usage: wikisuggest-server [--host IP] [--port N] [--datasets DIR] \
-[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--rules WIKI_ID=RULE_FILE]... [--translation DIR] [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
+[--pages DUMP_OR_DIR] [--wiki-api WIKI_ID=API_URL]... [--rules WIKI_ID=RULE_FILE]... [--translation-catalog [WIKI=]DIR]... [--translation-shape array|envelope] [--clients FILE] [--seed N] [--token-ttl SECONDS] \
 [--rate-limit PER_MINUTE] [--anonymous-rate-limit PER_MINUTE] [--max-connections N] \
 [--max-connections-per-address N] [--link-workers N] [--link-time-budget SECONDS]
 
@@ -35,6 +35,22 @@ impl log::Log for JsonLogger {
     }
 
     fn flush(&self) {}
+}
+
+/// `WIKI=PATH` or `PATH`: a translation catalog folder (or a folder of them), with the wiki
+/// it must be the catalog of.
+fn catalog_spec(spec: &str) -> (Option<String>, PathBuf) {
+    match spec.split_once('=') {
+        Some((wiki, path))
+            if !wiki.is_empty()
+                && wiki
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') =>
+        {
+            (Some(wiki.to_owned()), PathBuf::from(path))
+        }
+        _ => (None, PathBuf::from(spec)),
+    }
 }
 
 fn parse(args: &[String]) -> Result<ServerConfig, String> {
@@ -65,7 +81,9 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                     .ok_or_else(|| format!("--rules: expected WIKI_ID=RULE_FILE, got {spec}"))?;
                 config.rules.push((wiki.to_owned(), PathBuf::from(path)));
             }
-            "--translation" => config.translation = Some(PathBuf::from(value()?)),
+            "--translation-catalog" | "--translation" => {
+                config.translation_catalogs.push(catalog_spec(value()?));
+            }
             "--translation-shape" => {
                 config.translation_shape = TranslationShape::parse(value()?)
                     .ok_or("--translation-shape: array or envelope")?;

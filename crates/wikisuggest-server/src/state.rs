@@ -11,7 +11,7 @@ use crate::link::slots::FairSlots;
 use crate::oauth::{ClientRegistry, TokenService};
 use crate::pages::PageStore;
 use crate::ratelimit::RateLimiter;
-use crate::translation::TranslationData;
+use crate::translation::TranslationCatalogs;
 
 pub struct AppState {
     pub config: ServerConfig,
@@ -21,7 +21,7 @@ pub struct AppState {
     pub pages: Option<PageStore>,
     /// Action API clients of the wikis whose pages are fetched (`--wiki-api`).
     pub wiki_apis: BTreeMap<String, Arc<ActionApi>>,
-    pub translation: TranslationData,
+    pub translation: TranslationCatalogs,
     pub clients: ClientRegistry,
     pub tokens: TokenService,
     pub limiter: RateLimiter,

@@ -1,12 +1,10 @@
-//! Hostile data files at server start-up: multi-member gzip catalogs read whole, endless
-//! catalog lines refused by name, damaged native datasets refused before serving.
+//! Hostile data files at server start-up: damaged translation catalogs and catalogs of
+//! another wiki refused by name, damaged native datasets refused before serving.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use wikisuggest_server::translation::TranslationData;
 use wikisuggest_server::{Server, ServerConfig};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -16,47 +14,99 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn gz(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn record(title: &str) -> String {
-    format!(
-        "{{\"title\": \"{title}\", \"wikidata_id\": \"Q1\", \"langlinks\": [], \
-         \"pageviews\": 1, \"topic\": \"T\", \"text\": \"word\"}}\n"
-    )
+/// A copy of the translation catalog shipped in the Python package, in `dir/enwiki`.
+fn catalog_copy(dir: &Path) -> PathBuf {
+    let shipped = repo().join("python/wikisuggest/data/translation");
+    let out = dir.join("enwiki");
+    std::fs::create_dir_all(&out).unwrap();
+    for entry in std::fs::read_dir(shipped).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, out.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    out
 }
 
-#[test]
-fn every_member_of_a_gzip_catalog_is_read() {
+/// Why the server refused to start with these translation catalogs.
+async fn refusal(catalogs: Vec<(Option<String>, PathBuf)>) -> String {
+    let config = ServerConfig {
+        port: 0,
+        translation_catalogs: catalogs,
+        ..ServerConfig::default()
+    };
+    match Server::bind(config).await {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("served a catalog it should have refused"),
+    }
+}
+
+#[tokio::test]
+async fn a_cut_or_lying_catalog_file_is_refused_by_name() {
     let dir = temp_dir("catalog");
-    // What `cat a.gz b.gz`, pigz and bgzip write.
-    let mut bytes = gz(record("Cat").as_bytes());
-    bytes.extend(gz(record("Lion").as_bytes()));
-    std::fs::write(dir.join("en.jsonl.gz"), bytes).unwrap();
-    let data = TranslationData::open(&dir).unwrap();
-    assert_eq!(data.catalogs["en"].articles.len(), 2);
+    let catalog = catalog_copy(&dir);
+    let articles = catalog.join("articles.parquet");
+    let bytes = std::fs::read(&articles).unwrap();
+    // The copy serves: what follows is refused for what was done to it, not for the copy.
+    let config = ServerConfig {
+        port: 0,
+        translation_catalogs: vec![(None, catalog.clone())],
+        ..ServerConfig::default()
+    };
+    Server::bind(config)
+        .await
+        .unwrap()
+        .shutdown()
+        .await
+        .unwrap();
+
+    // Cut in the middle, as an interrupted copy leaves it.
+    std::fs::write(&articles, &bytes[..bytes.len() / 2]).unwrap();
+    let error = refusal(vec![(None, catalog.clone())]).await;
+    assert!(error.contains("articles.parquet"), "{error}");
+
+    // A footer that claims more metadata than the file holds: refused, not allocated.
+    let mut lying = bytes.clone();
+    let at = lying.len() - 8;
+    lying[at..at + 4].copy_from_slice(&0xFFFF_FFF0_u32.to_le_bytes());
+    std::fs::write(&articles, &lying).unwrap();
+    let error = refusal(vec![(None, catalog.clone())]).await;
+    assert!(error.contains("articles.parquet"), "{error}");
+    std::fs::write(&articles, &bytes).unwrap();
+
+    // A description that is not JSON, or of a format this version does not read.
+    let manifest = catalog.join("catalog.json");
+    let description = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, &description[..description.len() / 3]).unwrap();
+    let error = refusal(vec![(None, catalog.clone())]).await;
+    assert!(error.contains("catalog.json"), "{error}");
+    let newer = description.replacen("\"format\": 1,", "\"format\": 99,", 1);
+    assert_ne!(newer, description);
+    std::fs::write(&manifest, newer).unwrap();
+    let error = refusal(vec![(None, catalog.clone())]).await;
+    assert!(error.contains("format 99"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn an_endless_catalog_line_is_refused_by_file_and_line() {
-    let dir = temp_dir("long-line");
-    let limit = wikisuggest_server::translation::dataset::MAX_LINE_BYTES as usize;
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(record("Cat").as_bytes()).unwrap();
-    let chunk = vec![b' '; 1 << 20];
-    for _ in 0..=limit >> 20 {
-        e.write_all(&chunk).unwrap();
-    }
-    std::fs::write(dir.join("en.jsonl.gz"), e.finish().unwrap()).unwrap();
-    let error = TranslationData::open(&dir).err().unwrap().to_string();
+#[tokio::test]
+async fn a_catalog_named_for_another_wiki_or_a_folder_without_one_is_refused() {
+    let dir = temp_dir("named");
+    let catalog = catalog_copy(&dir);
+    let error = refusal(vec![(Some("frwiki".to_owned()), catalog)]).await;
     assert!(
-        error.contains("en.jsonl.gz") && error.contains("line 2"),
+        error.contains("enwiki") && error.contains("frwiki"),
         "{error}"
     );
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let error = refusal(vec![(None, empty)]).await;
+    assert!(error.contains("no translation catalog"), "{error}");
+    let error = refusal(vec![(None, dir.join("absent"))]).await;
+    assert!(error.contains("absent"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -64,9 +114,8 @@ fn an_endless_catalog_line_is_refused_by_file_and_line() {
 async fn a_damaged_native_dataset_is_refused_at_start_up() {
     let dir = temp_dir("native");
     let wiki = dir.join("enwiki");
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     wikisuggest_engine::convert(
-        &repo.join("tests/data/parity/datasets/enwiki"),
+        &repo().join("tests/data/parity/datasets/enwiki"),
         "enwiki",
         &wiki,
     )

@@ -96,7 +96,27 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The app over a page, the parity datasets, a three-article translation catalog and the
+/// The translation catalog shipped in the Python package (English Wikipedia articles of
+/// the translation test dumps, with every part).
+fn shipped_catalog() -> PathBuf {
+    repo().join("python/wikisuggest/data/translation")
+}
+
+/// A case production's service answered on the translation test dumps (the shipped
+/// catalog's source): its recorded body.
+fn recorded(file: &str, name: &str) -> Value {
+    let path = repo().join(format!("tests/data/translation/expected/{file}.json"));
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = data["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no recorded case {name}"));
+    case["body"].clone()
+}
+
+/// The app over a page, the parity datasets, the shipped translation catalog and the
 /// clients above, as `tweak` changes its configuration, with the directory holding its
 /// files (removed on drop).
 async fn app(tweak: impl FnOnce(&mut ServerConfig)) -> (Router, TempDir) {
@@ -104,23 +124,11 @@ async fn app(tweak: impl FnOnce(&mut ServerConfig)) -> (Router, TempDir) {
     std::fs::create_dir_all(dir.0.join("pages")).unwrap();
     std::fs::write(dir.0.join("pages/Anarchism.wikitext"), PAGE).unwrap();
     std::fs::write(dir.0.join("clients.toml"), CLIENTS).unwrap();
-    let translation = dir.0.join("translation");
-    std::fs::create_dir_all(&translation).unwrap();
-    let lines = [
-        json!({"title": "Cat", "wikidata_id": "Q146", "langlinks": ["fr", "de"], "pageviews": 90,
-               "topic": "Biology", "text": "domestic cat feline mammal"}),
-        json!({"title": "Lion", "wikidata_id": "Q140", "langlinks": ["de"], "pageviews": 50,
-               "topic": "Biology", "text": "large cat feline mammal"}),
-        json!({"title": "Violin", "wikidata_id": "Q8355", "langlinks": [], "pageviews": 10,
-               "topic": "Arts", "text": "string instrument"}),
-    ];
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(translation.join("en.jsonl"), text).unwrap();
     let mut config = ServerConfig {
         port: 0,
         datasets: Some(repo().join("tests/data/parity/datasets")),
         pages: Some(dir.0.join("pages")),
-        translation: Some(translation),
+        translation_catalogs: vec![(Some("enwiki".to_owned()), shipped_catalog())],
         clients: Some(dir.0.join("clients.toml")),
         seed: Some(3),
         ..ServerConfig::default()
@@ -404,59 +412,88 @@ async fn post_links_needs_a_valid_token() {
     assert!(r.headers["www-authenticate"].contains("error=\"invalid_token\""));
 }
 
+/// `items` with the five fields of the contract's array, in the contract's order.
+fn contract_fields(items: &Value) -> Value {
+    let fields = [
+        "title",
+        "pageviews",
+        "wikidata_id",
+        "rank",
+        "langlinks_count",
+    ];
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            let kept = fields.iter().map(|&k| (k.to_owned(), item[k].clone()));
+            Value::Object(kept.collect())
+        })
+        .collect()
+}
+
+fn titles(items: &Value) -> Vec<String> {
+    let items = items.as_array().unwrap();
+    items
+        .iter()
+        .map(|i| i["title"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The translation route over a catalog of the dumps answers as production answered on the
+/// same dumps: its refusals, popular mode in the contract's array, the day's views, and a
+/// seeded shuffle that draws from the same candidates.
 #[tokio::test]
 async fn translation_route() {
     let (app, _dir) = app(|_| {}).await;
-    let r = get(&app, TRANSLATION).await;
+    let r = get(&app, &format!("{TRANSLATION}?source=en")).await;
     assert_eq!(r.status, 422);
-    assert_eq!(
-        r.json()["detail"][1],
-        json!({"type": "missing", "loc": ["query", "target"], "msg": "Field required", "input": null})
-    );
+    assert_eq!(r.json(), recorded("errors", "error-missing-target"));
     let r = get(
         &app,
         &format!("{TRANSLATION}?source=en&target=fr&rank_method=best"),
     )
     .await;
-    assert_eq!(
-        (r.status, r.json()["detail"][0]["type"].as_str()),
-        (422, Some("enum"))
-    );
-    let r = get(
-        &app,
-        &format!("{TRANSLATION}?source=en&target=de&include_pageviews=true"),
-    )
-    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json(), recorded("errors", "error-rank-method"));
+    let r = get(&app, &format!("{TRANSLATION}?source=en&target=zz9")).await;
+    assert_eq!(r.status, 422);
+    let want = recorded("errors", "error-invalid-target");
+    assert_eq!(r.json()["detail"][0]["msg"], want["detail"][0]["msg"]);
+    assert_eq!(r.json()["detail"][0]["type"], "value_error");
+
+    // Popular mode, ranked by interlanguage links: production's answer, field for field.
+    let path = format!("{TRANSLATION}?source=en&target=fr&rank_method=sitelinks&count=12");
+    let r = get(&app, &path).await;
     assert_eq!(r.status, 200);
-    assert_eq!(
-        r.json(),
-        json!([{"title": "Violin", "pageviews": 10, "wikidata_id": "Q8355", "rank": 3, "langlinks_count": 0}])
-    );
+    let want = recorded("array_shape", "array-popular-fr-sitelinks");
+    assert_eq!(r.json(), contract_fields(&want));
+
+    // The day's views: every item of the top list was viewed; production's where it looked.
+    let r = get(&app, &format!("{path}&include_pageviews=true"))
+        .await
+        .json();
+    let want = recorded("popular", "popular-fr-pageviews")["recommendations"].clone();
+    assert_eq!(titles(&r), titles(&want));
+    for (got, want) in r.as_array().unwrap().iter().zip(want.as_array().unwrap()) {
+        let views = got["pageviews"].as_i64().unwrap();
+        assert!(views > 0, "{got}");
+        if want["pageviews"].as_i64().unwrap() > 0 {
+            assert_eq!(got["pageviews"], want["pageviews"]);
+        }
+    }
+
+    // The default ranking shuffles, reproducibly under the server's seed, among the same
+    // candidates.
     let a = get(&app, &format!("{TRANSLATION}?source=en&target=fr")).await;
     assert_eq!(a.status, 200);
-    assert_eq!(a.json().as_array().map(Vec::len), Some(2));
-    assert_eq!(
-        a.body,
-        get(&app, &format!("{TRANSLATION}?source=en&target=fr"))
-            .await
-            .body,
-        "seeded order"
-    );
-    let r = get(
-        &app,
-        &format!("{TRANSLATION}?source=en&target=fr&seed=Cat&rank_method=sitelinks"),
-    )
-    .await
-    .json();
-    assert_eq!(
-        r,
-        json!([{"title": "Lion", "pageviews": 0, "wikidata_id": "Q140", "rank": 1, "langlinks_count": 1}])
-    );
-    let r = get(&app, &format!("{TRANSLATION}?source=en&target=it")).await;
-    assert_eq!(
-        r.json()["detail"][0]["msg"],
-        "Value error, Invalid target language code"
-    );
+    assert_eq!(a.json().as_array().map(Vec::len), Some(12));
+    let again = get(&app, &format!("{TRANSLATION}?source=en&target=fr")).await;
+    assert_eq!(a.body, again.body, "seeded order");
+    let pool = titles(&recorded("popular", "popular-fr-sitelinks")["recommendations"]);
+    for title in titles(&a.json()) {
+        assert!(pool.contains(&title), "{title} is not a candidate");
+    }
 }
 
 fn location_query(r: &Reply) -> HashMap<String, String> {
@@ -680,52 +717,51 @@ async fn bodies_are_bounded() {
     assert_eq!(send(&app, "POST", &path, &auth, &large).await.status, 413);
 }
 
-/// The shipped catalogs in the envelope shape: sibling routes, pagination through a real
+const ESSENTIAL: &str = "Essential Articles";
+
+/// The shipped catalog in the envelope shape: sibling routes, pagination through a real
 /// collection over HTTP, and the document describing every parameter.
 #[tokio::test]
 async fn translation_envelope_collections_and_siblings() {
     let (app, _dir) = app(|config| {
-        config.translation = Some(repo().join("data/translation"));
         config.translation_shape = wikisuggest_server::TranslationShape::Envelope;
     })
     .await;
     let listed = get(&app, &format!("{TRANSLATION}/page-collections")).await;
     assert_eq!(listed.status, 200);
-    let listed = listed.json();
-    let maths = listed
+    let listings = recorded("listings", "page-collections");
+    assert_eq!(listed.json(), listings);
+    let essential = listings
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["name"] == "Vital articles (en)/Mathematics")
+        .find(|c| c["name"] == ESSENTIAL)
         .cloned()
         .unwrap();
-    let total = maths["articles_count"].as_u64().unwrap();
-    assert!(total > 100, "{maths}");
+    let total = essential["articles_count"].as_u64().unwrap();
     let groups = get(&app, &format!("{TRANSLATION}/page-collection-groups"))
         .await
         .json();
-    assert_eq!(groups["Vital articles (en)"].as_array().unwrap().len(), 3);
-    assert!(groups["ungrouped"].is_array());
+    assert_eq!(groups, recorded("listings", "page-collection-groups"));
 
     // Every page of one collection: the continuation is followed until nothing new comes.
     let base = format!(
-        "{TRANSLATION}?source=en&target=de&collections=true&seed=vital%20articles%20(en)/mathematics&count=50"
+        "{TRANSLATION}?source=en&target=sw&collections=true&seed=essential%20articles&count=4"
     );
     let first = get(&app, &base).await.json();
     let seed = first["continue_seed"].as_i64().unwrap();
     let mut seen = std::collections::HashSet::new();
     let mut page = first;
+    let mut pages = 0;
     loop {
+        pages += 1;
         let items = page["recommendations"].as_array().unwrap().clone();
         let new = items
             .iter()
             .filter(|i| seen.insert(i["wikidata_id"].as_str().unwrap().to_owned()))
             .count();
         for item in &items {
-            assert_eq!(
-                item["collection"]["name"],
-                "Vital articles (en)/Mathematics"
-            );
+            assert_eq!(item["collection"]["name"], ESSENTIAL);
             assert!(item["size"].as_i64().unwrap() > 0);
         }
         let offset = page["continue_offset"].as_i64().unwrap();
@@ -740,10 +776,11 @@ async fn translation_envelope_collections_and_siblings() {
         .json();
         assert_eq!(page["continue_seed"].as_i64(), Some(seed));
     }
-    let in_german = maths_in("de", &app).await;
+    assert!(pages > 3, "{pages} pages");
+    let in_swahili = collection_in("sw", &app).await;
     assert_eq!(
         seen.len() as u64,
-        total - in_german,
+        total - in_swahili,
         "every missing article, once"
     );
 
@@ -751,7 +788,7 @@ async fn translation_envelope_collections_and_siblings() {
     let r = get(
         &app,
         &format!(
-            "{TRANSLATION}/page-collection-membership?collection=Vital%20articles%20(en)/Mathematics&qids={}%7CQ1",
+            "{TRANSLATION}/page-collection-membership?collection=Essential%20Articles&qids={}%7CQ1",
             members.join("%7C")
         ),
     )
@@ -767,16 +804,27 @@ async fn translation_envelope_collections_and_siblings() {
     assert_eq!(r.status, 422);
     assert_eq!(r.json()["detail"][0]["type"], "value_error");
 
-    // Popular mode in the envelope: every item field, no continuation.
+    // Popular mode in the envelope: every item field, no continuation; lead sections as
+    // production measured them.
     let r = get(
         &app,
-        &format!("{TRANSLATION}?source=en&target=fr&lead_section=true&count=3"),
+        &format!(
+            "{TRANSLATION}?source=en&target=fr&rank_method=sitelinks&count=15&lead_section=true"
+        ),
     )
     .await
     .json();
     assert_eq!(r["continue_offset"], Value::Null);
-    assert_eq!(r["recommendations"].as_array().unwrap().len(), 3);
-    assert!(r["recommendations"][0]["lead_section_size"].is_i64());
+    let want = recorded("popular", "popular-fr-lead-section-sizes");
+    assert_eq!(r["recommendations"], want["recommendations"]);
+    let items = r["recommendations"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .filter(|i| i["lead_section_size"].is_i64())
+            .count()
+            > 10
+    );
     let r = get(
         &app,
         &format!("{TRANSLATION}?source=en&target=fr&min_size=x"),
@@ -802,13 +850,13 @@ async fn translation_envelope_collections_and_siblings() {
     }
 }
 
-/// How many articles of the English mathematics collection exist in `target`, from the
+/// How many articles of the essential articles collection exist in `target`, from the
 /// collection metadata the items carry.
-async fn maths_in(target: &str, app: &Router) -> u64 {
+async fn collection_in(target: &str, app: &Router) -> u64 {
     let r = get(
         app,
         &format!(
-            "{TRANSLATION}?source=en&target={target}&collections=true&seed=Vital%20articles%20(en)/Mathematics&count=1"
+            "{TRANSLATION}?source=en&target={target}&collections=true&seed=Essential%20Articles&count=1"
         ),
     )
     .await

@@ -11,12 +11,16 @@ use wikisuggest_core::params::{MembershipParams, RankMethod, TranslationParams};
 use wikisuggest_core::{Client, ClientConfig, Error};
 use wikisuggest_server::{RunningServer, Server, ServerConfig, TranslationShape};
 
-const MATHS: &str = "Vital articles (en)/Mathematics";
+const ESSENTIAL: &str = "Essential Articles";
 
+/// A server over the translation catalog shipped in the Python package (English Wikipedia
+/// articles of the translation test dumps, with every part), and a client of it.
 async fn start(shape: TranslationShape) -> (RunningServer, Client) {
+    let catalog =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/wikisuggest/data/translation");
     let config = ServerConfig {
         port: 0,
-        translation: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/translation")),
+        translation_catalogs: vec![(None, catalog)],
         translation_shape: shape,
         seed: Some(5),
         ..ServerConfig::default()
@@ -53,22 +57,22 @@ async fn all_pages(client: &Client, first: TranslationParams) -> Vec<Translation
 async fn pages_of_a_collection_and_the_collection_routes() {
     let (server, client) = start(TranslationShape::Envelope).await;
     let listed = client.page_collections().await.unwrap();
-    let maths = listed.iter().find(|c| c.name == MATHS).unwrap();
+    let essential = listed.iter().find(|c| c.name == ESSENTIAL).unwrap();
     let params = TranslationParams {
         collections: true,
-        seed: vec![MATHS.to_owned()],
-        count: 30,
-        ..TranslationParams::new("en", "ja")
+        seed: vec![ESSENTIAL.to_owned()],
+        count: 4,
+        ..TranslationParams::new("en", "sw")
     };
     let pages = all_pages(&client, params.clone()).await;
     assert!(pages.len() > 2);
     let items: Vec<_> = pages.iter().flat_map(|p| &p.items).collect();
     let unique: HashSet<_> = items.iter().map(|i| i.wikidata_id.clone()).collect();
     let collection = items[0].collection.as_ref().unwrap();
-    let in_target = collection.articles_by_language_count.as_ref().unwrap()["ja"];
+    let in_target = collection.articles_by_language_count.as_ref().unwrap()["sw"];
     assert_eq!(
         unique.len() as i64,
-        maths.articles_count.unwrap() - in_target
+        essential.articles_count.unwrap() - in_target
     );
     // Only the page overlaps repeat.
     let overlaps = pages.iter().skip(1).filter(|p| !p.items.is_empty()).count();
@@ -81,17 +85,19 @@ async fn pages_of_a_collection_and_the_collection_routes() {
     assert_eq!(all_pages(&client, seeded).await, pages);
 
     let groups = client.page_collection_groups().await.unwrap();
-    assert_eq!(groups["Vital articles (fr)"].len(), 3);
-    assert!(groups["ungrouped"].is_empty());
+    let names =
+        |group: &str| -> Vec<String> { groups[group].iter().map(|c| c.name.clone()).collect() };
+    assert_eq!(names("Wiki99"), ["Wiki99/Food", "Wiki99/Science"]);
+    assert_eq!(names("ungrouped"), ["Campaign:Tanzania 2026", ESSENTIAL]);
     let member = items[0].wikidata_id.clone().unwrap();
     let found = client
-        .page_collection_membership(&MembershipParams::qids(MATHS, &[&member, "Q1"]))
+        .page_collection_membership(&MembershipParams::qids(ESSENTIAL, &[&member, "Q1"]))
         .await
         .unwrap();
     assert_eq!((found[&member], found["Q1"]), (true, false));
     let by_title = client
         .page_collection_membership(&MembershipParams::titles(
-            MATHS,
+            ESSENTIAL,
             "en",
             &[items[0].title.as_str()],
         ))
@@ -102,8 +108,8 @@ async fn pages_of_a_collection_and_the_collection_routes() {
     // Search with the new filters, decoded into typed fields.
     let page = client
         .translation_page(&TranslationParams {
-            country: vec!["fra".into()],
-            min_size: Some(1000),
+            country: vec!["can".into()],
+            min_size: Some(700),
             lead_section: true,
             rank_method: RankMethod::Sitelinks,
             count: 5,
@@ -111,12 +117,18 @@ async fn pages_of_a_collection_and_the_collection_routes() {
         })
         .await
         .unwrap();
-    assert!(!page.items.is_empty());
+    assert!(page.items.len() > 1);
     assert_eq!(page.continue_offset, None);
     for item in &page.items {
-        assert!(item.lead_section_size.unwrap() >= 1000);
+        assert!(item.lead_section_size.unwrap() >= 700);
         assert!(item.size.is_some() && item.collection.is_none() && item.extra.is_empty());
     }
+    let links: Vec<i64> = page
+        .items
+        .iter()
+        .map(|i| i.langlinks_count.unwrap())
+        .collect();
+    assert!(links.windows(2).all(|w| w[0] >= w[1]), "{links:?}");
     // Refused before sending: the server would answer 422 or nothing sensible.
     let refused = client
         .translation_page(&TranslationParams {
@@ -135,9 +147,9 @@ async fn the_array_shape_is_a_page_without_continuation() {
     let page = client
         .translation_page(&TranslationParams {
             collections: true,
-            seed: vec![MATHS.to_owned()],
+            seed: vec![ESSENTIAL.to_owned()],
             count: 4,
-            ..TranslationParams::new("en", "ja")
+            ..TranslationParams::new("en", "sw")
         })
         .await
         .unwrap();

@@ -14,12 +14,12 @@ import sys
 
 from .._native import __version__
 from ..errors import WikisuggestError
-from . import apply, build, client, datasets, demo, dump, rules, serve, token
+from . import apply, build, client, datasets, demo, dump, rules, serve, token, translation
 
 __all__ = ["main", "parser"]
 
 #: The modules of the subcommands, in the order ``--help`` lists them.
-_COMMANDS = (demo, datasets, client, token, build, serve, dump, apply, rules)
+_COMMANDS = (demo, datasets, translation, client, token, build, serve, dump, apply, rules)
 
 #: What ``wikisuggest --help`` says above the commands: what the tool is for a user.
 DESCRIPTION = """\

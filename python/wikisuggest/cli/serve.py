@@ -29,7 +29,7 @@ def _serve(args: argparse.Namespace) -> int:
             pages=args.pages,
             wiki_apis=dict(spec.split("=", 1) for spec in args.wiki_api or ()),
             rules=dict(spec.split("=", 1) for spec in args.rules or ()),
-            translation=args.translation,
+            translation=_translation(args.translation_catalog),
             translation_shape=args.translation_shape,
             clients=args.clients,
             seed=args.seed,
@@ -44,6 +44,29 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"wikisuggest serve: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+def _translation(specs: list[str] | None) -> list[tuple[str | None, str]] | None:
+    """``--translation-catalog`` values: ``WIKI=PATH``, a catalog folder (or a folder of
+    them), or a wiki id whose cached catalog is opened (fetched at start-up if missing)."""
+    if not specs:
+        return None
+    from pathlib import Path
+
+    from ..datasets.published import wiki_id
+    from ..translation.fetch import fetch
+
+    out: list[tuple[str | None, str]] = []
+    for spec in specs:
+        wiki, sep, path = spec.partition("=")
+        if sep:
+            out.append((wiki_id(wiki), path))
+        elif Path(spec).exists():
+            out.append((None, spec))
+        else:
+            wiki = wiki_id(spec)
+            out.append((wiki, str(fetch(wiki))))
+    return out
 
 
 def _wiki_api(value: str) -> str:
@@ -91,7 +114,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_wiki_rules,
         help="never-link rules (TOML or JSON) applied to WIKI_ID's requests (repeatable)",
     )
-    serve.add_argument("--translation", metavar="DIR", help="translation catalogs folder")
+    serve.add_argument(
+        "--translation-catalog",
+        "--translation",
+        action="append",
+        metavar="WIKI=DIR|DIR|WIKI",
+        help="a translation catalog (WIKI=DIR), a folder of catalogs, or a wiki id whose "
+        "cached catalog is opened, fetched at start-up when missing (repeatable; see "
+        "'wikisuggest translation')",
+    )
     serve.add_argument(
         "--translation-shape",
         choices=["array", "envelope"],

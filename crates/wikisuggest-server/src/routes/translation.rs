@@ -24,7 +24,11 @@ pub async fn translation(
         Some(seed) => seed ^ fnv1a(raw.as_bytes()),
         None => fastrand::u64(..),
     };
-    let outcome = recommend(&state.translation, &query, shuffle_seed);
+    let worker = state.clone();
+    let outcome =
+        tokio::task::spawn_blocking(move || recommend(&worker.translation, &query, shuffle_seed))
+            .await
+            .map_err(|e| ApiError::Internal(format!("the translation task failed: {e}")))?;
     let body = match state.config.translation_shape {
         TranslationShape::Array => outcome.array(),
         TranslationShape::Envelope => outcome.envelope(),

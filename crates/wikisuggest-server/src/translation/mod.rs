@@ -1,10 +1,10 @@
-//! Translation recommendations from local per-language catalogs.
+//! Translation recommendations from the translation catalogs built from the public dumps.
 
+pub mod catalogs;
 pub mod collections;
-pub mod dataset;
 pub mod params;
 pub mod recommend;
 
-pub use dataset::{Article, Catalog, Collection, CollectionInfo, TranslationData};
+pub use catalogs::TranslationCatalogs;
 pub use params::{Algorithm, RankMethod, TranslationQuery};
 pub use recommend::{Outcome, recommend};

@@ -6,22 +6,10 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::dataset::TranslationData;
+use super::catalogs::TranslationCatalogs;
 use crate::link::params::py_int;
 
-/// Language code → the code its wiki and interlanguage links use (§3.4).
-pub const DOMAIN_MAPPING: [(&str, &str); 10] = [
-    ("be-tarask", "be-x-old"),
-    ("bho", "bh"),
-    ("gsw", "als"),
-    ("lzh", "zh-classical"),
-    ("nan", "zh-min-nan"),
-    ("nb", "no"),
-    ("rup", "roa-rup"),
-    ("sgs", "bat-smg"),
-    ("vro", "fiu-vro"),
-    ("yue", "zh-yue"),
-];
+pub use wikisuggest_translation::wiki::{DOMAIN_MAPPING, link_code};
 
 use wikisuggest_records::params::TranslationParams;
 /// The translation parameters' values and defaults are the client's (one definition).
@@ -124,23 +112,15 @@ impl RawParams {
 
 /// Whether `code` names a wiki the server knows (or any code when it knows none, as upstream
 /// before its language list is loaded).
-pub(crate) fn known_language(data: &TranslationData, code: &str) -> bool {
+pub(crate) fn known_language(data: &TranslationCatalogs, code: &str) -> bool {
     data.languages.is_empty()
         || data.languages.contains(code)
         || DOMAIN_MAPPING.iter().any(|(a, b)| *a == code || *b == code)
 }
 
-/// The code interlanguage links use for `language`.
-pub fn link_code(language: &str) -> &str {
-    DOMAIN_MAPPING
-        .iter()
-        .find(|(code, _)| *code == language)
-        .map_or(language, |(_, domain)| domain)
-}
-
 impl TranslationQuery {
     /// Parses the raw query string; `Err` holds the `detail` entries of a 422.
-    pub fn parse(raw: &str, data: &TranslationData) -> Result<Self, Vec<Value>> {
+    pub fn parse(raw: &str, data: &TranslationCatalogs) -> Result<Self, Vec<Value>> {
         let params = RawParams::new(raw);
         let mut errors = Vec::new();
         let source = params.get("source").map(str::to_owned);
@@ -207,7 +187,7 @@ impl TranslationQuery {
         query.check_languages(data).map(|()| query)
     }
 
-    fn check_languages(&self, data: &TranslationData) -> Result<(), Vec<Value>> {
+    fn check_languages(&self, data: &TranslationCatalogs) -> Result<(), Vec<Value>> {
         let message = if !known_language(data, &self.source) {
             "Invalid source language code"
         } else if !known_language(data, &self.target) {
