@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use wikisuggest_engine::{Dataset, Engine, RecommendOptions};
+use wikisuggest_engine::{Dataset, Engine, LinkOptions, RecommendOptions};
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
@@ -23,8 +23,11 @@ fn engine() -> &'static Engine {
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let options = RecommendOptions {
-        threshold: 0.0,
-        max_recommendations: 0,
+        link: LinkOptions {
+            threshold: 0.0,
+            max_recommendations: 0,
+            ..LinkOptions::default()
+        },
         time_budget: Some(Duration::from_secs(2)),
         max_work: None,
         ..RecommendOptions::default()
