@@ -10,7 +10,8 @@ use wikisuggest_text::title::normalise_title;
 
 use crate::dump::open_dump;
 use crate::error::Result;
-use crate::training::{Split, gold_and_stripped};
+use crate::split::Split;
+use crate::training::gold_and_stripped;
 
 /// Micro-averaged counts at one threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]

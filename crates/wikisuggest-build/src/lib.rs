@@ -23,6 +23,7 @@ pub mod links;
 pub mod pickle;
 pub mod publish;
 pub mod scan;
+pub mod split;
 pub mod training;
 
 use std::path::{Path, PathBuf};
@@ -36,7 +37,8 @@ pub use backtest::{Backtest, BacktestPoint, backtest, backtest_against};
 pub use embed::WordVectors;
 pub use error::{BuildError, Result};
 pub use scan::{BuildOptions, Scan, ScanStats, scan};
-pub use training::{Split, TrainingRows, training_rows};
+pub use split::Split;
+pub use training::{TrainingRows, training_rows};
 
 /// Where title embeddings come from.
 #[derive(Debug, Clone)]

@@ -19,7 +19,7 @@ use crate::anchors::{AnchorCounts, AnchorFilter, Interner, count_text_anchors};
 use crate::dump::{Namespaces, open_dump, open_dump_of};
 use crate::error::Result;
 use crate::links::article_links;
-use crate::training::Split;
+use crate::split::Split;
 
 /// Settings of a build.
 #[derive(Debug, Clone)]

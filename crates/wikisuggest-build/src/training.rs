@@ -11,7 +11,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
 use wikisuggest_engine::features::Features;
 use wikisuggest_engine::jaro::jaro;
 use wikisuggest_engine::kurtosis::padded_kurtosis;
@@ -26,39 +25,7 @@ use crate::dump::{Namespaces, open_dump};
 use crate::error::{BuildError, Result};
 use crate::links::{article_links, strip_links};
 use crate::scan::Scan;
-
-/// How articles are divided between training and backtesting.
-#[derive(Debug, Clone, Copy)]
-pub struct Split {
-    /// Share of articles held out for the backtest, chosen by a hash of the title.
-    pub holdout_fraction: f64,
-    /// Use at most this many training articles (production: 200,000 pages).
-    pub max_train_articles: usize,
-    /// Backtest at most this many held-out articles.
-    pub max_test_articles: usize,
-}
-
-impl Default for Split {
-    fn default() -> Self {
-        Self {
-            holdout_fraction: 0.5,
-            max_train_articles: 200_000,
-            max_test_articles: 10_000,
-        }
-    }
-}
-
-impl Split {
-    /// Whether the article `title` (normalised) is held out: the first 8 bytes of
-    /// sha256(title) as a fraction of 2^64 fall below the hold-out share. Stable across
-    /// builds, dumps and dump order.
-    pub fn is_held_out(&self, title: &str) -> bool {
-        let digest = Sha256::digest(title.as_bytes());
-        let mut head = [0u8; 8];
-        head.copy_from_slice(&digest[..8]);
-        (u64::from_be_bytes(head) as f64) < self.holdout_fraction * 2f64.powi(64)
-    }
-}
+use crate::split::Split;
 
 /// Feature rows and labels, row-major (`labels.len() × NUM_FEATURES`).
 #[derive(Debug, Clone, Default, PartialEq)]

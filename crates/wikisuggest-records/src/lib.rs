@@ -11,6 +11,7 @@
 //!   sends, the engine embeds and the server parses into (and Python reads its defaults from).
 //! - [`wiki`]: the one rule between a wiki's id, language and domain.
 
+mod invalid;
 pub mod params;
 pub mod wiki;
 

@@ -7,39 +7,11 @@
 //! the translation service applies a negative `count` as a slice), so these checks are where a
 //! caller learns that a value makes no sense.
 
-use std::fmt;
 use std::time::Duration;
 
 use crate::TranslationPage;
+pub use crate::invalid::{Checked, InvalidParameter};
 use crate::wiki::check_code;
-
-/// A parameter that makes no sense, named as the caller spells it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidParameter {
-    /// The parameter's name (`threshold`, `page_title`, ...).
-    pub name: String,
-    /// What is wrong with its value.
-    pub message: String,
-}
-
-impl InvalidParameter {
-    pub fn new(name: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for InvalidParameter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid {}: {}", self.name, self.message)
-    }
-}
-
-impl std::error::Error for InvalidParameter {}
-
-pub type Checked<T = ()> = Result<T, InvalidParameter>;
 
 /// A number of seconds as a [`Duration`]: finite and not negative. The one conversion of every
 /// timeout, budget and leeway a caller gives in seconds.

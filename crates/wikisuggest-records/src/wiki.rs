@@ -4,7 +4,7 @@
 //! published-dataset fetcher, the local engine and the reference server all read a wiki's
 //! names from here, and the extension module exports the rule to Python.
 
-use crate::params::{Checked, InvalidParameter};
+use crate::invalid::{Checked, InvalidParameter};
 
 /// Language subdomains whose database name is not the subdomain with `-` turned into `_`
 /// (the subdomain first, then the database name).
