@@ -283,7 +283,8 @@ def test_seed_mode_runs_productions_post_processing(seeded: Seeded, target: str)
     seed = by_title(seeded.docs, title)
     hits = expected_similar(seeded.docs, [seed])
     ids = {d.title: d.page_id for d in seeded.docs.values()}
-    want = {t for t in hits if ids[t] in missing_in(target)}
+    missing = missing_in(target)
+    want = {t for t in hits if ids[t] in missing}
     items = engine.recommend(target, seed=title, count=500, rank_method="sitelinks")
     assert {i.title for i in items} == want and want
     counts = [i.langlinks_count for i in items]
