@@ -339,7 +339,8 @@ fn a_catalog_joins_the_dumps_and_answers_as_production() {
 fn search_modes_and_gap_tables() {
     let (fx, sources) = fixture("search");
     let out = fx.dir.join("catalog");
-    build(&sources, &out, &BuildOptions::default()).unwrap();
+    let options = BuildOptions::default();
+    let manifest = build(&sources, &out, &options).unwrap();
     let engine = Engine::open(&out).unwrap();
     let with = |f: &dyn Fn(&mut TranslationParams)| {
         let mut r = request("sw");
