@@ -211,35 +211,44 @@ def test_parameters_apply_per_call(seeded: Seeded) -> None:
     engine = TranslationEngine.open(seeded.path)
     _, _, title = seed_titles(seeded.docs)
     seed = [by_title(seeded.docs, title)]
-    for overrides in (
-        {"min_term_freq": 1},
-        {"min_term_freq": 1, "max_query_terms": 2},
-        {"min_term_freq": 1, "minimum_should_match": "100%"},
-        {"min_doc_freq": 400, "min_term_freq": 1},
-    ):
-        percent = 100 if overrides.get("minimum_should_match") else 30
+    cases: list[tuple[dict[str, int], str | None]] = [
+        ({"min_term_freq": 1}, None),
+        ({"min_term_freq": 1, "max_query_terms": 2}, None),
+        ({"min_term_freq": 1}, "100%"),
+        ({"min_doc_freq": 400, "min_term_freq": 1}, None),
+    ]
+    for counts, should_match in cases:
         want = expected_similar(
             seeded.docs,
             seed,
-            min_term_freq=int(overrides.get("min_term_freq", 2)),
-            min_doc_freq=int(overrides.get("min_doc_freq", 2)),
-            max_query_terms=int(overrides.get("max_query_terms", 25)),
-            percent=percent,
+            min_term_freq=counts.get("min_term_freq", 2),
+            min_doc_freq=counts.get("min_doc_freq", 2),
+            max_query_terms=counts.get("max_query_terms", 25),
+            percent=100 if should_match else 30,
         )
-        assert_hits(engine.similar(title, limit=10_000, **overrides), want)  # type: ignore[arg-type]
+        found = engine.similar(
+            title,
+            limit=10_000,
+            min_term_freq=counts.get("min_term_freq"),
+            min_doc_freq=counts.get("min_doc_freq"),
+            max_query_terms=counts.get("max_query_terms"),
+            minimum_should_match=should_match,
+        )
+        assert_hits(found, want)
     # max_query_terms is capped at 100, as CirrusSearch caps it.
     assert engine.similar(title, max_query_terms=1000) == engine.similar(title, max_query_terms=100)
     assert wikisuggest.SIMILAR_DEFAULTS["limit"] == 500
     assert wikisuggest.SIMILAR_DEFAULTS["minimum_should_match"] == "30%"
-    for bad in (
+    bad: list[dict[str, Any]] = [
         {"limit": -1},
         {"limit": 10_001},
         {"min_term_freq": -1},
         {"max_query_terms": 0},
         {"minimum_should_match": "most"},
-    ):
+    ]
+    for arguments in bad:
         with pytest.raises(InvalidParameter):
-            engine.similar(title, **bad)  # type: ignore[arg-type]
+            engine.similar(title, **arguments)
     with pytest.raises(InvalidParameter):
         engine.similar([title, 3])  # type: ignore[list-item]
 
@@ -287,7 +296,7 @@ def test_seed_mode_runs_productions_post_processing(seeded: Seeded, target: str)
     want = {t for t in hits if ids[t] in missing}
     items = engine.recommend(target, seed=title, count=500, rank_method="sitelinks")
     assert {i.title for i in items} == want and want
-    counts = [i.langlinks_count for i in items]
+    counts = [i.langlinks_count or 0 for i in items]
     assert counts == sorted(counts, reverse=True)
     for item in items:
         assert item.size == seeded.docs[ids[item.title]].text_bytes
@@ -302,14 +311,13 @@ def test_seed_beside_a_topic_is_a_filter(seeded: Seeded) -> None:
     engine = TranslationEngine.open(seeded.path)
     title, *_ = seed_titles(seeded.docs)
     # morelikethis: beside a topic, the seed only filters (every match, in a random order).
-    for topic in ("biography", "stem", "europe"):
+    topics = ("biography", "stem", "europe")
+    for topic in topics:
         alone = {i.title for i in engine.recommend("sw", topic=topic, count=500, random_seed=1)}
         seeds = {i.title for i in engine.recommend("sw", seed=title, count=500, random_seed=1)}
         both = engine.recommend("sw", seed=title, topic=topic, count=500, random_seed=1)
         assert {i.title for i in both} == alone & seeds
-    assert any(
-        engine.recommend("sw", seed=title, topic=topic, count=500) for topic in ("biography", "stem", "europe")
-    )
+    assert any(engine.recommend("sw", seed=title, topic=topic, count=500) for topic in topics)
 
 
 def test_without_an_index_seed_requests_name_the_part(tmp_path: Path) -> None:
@@ -327,7 +335,9 @@ def test_without_an_index_seed_requests_name_the_part(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> Iterator[wikisuggest.Server]:
+def server(
+    seeded: Seeded, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[wikisuggest.Server]:
     folder = tmp_path_factory.mktemp("server")
     with ref.start(folder, translation={"enwiki": seeded.path}) as running:
         yield running

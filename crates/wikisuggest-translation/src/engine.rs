@@ -223,9 +223,7 @@ impl Engine {
         };
         Ok(Self {
             catalog,
-            similar: index
-                .clone()
-                .map(|i| i as Arc<dyn SimilarPages>),
+            similar: index.clone().map(|i| i as Arc<dyn SimilarPages>),
             index,
             collections,
         })
