@@ -64,6 +64,20 @@ fn translation_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// `TranslationEngine.similar`'s defaults: how many pages, and CirrusSearch's morelike
+/// parameters a call may override (a wiki's own settings, recorded with its index, come
+/// first).
+fn similar_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let p = wikisuggest_translation::seed::MoreLikeParams::default();
+    let d = PyDict::new(py);
+    d.set_item("limit", wikisuggest_translation::seed::SIMILAR_LIMIT)?;
+    d.set_item("min_term_freq", p.min_term_freq)?;
+    d.set_item("min_doc_freq", p.min_doc_freq)?;
+    d.set_item("max_query_terms", p.max_query_terms)?;
+    d.set_item("minimum_should_match", &p.minimum_should_match)?;
+    Ok(d)
+}
+
 /// The engine's pass options: the link options and what only the local engine takes (the
 /// time budget in seconds, the never-link rules).
 fn engine_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -111,6 +125,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         frozen(py, &translation_defaults(py)?)?,
     )?;
     m.add("ENGINE_DEFAULTS", frozen(py, &engine_defaults(py)?)?)?;
+    m.add("SIMILAR_DEFAULTS", frozen(py, &similar_defaults(py)?)?)?;
     m.add("MAX_TITLE_BYTES", wikisuggest_text::title::MAX_TITLE_BYTES)?;
     m.add_function(wrap_pyfunction!(wiki_id, m)?)?;
     m.add_function(wrap_pyfunction!(wiki_language, m)?)?;

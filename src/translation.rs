@@ -14,6 +14,7 @@ use pyo3::types::PyDict;
 use wikisuggest_translation::build::{BuildOptions, Progress, Provenance, SourceFile};
 use wikisuggest_translation::engine::Request;
 use wikisuggest_translation::gaps::{GapRequest, OrderBy};
+use wikisuggest_translation::seed::SimilarOptions;
 use wikisuggest_translation::sources::meta::{MetaSources, build_collections};
 use wikisuggest_translation::{Engine, Sources, SqlSources};
 
@@ -87,6 +88,31 @@ impl NativeTranslationEngine {
                 })
             },
             |py, page| crate::convert::translation_page(py, &page),
+        )
+    }
+
+    /// Articles like `seeds` (`morelike`): `(title, score)` pairs, best first. `None`
+    /// keeps the wiki's morelike parameter.
+    #[pyo3(signature = (seeds, limit, *, min_term_freq, min_doc_freq, max_query_terms, minimum_should_match))]
+    fn similar(
+        &self,
+        seeds: Vec<String>,
+        limit: usize,
+        min_term_freq: Option<u32>,
+        min_doc_freq: Option<u32>,
+        max_query_terms: Option<u32>,
+        minimum_should_match: Option<String>,
+    ) -> NativeCall {
+        let engine = Arc::clone(&self.engine);
+        let options = SimilarOptions {
+            min_term_freq,
+            min_doc_freq,
+            max_query_terms,
+            minimum_should_match,
+        };
+        NativeCall::blocking(
+            move || engine.similar(&seeds, &options, limit),
+            |py, hits| pyo3::IntoPyObjectExt::into_bound_py_any(hits, py),
         )
     }
 

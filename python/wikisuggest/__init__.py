@@ -19,7 +19,13 @@ import warnings
 from typing import Any
 
 from . import _aliases, datasets, errors
-from ._native import ENGINE_DEFAULTS, LINK_DEFAULTS, TRANSLATION_DEFAULTS, __version__
+from ._native import (
+    ENGINE_DEFAULTS,
+    LINK_DEFAULTS,
+    SIMILAR_DEFAULTS,
+    TRANSLATION_DEFAULTS,
+    __version__,
+)
 from .auth import (
     AuthorizationRequest,
     FileTokenStore,
@@ -87,6 +93,7 @@ __all__ = [
     "ENWIKI_CLASSES",
     "LINK_DEFAULTS",
     "PRODUCTION_CLASSES",
+    "SIMILAR_DEFAULTS",
     "TRANSLATION_DEFAULTS",
     "AppliedLink",
     "AppliedLinks",

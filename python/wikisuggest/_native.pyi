@@ -27,6 +27,7 @@ __all__ = [
     "LINK_DEFAULTS",
     "LINK_ROWS_SPARK_DDL",
     "MAX_TITLE_BYTES",
+    "SIMILAR_DEFAULTS",
     "TRANSLATION_DEFAULTS",
     "NativeArrowBatch",
     "NativeBatch",
@@ -83,6 +84,7 @@ __version__: str
 LINK_DEFAULTS: Mapping[str, Any]
 TRANSLATION_DEFAULTS: Mapping[str, Any]
 ENGINE_DEFAULTS: Mapping[str, Any]
+SIMILAR_DEFAULTS: Mapping[str, Any]
 #: The longest title MediaWiki accepts, in UTF-8 bytes.
 MAX_TITLE_BYTES: int
 
@@ -444,6 +446,16 @@ class NativeTranslationEngine:
         random_seed: int | None = None,
         follow_redirects: bool = False,
     ) -> NativeCall[dict[str, Any]]: ...
+    def similar(
+        self,
+        seeds: list[str],
+        limit: int,
+        *,
+        min_term_freq: int | None,
+        min_doc_freq: int | None,
+        max_query_terms: int | None,
+        minimum_should_match: str | None,
+    ) -> NativeCall[list[tuple[str, float]]]: ...
     def missing(
         self,
         targets: list[str],

@@ -23,13 +23,20 @@ fn catalog_copy(dir: &Path) -> PathBuf {
     let shipped = repo().join("python/wikisuggest/data/translation");
     let out = dir.join("enwiki");
     std::fs::create_dir_all(&out).unwrap();
-    for entry in std::fs::read_dir(shipped).unwrap() {
+    copy_files(&shipped, &out);
+    // The search index built with the catalog.
+    copy_files(&shipped.join("search"), &out.join("search"));
+    out
+}
+
+fn copy_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
         if path.is_file() {
-            std::fs::copy(&path, out.join(path.file_name().unwrap())).unwrap();
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
         }
     }
-    out
 }
 
 /// Why the server refused to start with these translation catalogs.
@@ -89,6 +96,12 @@ async fn a_cut_or_lying_catalog_file_is_refused_by_name() {
     std::fs::write(&manifest, newer).unwrap();
     let error = refusal(vec![(None, catalog.clone())]).await;
     assert!(error.contains("format 99"), "{error}");
+    std::fs::write(&manifest, &description).unwrap();
+
+    // A catalog whose search index went missing: refused by name, not answered empty.
+    std::fs::remove_dir_all(catalog.join("search")).unwrap();
+    let error = refusal(vec![(None, catalog.clone())]).await;
+    assert!(error.contains("search"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -191,6 +191,8 @@ impl Outcome {
 /// Answers translation requests from a catalog.
 pub struct Engine {
     catalog: Catalog,
+    /// The search index built with the catalog (seed mode and [`Engine::similar`]).
+    index: Option<Arc<wikisuggest_search::SearchIndex>>,
     similar: Option<Arc<dyn SimilarPages>>,
     collections: Option<Collections>,
 }
@@ -206,7 +208,7 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Opens the catalog in `dir`.
+    /// Opens the catalog in `dir`, with the search index built beside it if there is one.
     pub fn open(dir: &std::path::Path) -> Result<Self> {
         let catalog = Catalog::open(dir)?;
         let collections = if catalog.has_part("collections") {
@@ -214,17 +216,41 @@ impl Engine {
         } else {
             None
         };
+        let index = if catalog.manifest.search_index {
+            Some(Arc::new(crate::seed::open_index(dir)?))
+        } else {
+            None
+        };
         Ok(Self {
             catalog,
-            similar: None,
+            similar: index.clone().map(|i| i as Arc<dyn SimilarPages>),
+            index,
             collections,
         })
     }
 
-    /// Seed mode through `similar` (the search index built with the catalog).
+    /// Seed mode through `similar` instead of the catalog's own index.
     pub fn with_similar(mut self, similar: Arc<dyn SimilarPages>) -> Self {
         self.similar = Some(similar);
         self
+    }
+
+    /// Whether the catalog has its search index (seed mode, [`Engine::similar`]).
+    pub fn has_search_index(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// Articles like the seeds (`morelike:<seeds>`): `(title, score)` pairs, best first, at
+    /// most `limit`; disambiguation pages included, the seeds never; empty when no seed names
+    /// an article (redirects are followed). Each seed may hold several titles separated by `|`.
+    pub fn similar(
+        &self,
+        seeds: &[String],
+        options: &crate::seed::SimilarOptions,
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>> {
+        let index = self.index.as_ref().ok_or_else(crate::seed::no_index)?;
+        crate::seed::similar(index, seeds, options, limit)
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -371,12 +397,7 @@ impl Engine {
         let mut rows: Vec<usize> = if p.seed.is_none() {
             (0..self.catalog.len()).filter(|&r| allowed(r)).collect()
         } else {
-            let similar = self.similar.as_ref().ok_or_else(|| {
-                Error::MissingPart(
-                    "seed mode needs the search index built with the catalog's `cirrus` part"
-                        .to_owned(),
-                )
-            })?;
+            let similar = self.similar.as_ref().ok_or_else(crate::seed::no_index)?;
             let seeds: Vec<String> = p
                 .seed
                 .as_deref()

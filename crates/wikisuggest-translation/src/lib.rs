@@ -5,7 +5,8 @@
 //! links, Wikidata item, disambiguation, sizes, topic and country predictions, the day's
 //! views), built from the dumps in bounded memory ([`build`]). The [`engine`] answers from it
 //! as the service answers — its modes, filters and rankings — and [`gaps`] lists every
-//! article a target wiki lacks. Seed mode asks a search index through the [`similar`] seam.
+//! article a target wiki lacks. Seed mode asks a search index through the [`similar`] seam, which [`seed`] implements
+//! with `wikisuggest-search` (the index built into the catalog's folder).
 
 pub mod build;
 pub mod catalog;
@@ -16,6 +17,7 @@ pub mod gaps;
 pub mod pq;
 mod pyrandom;
 pub mod schema;
+pub mod seed;
 pub mod similar;
 pub mod sources;
 pub mod topics;

@@ -1,7 +1,7 @@
-//! The seam to the search index of seed mode (CirrusSearch's `morelike`), which another crate
-//! builds and answers: the catalog build hands it every document of the `cirrus` part, and
-//! the engine asks it for pages like the seeds, then runs production's post-processing on
-//! the hits.
+//! The seam to the search index of seed mode (CirrusSearch's `morelike`): the catalog build
+//! hands it every document of the `cirrus` part, and the engine asks it for pages like the
+//! seeds, then runs production's post-processing on the hits. [`crate::seed`] implements it
+//! with `wikisuggest-search`; a build or an engine may be given another.
 
 pub use crate::sources::cirrus::IndexDocument;
 

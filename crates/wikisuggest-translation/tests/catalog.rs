@@ -339,7 +339,8 @@ fn a_catalog_joins_the_dumps_and_answers_as_production() {
 fn search_modes_and_gap_tables() {
     let (fx, sources) = fixture("search");
     let out = fx.dir.join("catalog");
-    build(&sources, &out, &BuildOptions::default()).unwrap();
+    let options = BuildOptions::default();
+    let manifest = build(&sources, &out, &options).unwrap();
     let engine = Engine::open(&out).unwrap();
     let with = |f: &dyn Fn(&mut TranslationParams)| {
         let mut r = request("sw");
@@ -398,16 +399,43 @@ fn search_modes_and_gap_tables() {
     let all = shuffled(500);
     assert_eq!(all.len(), 4);
     assert_eq!(shuffled(2), all[..2]);
-    // Seed mode needs the search index.
-    let seed = engine.page(&{
+    // Seed mode asks the search index built with the catalog: the fixture's texts
+    // ("Moon text") repeat no term, so no term reaches `min_term_freq` and nothing matches.
+    assert!(manifest.search_index && engine.has_search_index());
+    let seed_request = {
         let mut r = request("sw");
         r.params.seed = vec!["Moon".to_owned()];
         r
-    });
-    assert!(matches!(
-        seed,
-        Err(wikisuggest_translation::Error::MissingPart(_))
-    ));
+    };
+    assert!(engine.page(&seed_request).unwrap().items.is_empty());
+    let loose = wikisuggest_translation::seed::SimilarOptions {
+        min_term_freq: Some(1),
+        min_doc_freq: Some(1),
+        ..Default::default()
+    };
+    // Every document holds "text": with the bounds lowered, every other article is like
+    // the Moon (redirect Luna followed, the seed itself left out).
+    let like = engine.similar(&["Luna".to_owned()], &loose, 500).unwrap();
+    let mut like: Vec<String> = like.into_iter().map(|(t, _)| t).collect();
+    like.sort();
+    assert_eq!(like, ["Jupiter", "Mercury", "Pluto (dwarf planet)", "Sun"]);
+    // Built without an index, seed mode says which part it needs.
+    let bare = fx.dir.join("bare");
+    let options = BuildOptions {
+        index: None,
+        ..options
+    };
+    assert!(!build(&sources, &bare, &options).unwrap().search_index);
+    let bare = Engine::open(&bare).unwrap();
+    for failed in [
+        bare.page(&seed_request).map(|_| ()),
+        bare.similar(&["Moon".to_owned()], &loose, 5).map(|_| ()),
+    ] {
+        match failed {
+            Err(wikisuggest_translation::Error::MissingPart(m)) => assert!(m.contains("cirrus")),
+            other => panic!("{other:?}"),
+        }
+    }
 
     // Gap tables: every missing article, most viewed first, disambiguation pages left out.
     let gaps = missing(engine.catalog(), &GapRequest::new("sw")).unwrap();

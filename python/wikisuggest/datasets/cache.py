@@ -361,8 +361,8 @@ class Snapshot:
         return str(value) if value else None
 
     def size(self) -> int:
-        """Bytes the snapshot takes on disk."""
-        return sum(p.stat().st_size for p in self.path.iterdir() if p.is_file())
+        """Bytes the snapshot takes on disk (its folders too: a catalog's search index)."""
+        return _size_of(self.path)
 
 
 @dataclass

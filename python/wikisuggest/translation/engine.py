@@ -5,6 +5,7 @@ tables, from a catalog built from Wikimedia's public dumps.
 >>> engine = wikisuggest.TranslationEngine.default()  # a small real-shaped catalog, offline
 >>> items = engine.recommend("sw", topic="biography", random_seed=1)
 >>> gaps = engine.missing("sw")  # every article Swahili lacks: a pyarrow.Table
+>>> like = engine.similar("Moon")  # (title, BM25 score) pairs: CirrusSearch's morelike
 
 An engine holds its catalog's articles in memory and is immutable: share one between threads.
 Every call runs without the GIL and can be interrupted (sync) or cancelled (asyncio).
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _args
-from .._native import TRANSLATION_DEFAULTS, NativeTranslationEngine
+from .._native import SIMILAR_DEFAULTS, TRANSLATION_DEFAULTS, NativeTranslationEngine
 from ..errors import InvalidParameter
 from ..records import TranslationPage, TranslationRecommendation
 
@@ -224,6 +225,85 @@ class TranslationEngine:
             target, random_seed=random_seed, follow_redirects=follow_redirects, **options
         )
         return list(page.items)
+
+    # --- seed search ---------------------------------------------------------------------
+
+    def _similar_call(
+        self,
+        seeds: str | Iterable[str],
+        limit: int,
+        min_term_freq: int | None,
+        min_doc_freq: int | None,
+        max_query_terms: int | None,
+        minimum_should_match: str | int | None,
+    ) -> Any:
+        checked = _args.integer("limit", limit)
+        if checked < 0:
+            raise InvalidParameter(f"limit must be at least 0, got {checked}", parameter="limit")
+        counts = {
+            "min_term_freq": min_term_freq,
+            "min_doc_freq": min_doc_freq,
+            "max_query_terms": max_query_terms,
+        }
+        for name, value in counts.items():
+            number = _args.optional_integer(name, value)
+            if number is not None and not 0 <= number < 2**32:
+                raise InvalidParameter(
+                    f"{name} must be from 0 to 2**32-1, got {number}", parameter=name
+                )
+        if isinstance(minimum_should_match, int) and not isinstance(minimum_should_match, bool):
+            minimum_should_match = str(minimum_should_match)
+        return self._native.similar(
+            _codes("seeds", seeds),
+            checked,
+            min_term_freq=min_term_freq,
+            min_doc_freq=min_doc_freq,
+            max_query_terms=max_query_terms,
+            minimum_should_match=_args.optional_text("minimum_should_match", minimum_should_match),
+        )
+
+    def similar(
+        self,
+        seeds: str | Iterable[str],
+        *,
+        limit: int = SIMILAR_DEFAULTS["limit"],
+        min_term_freq: int | None = None,
+        min_doc_freq: int | None = None,
+        max_query_terms: int | None = None,
+        minimum_should_match: str | int | None = None,
+    ) -> list[tuple[str, float]]:
+        """Articles like ``seeds``, as CirrusSearch's ``morelike:<seeds>`` finds them:
+        ``(title, score)`` pairs, best first (BM25 scores as the search cluster reports
+        them), at most ``limit``. Seeds are titles, as a list or one string separated by
+        ``|``; redirects are followed, titles naming no article dropped, and the seeds are
+        never returned; no seed found gives ``[]``. Disambiguation pages are included, as the
+        search cluster returns them (:meth:`recommend` drops them).
+
+        The morelike parameters default to the wiki's (CirrusSearch's, in
+        :data:`wikisuggest.SIMILAR_DEFAULTS`); a call may override ``min_term_freq``,
+        ``min_doc_freq``, ``max_query_terms`` (capped at 100) and ``minimum_should_match``
+        (``"30%"``, ``"-25%"``, ``3``). Needs the search index built with the ``cirrus``
+        part: without it, :class:`~wikisuggest.errors.MissingCatalogPart`."""
+        call = self._similar_call(
+            seeds, limit, min_term_freq, min_doc_freq, max_query_terms, minimum_should_match
+        )
+        return [(title, score) for title, score in call.send()]
+
+    async def similar_async(
+        self,
+        seeds: str | Iterable[str],
+        *,
+        limit: int = SIMILAR_DEFAULTS["limit"],
+        min_term_freq: int | None = None,
+        min_doc_freq: int | None = None,
+        max_query_terms: int | None = None,
+        minimum_should_match: str | int | None = None,
+    ) -> list[tuple[str, float]]:
+        """:meth:`similar` as a coroutine."""
+        call = self._similar_call(
+            seeds, limit, min_term_freq, min_doc_freq, max_query_terms, minimum_should_match
+        )
+        return [(title, score) for title, score in await call.send_async()]
 
     # --- gap tables ----------------------------------------------------------------------
 

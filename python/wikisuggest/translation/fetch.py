@@ -373,7 +373,8 @@ def _build(
             bar.close()
         if collections_file is not None:
             collections_file.unlink(missing_ok=True)
-    outputs = sorted(p.name for p in folder.iterdir())
+    # The search index's folder (`search/`) is part of the catalog; outputs are its files.
+    outputs = sorted(p.name for p in folder.iterdir() if p.is_file())
     return {"outputs": outputs, "catalog": manifest, "parts": list(plan.parts)}
 
 

@@ -39,8 +39,20 @@ use crate::schema;
 use crate::similar::IndexSink;
 
 /// Starts a search index in the folder given (inside the catalog being built).
-pub type IndexFactory =
-    Arc<dyn Fn(&Path) -> std::result::Result<Arc<dyn IndexSink>, String> + Send + Sync>;
+pub type IndexFactory = Arc<
+    dyn Fn(&Path, &IndexStart) -> std::result::Result<Arc<dyn IndexSink>, String> + Send + Sync,
+>;
+
+/// What a search index is started with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexStart {
+    /// The wiki's language code (it chooses the analyzer).
+    pub language: String,
+    /// Bytes the indexer may hold (a share of the build's memory).
+    pub memory: usize,
+    /// Indexing threads.
+    pub threads: usize,
+}
 use crate::sources::site::Site;
 use crate::wiki;
 
@@ -196,7 +208,7 @@ pub struct BuildOptions {
     /// Search shards read at once.
     pub threads: usize,
     /// Starts the search index in the folder it is given, and receives every search
-    /// document (`cirrus` part).
+    /// document (`cirrus` part): seed search's index by default, `None` for none.
     pub index: Option<IndexFactory>,
     pub progress: Arc<Progress>,
     /// Set to stop the build (Ctrl-C); it then ends with [`Error::Cancelled`].
@@ -209,7 +221,7 @@ impl Default for BuildOptions {
         Self {
             memory: 1 << 30,
             threads: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-            index: None,
+            index: Some(crate::seed::index_factory()),
             progress: Arc::default(),
             cancel: Arc::default(),
             provenance: Provenance::default(),
@@ -295,7 +307,15 @@ pub fn build(sources: &Sources, out: &Path, options: &BuildOptions) -> Result<Ma
     } else {
         options.progress.enter(Phase::Search);
         let sink = match &options.index {
-            Some(start) => Some(start(&staging.join(schema::SEARCH_INDEX)).map_err(Error::Search)?),
+            Some(start) => {
+                let settings = IndexStart {
+                    language: wiki::subdomain(wiki_id),
+                    // The search sort holds another share while the index is built.
+                    memory: budget,
+                    threads: options.threads,
+                };
+                Some(start(&staging.join(schema::SEARCH_INDEX), &settings).map_err(Error::Search)?)
+            }
             None => None,
         };
         let read = assemble::read_search(
