@@ -10,12 +10,13 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::analysis::{profile, terms, text_analyzer};
-use crate::build::{open_index, progress};
+use crate::build::progress;
 use crate::collect::AllMatches;
 use crate::error::{Result, SearchError, invalid};
 use crate::morelike::{
     MoreLikeOverrides, MoreLikeParams, QueryTerm, SeedTerms, minimum_should_match, select_terms,
 };
+use crate::read_only::open_read_only;
 use crate::schema::{self, Fields};
 use crate::title::title_key;
 
@@ -122,14 +123,15 @@ struct Resolved {
 }
 
 impl SearchIndex {
-    /// Opens the index in `dir`; an incomplete build is refused.
+    /// Opens the index in `dir` for reading: nothing is written in the folder (it may be
+    /// read-only or shared); an incomplete build is refused.
     pub fn open(dir: &Path) -> Result<Self> {
         let settings = schema::read_settings(dir)?.ok_or_else(|| SearchError::NotAnIndex {
             path: dir.to_path_buf(),
             reason: format!("no {}", schema::SETTINGS_FILE),
         })?;
         let params = MoreLikeParams::default().with(&settings.morelike)?;
-        let (index, fields): (Index, Fields) = open_index(dir, &settings.language)?;
+        let (index, fields): (Index, Fields) = open_read_only(dir, &settings.language)?;
         let state = progress(&index, dir)?;
         if !state.complete {
             return Err(SearchError::Incomplete {

@@ -15,6 +15,7 @@ mod collect;
 mod error;
 mod index;
 pub mod morelike;
+mod read_only;
 mod schema;
 mod title;
 
