@@ -1,10 +1,10 @@
 //! A finished index folder seen read-only: opening and querying it writes nothing there, so
 //! an index works from an installed package, a read-only mount or a folder many readers share.
 //!
-//! Tantivy's reader takes its meta lock by creating `.tantivy-meta.lock` in the folder while
-//! it opens the segments (and deletes it after); the lock keeps a writer's garbage collection
-//! from removing segment files mid-open. A finished index has no writer, so the view hands back
-//! a lock that holds nothing. Every write (`open_write`, `atomic_write`, `delete`) is refused,
+//! Tantivy's reader takes its meta lock while it opens the segments, so that a writer's garbage
+//! collection removes no segment file mid-open: on a folder, by opening `.tantivy-meta.lock`
+//! for writing (creating it if missing) and locking it. A finished index has no writer, so the
+//! view hands back a lock that holds nothing. Every write (`open_write`, `atomic_write`, `delete`) is refused,
 //! and no watcher is registered: the reader is reloaded by hand, never.
 
 use std::io;
