@@ -135,6 +135,24 @@ pub(crate) fn open_index(dir: &Path, language: &str) -> Result<(Index, Fields)> 
     Ok((index, fields))
 }
 
+/// The files tantivy writes atomically (through a private temporary file) readable by whoever
+/// may read the rest of the index: they get the settings file's permissions, which follow the
+/// user's umask, so a finished index can be shared with other users.
+fn share_files(dir: &Path) -> Result<()> {
+    let io = |path: PathBuf| move |source| SearchError::Io { path, source };
+    let settings = schema::settings_path(dir);
+    let permissions = std::fs::metadata(&settings)
+        .map_err(io(settings))?
+        .permissions();
+    for name in ["meta.json", ".managed.json"] {
+        let path = dir.join(name);
+        if path.exists() {
+            std::fs::set_permissions(&path, permissions.clone()).map_err(io(path.clone()))?;
+        }
+    }
+    Ok(())
+}
+
 /// An index under construction in its folder.
 ///
 /// Documents are [`push`](Self::push)ed in the build's order every time: those an earlier,
@@ -306,6 +324,7 @@ impl IndexBuilder {
         self.commit(true)?;
         let documents = self.progress.documents;
         self.writer.wait_merging_threads()?;
+        share_files(&self.dir)?;
         Ok(documents)
     }
 }
@@ -413,6 +432,7 @@ impl SharedIndexBuilder {
         prepared.set_payload(&payload);
         prepared.commit()?;
         writer.wait_merging_threads()?;
+        share_files(&self.dir)?;
         Ok(progress.documents)
     }
 }

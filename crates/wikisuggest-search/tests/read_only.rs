@@ -148,3 +148,20 @@ fn a_folder_whose_build_never_committed_is_incomplete_and_left_as_it_was() {
     }
     assert_eq!(listing(&dir), before);
 }
+
+#[test]
+fn every_file_of_a_finished_index_is_as_readable_as_its_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("search");
+    let docs = vec![
+        document(1, "Apple", "apple fruit"),
+        document(2, "Pear", "pear fruit"),
+    ];
+    build_index(&dir, docs, &BuildOptions::new("zz"), None).unwrap();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let settings = mode(&dir.join(wikisuggest_search::SETTINGS_FILE));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(mode(&path), settings, "{}", path.display());
+    }
+}
