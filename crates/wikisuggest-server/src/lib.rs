@@ -20,6 +20,7 @@ mod gateway;
 pub mod link;
 pub mod oauth;
 pub mod pages;
+mod paths;
 pub mod ratelimit;
 mod reply;
 mod routes;

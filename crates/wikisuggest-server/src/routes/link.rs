@@ -1,5 +1,5 @@
 //! Operations 1 and 2: link recommendations for a stored page (GET) or for wikitext sent in
-//! the body (POST). Order of checks as in the service (link-engine.md §6.3): wiki, revision,
+//! the body (POST). Order of checks as in the service: wiki, revision,
 //! dataset (404), page or body, then the remaining parameters.
 
 use axum::body::Bytes;
