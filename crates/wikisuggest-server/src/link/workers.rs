@@ -309,7 +309,10 @@ mod tests {
             let slot = slots.acquire(AppKey::new("app")).await;
             let (result, wiki, request) = threads.compute(slot, "enwiki".into(), page(title)).await;
             assert_eq!(result.unwrap().page_title.as_deref(), Some(title));
-            assert_eq!((wiki.as_str(), request.page_title.as_str()), ("enwiki", title));
+            assert_eq!(
+                (wiki.as_str(), request.page_title.as_str()),
+                ("enwiki", title)
+            );
         }
         let ran = backend.threads.lock().unwrap().clone();
         assert_eq!(ran.len(), 3);
@@ -338,12 +341,9 @@ mod tests {
         let gone = tokio::time::timeout(Duration::from_millis(50), computing).await;
         assert!(gone.is_err());
         // The slot comes back once the engine has stopped, and the next page runs.
-        let slot = tokio::time::timeout(
-            Duration::from_secs(10),
-            slots.acquire(AppKey::new("app")),
-        )
-        .await
-        .unwrap();
+        let slot = tokio::time::timeout(Duration::from_secs(10), slots.acquire(AppKey::new("app")))
+            .await
+            .unwrap();
         assert!(backend.cancelled.load(Ordering::SeqCst));
         let (result, _, _) = threads.compute(slot, "enwiki".into(), page("next")).await;
         assert_eq!(result.unwrap().page_title.as_deref(), Some("next"));
