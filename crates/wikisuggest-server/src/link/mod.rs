@@ -6,6 +6,7 @@ pub mod fetch;
 pub mod live;
 pub mod params;
 pub mod slots;
+pub mod workers;
 
 use std::collections::BTreeMap;
 use std::path::Path;
