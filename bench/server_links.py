@@ -4,17 +4,26 @@ enwiki sample, against the engine's own ``recommend_many`` on the same articles,
 The server (``python -m wikisuggest serve``, two worker threads) runs in its own process with
 the enwiki datasets of ``tests/data/parity/datasets``; this process sends every article of the
 sample (106 real articles, 5.7 M characters of wikitext) round-robin at a fixed concurrency
-and reports requests per second and p50/p99 latency. In the same run, and taking turns with
-the server over ``--rounds`` rounds (each side keeps its best, so both see the same machine
-load), the same process runs ``LinkEngine.recommend_many`` on two workers over the same
-requests, and the ratio of the two throughputs is printed, with the CPU seconds per request
-of the server, of the load generator and of the engine.
+and reports requests per second and p50/p99 latency. In the same run the same process runs
+``LinkEngine.recommend_many`` on two workers over the same requests. The two take turns over
+``--rounds`` rounds (which goes first alternates), and each round is one pair: the engine's
+pass and the server's pass right after or before it, under the same machine load. Every
+figure comes from whole rounds: the ratio of each round's pair, the median of those ratios
+and their range, and the other figures of the round whose ratio is the median (never the
+least CPU one side took in one round set against the other side's least of another).
+
+The ratio that counts is per CPU second: the engine's CPU seconds for the pages against the
+server's CPU seconds plus the load generator's (both share the machine's cores), all threads
+of each process, user and system time. The wall-clock ratio is printed beside it.
 
 The load generator is lean by default (``--load raw``): one thread per connection writing
 requests built once up front on keep-alive sockets and reading the answers, so that on two
 cores it takes as little CPU as possible from the server it measures (its CPU is reported).
-``--load client`` sends with ``wikisuggest.AsyncClient`` instead. The sample comes from the
-gensim 4.4.0 wheel on PyPI (downloaded once into ``bench/out/``, sha256-verified).
+``--load client`` sends with ``wikisuggest.AsyncClient`` instead. ``--baseline DIR`` serves
+the same requests from a second server run from another build of the package in ``DIR`` (a
+folder holding a ``wikisuggest`` package), in the same rounds, and prints the two servers'
+CPU per request side by side. The sample comes from the gensim 4.4.0 wheel on PyPI
+(downloaded once into ``bench/out/``, sha256-verified).
 
 Run ``bash bench/run server`` (dist build), or ``python bench/server_links.py``.
 """
@@ -262,20 +271,18 @@ def client_round(url: str, pages: list[Article], total: int, workers: int, serve
     return Round(wall, latencies, links, cpu_used)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=1060, help="10 rounds of the sample")
-    parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=3, help="server and engine take turns")
-    parser.add_argument("--threads", type=int, default=2, help="the server's worker threads")
-    parser.add_argument(
-        "--load", choices=["raw", "client"], default="raw", help="the load generator"
-    )
-    args = parser.parse_args()
-    pages = articles(sample())
-    chars = sum(len(p[3]) for p in pages)
-    engine = wikisuggest.LinkEngine.open(DATASETS / "enwiki", "enwiki")
-    command = [
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def _by_cpu(engine: Round, served: Round) -> float:
+    """The engine's CPU for the pages over the server's and the load generator's."""
+    return engine.cpu["engine"] / (served.cpu["server"] + served.cpu["load"])
+
+
+def _server_command(threads: int) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "wikisuggest",
@@ -289,73 +296,130 @@ def main() -> int:
         "--rate-limit",
         "1000000000",
         "--threads",
-        str(args.threads),
+        str(threads),
     ]
-    best: dict[str, Round] = {}
 
-    def keep(name: str, measured: Round) -> None:
-        # The fastest round, with the least CPU any round of that side took (both are
-        # inflated, never deflated, by other work on the machine).
-        kept = best.setdefault(name, measured)
-        if measured.wall < kept.wall:
-            measured.cpu = {k: min(v, kept.cpu[k]) for k, v in measured.cpu.items()}
-            best[name] = measured
-        else:
-            kept.cpu = {k: min(v, measured.cpu[k]) for k, v in kept.cpu.items()}
 
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as server:
-        try:
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1060, help="10 rounds of the sample")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=5, help="server and engine take turns")
+    parser.add_argument("--threads", type=int, default=2, help="the server's worker threads")
+    parser.add_argument(
+        "--load", choices=["raw", "client"], default="raw", help="the load generator"
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="a folder holding another build of the wikisuggest package: its server is "
+        "measured in the same rounds, for a paired comparison",
+    )
+    args = parser.parse_args()
+    pages = articles(sample())
+    chars = sum(len(p[3]) for p in pages)
+    engine = wikisuggest.LinkEngine.open(DATASETS / "enwiki", "enwiki")
+    names = ["server"] + (["baseline"] if args.baseline else [])
+    load_before = round(os.getloadavg()[0], 1)
+    servers: dict[str, subprocess.Popen[str]] = {}
+    rounds: list[dict[str, Round]] = []
+    try:
+        for name in names:
+            env = dict(os.environ)
+            if name == "baseline":
+                env["PYTHONPATH"] = os.pathsep.join(
+                    filter(None, [args.baseline, env.get("PYTHONPATH")])
+                )
+            servers[name] = subprocess.Popen(
+                _server_command(args.threads), stdout=subprocess.PIPE, text=True, env=env
+            )
+        urls = {}
+        for name, server in servers.items():
             assert server.stdout is not None
-            url = server.stdout.readline().strip().removeprefix("Serving on ")
-            address, requests = raw_requests(url, pages)
+            urls[name] = server.stdout.readline().strip().removeprefix("Serving on ")
 
-            def serve_round(total: int) -> Round:
-                if args.load == "raw":
-                    return raw_round(address, requests, total, args.concurrency, server.pid)
-                return client_round(url, pages, total, args.concurrency, server.pid)
+        def serve_round(name: str, total: int) -> Round:
+            url, pid = urls[name], servers[name].pid
+            if args.load == "raw":
+                address, requests = raw_requests(url, pages)
+                return raw_round(address, requests, total, args.concurrency, pid)
+            return client_round(url, pages, total, args.concurrency, pid)
 
-            serve_round(len(pages))  # warm-up: page cache, connections, allocator
-            engine_round(engine, pages, len(pages))
-            for _ in range(args.rounds):
-                keep("engine", engine_round(engine, pages, args.requests))
-                keep("server", serve_round(args.requests))
-        finally:
+        for name in names:  # warm-up: page cache, connections, allocator
+            serve_round(name, len(pages))
+        engine_round(engine, pages, len(pages))
+        for i in range(args.rounds):
+            measured: dict[str, Round] = {}
+            # Alternate which side goes first, so neither always follows the other.
+            order = ["engine", *names] if i % 2 == 0 else [*names[::-1], "engine"]
+            for name in order:
+                if name == "engine":
+                    measured[name] = engine_round(engine, pages, args.requests)
+                else:
+                    measured[name] = serve_round(name, args.requests)
+            rounds.append(measured)
+    finally:
+        for server in servers.values():
             server.send_signal(signal.SIGINT)
+        for server in servers.values():
             server.wait(timeout=60)
-    served, own = best["server"], best["engine"]
-    if served.links != own.links:
-        raise SystemExit(f"the server found {served.links} links, the engine {own.links}")
+    load_after = round(os.getloadavg()[0], 1)
+    for measured in rounds:
+        for name in names:
+            if measured[name].links != measured["engine"].links:
+                raise SystemExit(
+                    f"the {name} found {measured[name].links} links, "
+                    f"the engine {measured['engine'].links}"
+                )
+    ratios = [_by_cpu(r["engine"], r["server"]) for r in rounds]
+    median = _median(ratios)
+    chosen = rounds[ratios.index(median)]
+    served, own = chosen["server"], chosen["engine"]
     latencies = served.latencies
     pct = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
     per_request = lambda seconds: round(seconds / args.requests * 1000, 3)  # noqa: E731
-    print(
-        json.dumps(
-            {
-                "articles": len(pages),
-                "mean_article_chars": round(chars / len(pages)),
-                "requests": args.requests,
-                "concurrency": args.concurrency,
-                "load_generator": args.load,
-                "rounds": args.rounds,
-                "cpus": os.cpu_count(),
-                "server_requests_per_second": round(args.requests / served.wall, 1),
-                "engine_recommend_many_pages_per_second": round(args.requests / own.wall, 1),
-                "server_vs_recommend_many": round(own.wall / served.wall, 3),
-                "p50_ms": round(pct(0.50), 2),
-                "p99_ms": round(pct(0.99), 2),
-                "server_cpu_ms_per_request": per_request(served.cpu["server"]),
-                "load_generator_cpu_ms_per_request": per_request(served.cpu["load"]),
-                "engine_cpu_ms_per_page": per_request(own.cpu["engine"]),
-                # What the throughputs would be on two otherwise idle cores if each side kept
-                # them busy: the load generator shares the server's cores.
-                "server_vs_recommend_many_by_cpu": round(
-                    own.cpu["engine"] / (served.cpu["server"] + served.cpu["load"]), 3
-                ),
-                "links_per_article": round(served.links / args.requests, 2),
-            },
-            indent=2,
-        )
-    )
+    report: dict[str, object] = {
+        "articles": len(pages),
+        "mean_article_chars": round(chars / len(pages)),
+        "requests": args.requests,
+        "concurrency": args.concurrency,
+        "load_generator": args.load,
+        "rounds": args.rounds,
+        "cpus": os.cpu_count(),
+        # The machine's 1-minute load average before and after the rounds.
+        "load_average": [load_before, load_after],
+        # Per CPU second, each round's pair; the median, the range, and the median
+        # round's other figures.
+        "server_vs_recommend_many_by_cpu": round(median, 3),
+        "server_vs_recommend_many_by_cpu_rounds": [round(r, 3) for r in ratios],
+        "server_vs_recommend_many_by_cpu_range": [round(min(ratios), 3), round(max(ratios), 3)],
+        "server_cpu_ms_per_request": per_request(served.cpu["server"]),
+        "load_generator_cpu_ms_per_request": per_request(served.cpu["load"]),
+        "engine_cpu_ms_per_page": per_request(own.cpu["engine"]),
+        "server_requests_per_second": round(args.requests / served.wall, 1),
+        "engine_recommend_many_pages_per_second": round(args.requests / own.wall, 1),
+        "server_vs_recommend_many": round(own.wall / served.wall, 3),
+        "server_vs_recommend_many_rounds": [
+            round(r["engine"].wall / r["server"].wall, 3) for r in rounds
+        ],
+        "p50_ms": round(pct(0.50), 2),
+        "p99_ms": round(pct(0.99), 2),
+        "links_per_article": round(served.links / args.requests, 2),
+    }
+    if args.baseline:
+        paired = [r["server"].cpu["server"] / r["baseline"].cpu["server"] for r in rounds]
+        report["baseline_vs_recommend_many_by_cpu_rounds"] = [
+            round(_by_cpu(r["engine"], r["baseline"]), 3) for r in rounds
+        ]
+        report["server_cpu_vs_baseline_rounds"] = [round(p, 3) for p in paired]
+        report["server_cpu_vs_baseline"] = round(_median(paired), 3)
+        report["baseline_cpu_ms_per_request_rounds"] = [
+            per_request(r["baseline"].cpu["server"]) for r in rounds
+        ]
+        report["server_cpu_ms_per_request_rounds"] = [
+            per_request(r["server"].cpu["server"]) for r in rounds
+        ]
+    print(json.dumps(report, indent=2))
     return 0
 
 

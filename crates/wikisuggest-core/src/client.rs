@@ -5,14 +5,13 @@
 //! success, an error to retry, or a rejected token to renew and replay once.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use reqwest::header::{ACCEPT, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 
+pub use crate::auth::{AuthProvider, BoxFuture, StaticToken};
 use crate::config::{ClientConfig, check_credentials_transport, normalise_base_url};
 use crate::encode::{Query, plain_segment, title_segment};
 use crate::error::{Error, Result};
@@ -26,45 +25,9 @@ use crate::params::{
     LinkParams, MembershipParams, RevisionBody, TranslationParams, translation_query,
 };
 use crate::redact::Redactor;
-use crate::secret::Secret;
 pub use crate::transport::Body;
 pub(crate) use crate::transport::LOG_TARGET;
 use crate::transport::{Outgoing, Redirects, Reply, Transport, TransportConfig, Verdict};
-
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Supplies bearer tokens; implemented by the token manager and by fixed personal tokens.
-pub trait AuthProvider: Send + Sync {
-    /// A token to send now (renewing it first if it is about to expire).
-    fn bearer(&self) -> BoxFuture<'_, Result<Secret>>;
-
-    /// The server rejected `rejected` as invalid or expired. Return a different token to
-    /// replay the request with once, or `None` when the source cannot renew (personal tokens).
-    fn renew_rejected(&self, rejected: Secret) -> BoxFuture<'_, Result<Option<Secret>>>;
-}
-
-/// A personal API token: sent as is, never renewed.
-pub struct StaticToken(Secret);
-
-impl StaticToken {
-    pub fn new(token: Secret) -> Result<Self> {
-        if token.expose().trim().is_empty() {
-            return Err(Error::Config("the API token is empty".to_owned()));
-        }
-        Ok(Self(token))
-    }
-}
-
-impl AuthProvider for StaticToken {
-    fn bearer(&self) -> BoxFuture<'_, Result<Secret>> {
-        let token = self.0.clone();
-        Box::pin(async move { Ok(token) })
-    }
-
-    fn renew_rejected(&self, _rejected: Secret) -> BoxFuture<'_, Result<Option<Secret>>> {
-        Box::pin(async { Ok(None) })
-    }
-}
 
 /// A request before it is sent: everything [`Client::execute`] needs to send it again.
 #[derive(Debug, Clone)]

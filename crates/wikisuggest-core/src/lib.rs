@@ -4,6 +4,7 @@
 //! This crate has no Python dependency; the `_native` extension module wraps it.
 //! Everything asynchronous runs on tokio; the caller owns the runtime.
 
+pub mod auth;
 pub mod batch;
 pub mod client;
 pub mod config;
@@ -23,7 +24,8 @@ pub mod secret;
 pub mod transport;
 pub mod user_agent;
 
-pub use client::{AuthProvider, Client};
+pub use auth::AuthProvider;
+pub use client::Client;
 pub use config::ClientConfig;
 pub use error::{Error, Result};
 pub use secret::Secret;

@@ -22,7 +22,7 @@ use reqwest::Method;
 use reqwest::header::{COOKIE, HeaderMap, HeaderValue, LOCATION, SET_COOKIE};
 use serde_json::Value;
 
-use crate::client::AuthProvider;
+use crate::auth::AuthProvider;
 use crate::config::{DEFAULT_MAX_BODY_SIZE, check_credentials_transport};
 use crate::encode::Query;
 use crate::error::{Error, Result, display_url};
@@ -829,7 +829,7 @@ mod tests {
     #[test]
     fn credentials_never_go_over_plain_http_to_another_host() {
         let token: Arc<dyn AuthProvider> =
-            Arc::new(crate::client::StaticToken::new(Secret::new("t")).unwrap());
+            Arc::new(crate::auth::StaticToken::new(Secret::new("t")).unwrap());
         let remote = ActionApiConfig::new("http://wiki.example.org/w/api.php", UA);
         let err = ActionApi::new(remote.clone(), Some(token.clone())).unwrap_err();
         assert!(err.to_string().contains("allow_insecure_http"), "{err}");

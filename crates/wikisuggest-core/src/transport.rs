@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, USER_AGENT};
 
-use crate::client::AuthProvider;
+use crate::auth::AuthProvider;
 use crate::error::{Error, Result, display_url, from_reqwest};
 use crate::limits::RequestLimits;
 use crate::redact::Redactor;
@@ -625,7 +625,7 @@ mod tests {
         let body = b"lgname=Bot&lgpassword=pa%24%24word-123&token=csrf%2B%5C".to_vec();
         let err = t
             .exchange(
-                Some(&crate::client::StaticToken::new(Secret::new("bearer-xyz")).unwrap()),
+                Some(&crate::auth::StaticToken::new(Secret::new("bearer-xyz")).unwrap()),
                 None,
                 || {
                     let mut out =
@@ -668,7 +668,7 @@ mod tests {
         assert!(t.exchange(None, None, get, retry).await.is_err());
         assert_eq!(count.load(Ordering::SeqCst), 3);
         // A personal token cannot be renewed: no replay.
-        let token = crate::client::StaticToken::new(Secret::new("t")).unwrap();
+        let token = crate::auth::StaticToken::new(Secret::new("t")).unwrap();
         let rejected = |_: Reply| Verdict::<()>::TokenRejected(Error::Internal("401".into()));
         assert!(t.exchange(Some(&token), None, get, rejected).await.is_err());
         assert_eq!(count.load(Ordering::SeqCst), 4);

@@ -21,6 +21,7 @@
 mod error;
 mod multistream;
 mod page;
+mod prefetch;
 mod reader;
 mod scanner;
 mod siteinfo;
@@ -30,6 +31,7 @@ pub mod sql;
 pub use error::{DumpError, PageError, Result};
 pub use multistream::ParallelBz2;
 pub use page::{Page, Revision};
+pub use prefetch::Prefetch;
 pub use reader::{DumpOptions, DumpReader, Item, open};
 pub use siteinfo::{Namespaces, SiteInfo};
-pub use source::{Prefetch, decompressed};
+pub use source::decompressed;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::source::Prefetch;
+use crate::prefetch::Prefetch;
 
 /// Compressed bytes per job (whole streams: a job ends at the first stream start after it).
 pub const JOB_BYTES: usize = 1 << 20;

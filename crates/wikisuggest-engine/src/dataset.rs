@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::conversion::ConvertOptions;
 use crate::error::{Error, Result};
-use crate::native::{self, NativeImage, NativeInput, write_native};
+use crate::native::{self, NativeImage, NativeInput, publish_native_file, write_native};
 use crate::published::{self, PublishedDataset, validate_wiki_id};
 use crate::tables::DatasetChecksums;
 use crate::xgboost::LinkModel;
@@ -466,37 +466,4 @@ pub fn write_native_file(input: &NativeInput, out_dir: &Path) -> Result<PathBuf>
                 .and_then(|image| image.verify())
         },
     )
-}
-
-/// Writes the native file of `wiki_id` into `out_dir`: `fill` writes it under a temporary
-/// name, `verify` reads back what was written, and only then is it renamed into place. On
-/// any failure the temporary file is removed.
-pub(crate) fn publish_native_file(
-    out_dir: &Path,
-    wiki_id: &str,
-    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
-    verify: impl FnOnce(&Path) -> Result<()>,
-) -> Result<PathBuf> {
-    validate_wiki_id(wiki_id)?;
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
-    let path = out_dir.join(native::native_file_name(wiki_id));
-    let tmp = path.with_extension("linkdata.tmp");
-    let written = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        fill(&mut w)?;
-        let file = w
-            .into_inner()
-            .map_err(|e| Error::io(&tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(&tmp, e))?;
-        drop(file);
-        // Read back and verify what was written before it replaces anything.
-        verify(&tmp)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    Ok(path)
 }

@@ -107,7 +107,7 @@ impl MentionScores {
     }
 }
 
-/// The candidates classification looks at (§2.11): all of them in stored order when
+/// The candidates classification looks at: all of them in stored order when
 /// there are at most [`MAX_CANDIDATES`], else the [`MAX_CANDIDATES`] highest counts,
 /// ties kept in stored order.
 pub fn classification_candidates<'a>(cands: &[Candidate<'a>]) -> Vec<Candidate<'a>> {

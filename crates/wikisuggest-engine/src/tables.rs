@@ -1,4 +1,4 @@
-//! The logical per-wiki tables (§5.1 of the engine spec), decoded from pickled rows.
+//! The logical per-wiki tables, decoded from pickled rows.
 //!
 //! Both published formats (mysqldump `.sql.gz` and the legacy sqlitedict `.sqlite`
 //! files) store `(lookup key, pickle bytes)` rows; this module turns such rows into typed

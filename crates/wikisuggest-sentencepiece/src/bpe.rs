@@ -9,7 +9,6 @@ use std::collections::BinaryHeap;
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::Model;
 use crate::matcher::PrefixMatcher;
 
 #[derive(Debug, Clone, Copy)]
@@ -66,8 +65,18 @@ impl PartialOrd for Pair {
     }
 }
 
-struct Merger<'m, 't> {
-    model: &'m Model,
+/// What merging asks of the model's vocabulary.
+pub(crate) trait Vocabulary {
+    /// The id of a piece BPE may form, if `piece` is one.
+    fn normal_piece_id(&self, piece: &str) -> Option<u32>;
+    /// `PieceToId`: reserved pieces first, then the others, else the unknown id.
+    fn piece_to_id(&self, piece: &str) -> u32;
+    fn score(&self, id: u32) -> f32;
+    fn is_unused(&self, id: u32) -> bool;
+}
+
+struct Merger<'m, 't, V> {
+    model: &'m V,
     text: &'t str,
     symbols: Vec<Symbol>,
     agenda: BinaryHeap<Pair>,
@@ -75,7 +84,7 @@ struct Merger<'m, 't> {
     rev_merge: HashMap<&'t str, (&'t str, &'t str)>,
 }
 
-impl<'t> Merger<'_, 't> {
+impl<'t, V: Vocabulary> Merger<'_, 't, V> {
     fn piece(&self, symbol: usize) -> &'t str {
         self.symbols
             .get(symbol)
@@ -123,8 +132,8 @@ impl<'t> Merger<'_, 't> {
 
 /// The pieces of `normalized` with their ids (the unknown id for characters outside
 /// the vocabulary).
-pub(crate) fn encode<'t>(
-    model: &Model,
+pub(crate) fn encode<'t, V: Vocabulary>(
+    model: &V,
     matcher: &PrefixMatcher,
     normalized: &'t str,
 ) -> Vec<(&'t str, u32)> {

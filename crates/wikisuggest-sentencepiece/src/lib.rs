@@ -299,13 +299,13 @@ impl Model {
             f(normalized.get(a..b).unwrap_or(""));
         }
     }
+}
 
-    /// The id of a piece BPE may form, if `piece` is one.
+impl bpe::Vocabulary for Model {
     fn normal_piece_id(&self, piece: &str) -> Option<u32> {
         self.pieces.get(piece).copied()
     }
 
-    /// `PieceToId`: reserved pieces first, then the others, else the unknown id.
     fn piece_to_id(&self, piece: &str) -> u32 {
         self.reserved
             .get(piece)

@@ -1,4 +1,4 @@
-//! What the API gateway does in front of the services (oauth-and-gateway.md A.6): a bearer
+//! What the API gateway does in front of the services (Wikimedia's API gateway): a bearer
 //! token that is present must be valid on every route, POST link recommendations require
 //! one, and each app (or anonymous User-Agent) has its own rate limit.
 
@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use crate::error::{ApiError, Challenge};
 use crate::link::slots::AppKey;
 use crate::oauth::TokenError;
-use crate::routes::LINK_PREFIX;
+use crate::paths::LINK_PREFIX;
 use crate::state::SharedState;
 
 pub async fn gateway(

@@ -20,6 +20,7 @@ mod gateway;
 pub mod link;
 pub mod oauth;
 pub mod pages;
+mod paths;
 pub mod ratelimit;
 mod reply;
 mod routes;
@@ -217,8 +218,11 @@ fn app_state(config: ServerConfig, loaded: Loaded, issuer: String) -> Result<Arc
         config.request_timeout,
     )?;
     let link_slots = link::slots::FairSlots::new(config.link_workers);
+    let engine_threads = link::workers::EngineThreads::start(config.link_workers, &loaded.backend)
+        .map_err(|e| Error::Runtime(format!("cannot start the engine's threads: {e}")))?;
     Ok(Arc::new(AppState {
         link_slots,
+        engine_threads,
         config,
         backend: loaded.backend,
         wikis,

@@ -8,6 +8,7 @@ use wikisuggest_core::mediawiki::ActionApi;
 use crate::config::ServerConfig;
 use crate::link::LinkBackend;
 use crate::link::slots::FairSlots;
+use crate::link::workers::EngineThreads;
 use crate::oauth::{ClientRegistry, TokenService};
 use crate::pages::PageStore;
 use crate::ratelimit::RateLimiter;
@@ -28,6 +29,8 @@ pub struct AppState {
     /// One slot per link request the engine may compute at once (`config.link_workers`),
     /// shared fairly between apps.
     pub link_slots: Arc<FairSlots>,
+    /// The engine's threads, one per slot: what a link request's page is computed on.
+    pub engine_threads: EngineThreads,
 }
 
 pub type SharedState = Arc<AppState>;

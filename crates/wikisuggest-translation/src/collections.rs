@@ -12,10 +12,10 @@ use std::collections::{HashMap, HashSet};
 use wikisuggest_records::PageCollectionMetadata;
 
 use crate::catalog::Catalog;
-use crate::engine::{Item, Outcome, Query};
 use crate::error::Result;
 use crate::pq::TableReader;
 use crate::pyrandom::PyRandom;
+use crate::query::{Item, Outcome, Query};
 use crate::schema::{self, collections as col};
 
 /// Candidates production takes at most from several collections.

@@ -16,6 +16,7 @@ pub mod error;
 pub mod gaps;
 pub mod pq;
 mod pyrandom;
+mod query;
 pub mod schema;
 pub mod seed;
 pub mod similar;

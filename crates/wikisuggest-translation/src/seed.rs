@@ -99,7 +99,7 @@ pub struct SimilarOptions {
 }
 
 /// How many pages `similar` returns unless told: production's 500 candidates.
-pub const SIMILAR_LIMIT: usize = crate::engine::MAX_CANDIDATES;
+pub const SIMILAR_LIMIT: usize = crate::query::MAX_CANDIDATES;
 
 /// `morelike:<seeds>` on `index`: `(title, score)` pairs, best first (BM25 as the search
 /// cluster reports it); disambiguation pages included, seeds never; empty when no seed names

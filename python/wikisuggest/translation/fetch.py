@@ -69,8 +69,11 @@ _META_JOBS = {"articlesdump": "pages-articles", "iwlinkstable": "iwlinks"}
 _WIKIDATA_JOBS = {"wbitemspersitetable": "wb_items_per_site"}
 #: Largest index page or status file read.
 _SMALL = 8 << 20
-#: Work space of a build, as a multiple of its sources' size (sort runs and work files).
-_SPACE_FACTOR = 3.0
+#: Work space of a build, as a multiple of its sources' size: the catalog, its sort runs and
+#: work files (about 0.1 of the compressed dumps at enwiki's size) and the seed-search index
+#: (about 0.75 of the compressed search dump). See "Translation catalogs" and "Seed search"
+#: in the benchmarks.
+_SPACE_FACTOR = 1.0
 
 _HREF = re.compile(r'href="([^"?#]+)"', re.IGNORECASE)
 _RUN = re.compile(r"^(\d{8})/?$")

@@ -450,7 +450,7 @@ fn a_multistream_dump_decoded_in_parallel_gives_the_pages_of_sequential_decoding
         parallel_and_sequential(&path, &options)?;
     assert!(parallel_end.is_err() && sequential_end.is_err());
     assert!(sequential.len() < 800 && sequential.starts_with(&parallel));
-    let chunk_pages = crate::source::Prefetch::CHUNK / 4000;
+    let chunk_pages = crate::prefetch::Prefetch::CHUNK / 4000;
     assert!(parallel.len() >= 700 - chunk_pages, "{}", parallel.len());
     std::fs::remove_file(&path)
 }

@@ -286,7 +286,7 @@ fn run(
     }
     ctx.start(Phase::Write, total)?;
     let ctx = std::cell::RefCell::new(ctx);
-    crate::dataset::publish_native_file(
+    crate::native::publish_native_file(
         out_dir,
         wiki_id,
         |w| {

@@ -36,9 +36,11 @@
 
 mod guard;
 pub(crate) mod hash;
+mod publish;
 pub(crate) mod reader;
 pub(crate) mod writer;
 
+pub(crate) use publish::publish_native_file;
 pub(crate) use reader::NativeImage;
 pub use writer::{NativeInput, StringTable, write_native};
 

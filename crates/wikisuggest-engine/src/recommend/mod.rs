@@ -200,7 +200,7 @@ impl Engine {
         self.recommend_normalised(wikitext, page_title, pageid, revid, options, cancel)
     }
 
-    /// [`Engine::recommend_cancellable`] for a title that is already normalised (§2.4.1), as
+    /// [`Engine::recommend_cancellable`] for a title that is already normalised (MediaWiki's title rules), as
     /// an HTTP front end has it after decoding the path: normalising again would decode a
     /// `%` in the title a second time.
     ///

@@ -1,5 +1,5 @@
 //! The link engine: `wikisuggest-engine`'s [`Engine`] (the placement pass of `wikisuggest-text`
-//! over one wiki's dataset, scored by its model; link-engine.md §2, §4), answering the
+//! over one wiki's dataset, scored by its model, as research-mwaddlink does), answering the
 //! server's requests.
 //!
 //! The server calls the engine's own entry point rather than adapting the dataset to the

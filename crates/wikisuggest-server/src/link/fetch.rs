@@ -1,5 +1,5 @@
 //! GET link requests can read the page from a wiki's Action API, as production's service
-//! does (link-engine.md §6.6): one query for the latest revision of the title, or for the
+//! does: one query for the latest revision of the title, or for the
 //! given revision id (the title is then not sent), taking the main slot's wikitext, the page
 //! id and the revision id.
 

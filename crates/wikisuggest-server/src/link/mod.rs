@@ -6,6 +6,7 @@ pub mod fetch;
 pub mod live;
 pub mod params;
 pub mod slots;
+pub mod workers;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,10 +21,10 @@ pub use live::{LiveEngine, ReloadOutcome};
 
 use crate::error::{Error, Result};
 
-/// One request, parsed and defaulted as in link-engine.md §6.3.
+/// One request, parsed and defaulted as the link service does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinkRequest {
-    /// Normalised title (§2.4.1), echoed as `page_title`.
+    /// Normalised title (MediaWiki's title rules), echoed as `page_title`.
     pub page_title: String,
     pub wikitext: String,
     pub revid: i64,

@@ -7,6 +7,10 @@
 //! wants one: another app's request waits for the next slot that frees, at most one
 //! request's time budget, never behind the heavy app's queue. The slots are never left
 //! idle while anyone waits.
+//!
+//! Each slot has a number, and a slot's requests are computed by that slot's own engine
+//! thread (see [`super::workers`]); a slot given back is the first taken again, so the
+//! thread that ran last, whose caches are warm, runs next.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -25,12 +29,13 @@ impl AppKey {
 
 struct Waiter {
     ticket: u64,
-    granted: oneshot::Sender<()>,
+    granted: oneshot::Sender<usize>,
 }
 
 #[derive(Default)]
 struct Queues {
-    free: usize,
+    /// The numbers of the free slots; the last given back is taken first.
+    free: Vec<usize>,
     next_ticket: u64,
     /// Slots held, per app holding any.
     running: HashMap<AppKey, usize>,
@@ -41,7 +46,7 @@ struct Queues {
 impl Queues {
     /// Gives free slots to waiting requests, fewest-held app first (ties: oldest request).
     fn grant(&mut self) {
-        while self.free > 0 {
+        while !self.free.is_empty() {
             let next = self
                 .waiting
                 .iter()
@@ -61,22 +66,25 @@ impl Queues {
             let Some(waiter) = waiter else {
                 continue;
             };
+            let Some(index) = self.free.pop() else {
+                return;
+            };
             // A waiter that went away gets nothing; the slot stays free for the next.
-            if waiter.granted.send(()).is_ok() {
-                self.free -= 1;
-                *self.running.entry(app).or_default() += 1;
+            match waiter.granted.send(index) {
+                Ok(()) => *self.running.entry(app).or_default() += 1,
+                Err(index) => self.free.push(index),
             }
         }
     }
 
-    fn release(&mut self, app: &AppKey) {
+    fn release(&mut self, app: &AppKey, index: usize) {
         if let Some(held) = self.running.get_mut(app) {
             *held = held.saturating_sub(1);
             if *held == 0 {
                 self.running.remove(app);
             }
         }
-        self.free += 1;
+        self.free.push(index);
         self.grant();
     }
 }
@@ -90,11 +98,19 @@ pub struct FairSlots {
 pub struct Slot {
     slots: Arc<FairSlots>,
     app: AppKey,
+    index: usize,
+}
+
+impl Slot {
+    /// The slot's number, below the number of slots.
+    pub fn index(&self) -> usize {
+        self.index
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.slots.lock().release(&self.app);
+        self.slots.lock().release(&self.app, self.index);
     }
 }
 
@@ -104,7 +120,7 @@ struct Waiting<'a> {
     slots: &'a Arc<FairSlots>,
     app: &'a AppKey,
     ticket: u64,
-    granted: Option<oneshot::Receiver<()>>,
+    granted: Option<oneshot::Receiver<usize>>,
 }
 
 impl Drop for Waiting<'_> {
@@ -120,8 +136,8 @@ impl Drop for Waiting<'_> {
             }
         }
         // Granted between the last poll and now: the slot is ours to give back.
-        if granted.try_recv().is_ok() {
-            queues.release(self.app);
+        if let Ok(index) = granted.try_recv() {
+            queues.release(self.app, index);
         }
     }
 }
@@ -130,7 +146,8 @@ impl FairSlots {
     pub fn new(n: usize) -> Arc<Self> {
         Arc::new(Self {
             queues: Mutex::new(Queues {
-                free: n.max(1),
+                // Reversed: slot 0 is taken first.
+                free: (0..n.max(1)).rev().collect(),
                 ..Queues::default()
             }),
         })
@@ -142,53 +159,55 @@ impl FairSlots {
 
     /// Waits for a slot for `app`'s request.
     pub async fn acquire(self: &Arc<Self>, app: AppKey) -> Slot {
-        let (ticket, granted) = {
-            let mut queues = self.lock();
-            if queues.free > 0 && queues.waiting.is_empty() {
-                queues.free -= 1;
-                *queues.running.entry(app.clone()).or_default() += 1;
+        loop {
+            let (ticket, granted) = {
+                let mut queues = self.lock();
+                if queues.waiting.is_empty()
+                    && let Some(index) = queues.free.pop()
+                {
+                    *queues.running.entry(app.clone()).or_default() += 1;
+                    return Slot {
+                        slots: self.clone(),
+                        app,
+                        index,
+                    };
+                }
+                let ticket = queues.next_ticket;
+                queues.next_ticket += 1;
+                let (tx, rx) = oneshot::channel();
+                queues
+                    .waiting
+                    .entry(app.clone())
+                    .or_default()
+                    .push_back(Waiter {
+                        ticket,
+                        granted: tx,
+                    });
+                queues.grant();
+                (ticket, rx)
+            };
+            let mut waiting = Waiting {
+                slots: self,
+                app: &app,
+                ticket,
+                granted: Some(granted),
+            };
+            let got = match waiting.granted.as_mut() {
+                Some(rx) => rx.await.ok(),
+                None => None,
+            };
+            // Granted: counted for `app` by `grant`, no clean-up left to do.
+            waiting.granted = None;
+            drop(waiting);
+            // The sender is only dropped unsent by this request's own clean-up, never
+            // here; should it be, the request queues again.
+            if let Some(index) = got {
                 return Slot {
                     slots: self.clone(),
                     app,
+                    index,
                 };
             }
-            let ticket = queues.next_ticket;
-            queues.next_ticket += 1;
-            let (tx, rx) = oneshot::channel();
-            queues
-                .waiting
-                .entry(app.clone())
-                .or_default()
-                .push_back(Waiter {
-                    ticket,
-                    granted: tx,
-                });
-            queues.grant();
-            (ticket, rx)
-        };
-        let mut waiting = Waiting {
-            slots: self,
-            app: &app,
-            ticket,
-            granted: Some(granted),
-        };
-        let got = match waiting.granted.as_mut() {
-            Some(rx) => rx.await.is_ok(),
-            None => false,
-        };
-        // Granted: counted for `app` by `grant`, no clean-up left to do.
-        waiting.granted = None;
-        drop(waiting);
-        if !got {
-            // The sender is only dropped unsent by this request's own clean-up: never
-            // here. Count the slot anyway so that giving it back stays balanced.
-            let mut queues = self.lock();
-            queues.free = queues.free.saturating_sub(1);
-            *queues.running.entry(app.clone()).or_default() += 1;
-        }
-        Slot {
-            slots: self.clone(),
-            app,
         }
     }
 

@@ -1,4 +1,4 @@
-//! The OAuth 2.0 authorization server (oauth-and-gateway.md A.1–A.5): registered clients,
+//! The OAuth 2.0 authorization server (as MediaWiki's OAuth extension answers): registered clients,
 //! access tokens, authorization codes with PKCE, rotating refresh tokens.
 
 pub mod clients;

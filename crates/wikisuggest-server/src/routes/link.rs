@@ -1,5 +1,5 @@
 //! Operations 1 and 2: link recommendations for a stored page (GET) or for wikitext sent in
-//! the body (POST). Order of checks as in the service (link-engine.md §6.3): wiki, revision,
+//! the body (POST). Order of checks as in the service: wiki, revision,
 //! dataset (404), page or body, then the remaining parameters.
 
 use axum::body::Bytes;
@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::link::params::{LinkQuery, normalise_title, py_int};
 use crate::link::slots::AppKey;
 use crate::link::{BackendError, LinkRequest, project_domain_pairs, wiki_id};
-use crate::reply::json_response;
+use crate::reply::value_response;
 use crate::state::SharedState;
 
 type LinkPath = Result<Path<(String, String, String)>, PathRejection>;
@@ -116,24 +116,14 @@ async fn links(
         pageid: pageid.clone(),
         options,
     };
-    let backend = state.backend.clone();
     let started = std::time::Instant::now();
-    // When this handler is dropped (client gone, request timed out), the guard tells the
-    // engine to stop: the blocking task would otherwise run on for nobody.
-    let cancel = CancelOnDrop::default();
-    let flag = cancel.0.clone();
-    // Waiting for a slot is where a request dropped early costs nothing; the permit then
-    // stays with the engine work until it has stopped.
+    // Waiting for a slot is where a request dropped early costs nothing; the slot then
+    // stays with the engine work until it has stopped. When this handler is dropped while
+    // its page is computed (client gone, request timed out), the engine is told to stop:
+    // it would otherwise run on for nobody.
     let app = app.map_or_else(|| AppKey::new("unknown"), |Extension(app)| app);
     let slot = state.link_slots.acquire(app).await;
-    let task = tokio::task::spawn_blocking(move || {
-        let result = backend.recommend_cancellable(&wiki, &request, &flag);
-        drop(slot);
-        (result, wiki, request)
-    });
-    let (result, wiki, request) = task
-        .await
-        .map_err(|e| ApiError::Internal(format!("link task failed: {e}")))?;
+    let (result, wiki, request) = state.engine_threads.compute(slot, wiki, request).await;
     let set = result.map_err(|e| match e {
         BackendError::BadInput(message) => ApiError::bad_request(message),
         BackendError::Failed(message) => ApiError::Internal(message),
@@ -147,28 +137,22 @@ async fn links(
     if let Some(map) = value.as_object_mut() {
         map.insert("pageid".into(), pageid);
     }
-    log::info!(
-        "wiki={wiki} page_title={:?} revid={} article_length={} threshold={} \
-         max_recommendations={} suggested_links_count={} execution_time_ms={}",
-        request.page_title,
-        request.revid,
-        request.wikitext.chars().count(),
-        request.options.threshold,
-        request.options.max_recommendations,
-        set.links.len(),
-        started.elapsed().as_millis()
-    );
-    Ok(json_response(StatusCode::OK, &value))
-}
-
-/// Sets its flag when dropped.
-#[derive(Default)]
-struct CancelOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The article's length in characters is a pass over the whole page: counted only
+    // for a line that is written.
+    if log::log_enabled!(log::Level::Info) {
+        log::info!(
+            "wiki={wiki} page_title={:?} revid={} article_length={} threshold={} \
+             max_recommendations={} suggested_links_count={} execution_time_ms={}",
+            request.page_title,
+            request.revid,
+            request.wikitext.chars().count(),
+            request.options.threshold,
+            request.options.max_recommendations,
+            set.links.len(),
+            started.elapsed().as_millis()
+        );
     }
+    Ok(value_response(StatusCode::OK, &value))
 }
 
 type BodyFields = (String, i64, Value, Option<Vec<String>>);

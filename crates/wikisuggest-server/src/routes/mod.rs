@@ -15,12 +15,8 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::error::{ApiError, Challenge};
 use crate::gateway::gateway;
+use crate::paths::{AUTHORIZE_PATH, TOKEN_PATH, TRANSLATION_PATH};
 use crate::state::SharedState;
-
-pub const LINK_PREFIX: &str = "/service/linkrecommendation/v1/linkrecommendations/";
-pub const TRANSLATION_PATH: &str = "/service/lw/recommendation/api/v1/translation";
-pub const AUTHORIZE_PATH: &str = "/w/rest.php/oauth2/authorize";
-pub const TOKEN_PATH: &str = "/w/rest.php/oauth2/access_token";
 
 pub fn router(state: SharedState) -> Router {
     let services = Router::new()

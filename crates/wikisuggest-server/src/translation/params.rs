@@ -1,5 +1,5 @@
 //! The query parameters of `/translation` and `/translation/sections`, parsed and checked as
-//! the service's request model does (translation-service.md §1.2–§1.3): each field first
+//! the service's request model does (research-recommendation-api's request model): each field first
 //! (one 422 entry per bad field, in the model's field order), then the languages.
 
 use std::collections::HashMap;
@@ -219,7 +219,7 @@ impl TranslationQuery {
         self.min_size.is_some() || self.max_size.is_some()
     }
 
-    /// Inclusive size check; an unknown size fails (§3.7).
+    /// Inclusive size check; an unknown size fails.
     pub fn size_fits(&self, size: Option<i64>) -> bool {
         size.is_some_and(|size| {
             self.min_size.is_none_or(|min| size >= min)
