@@ -323,10 +323,29 @@ impl IndexBuilder {
         }
         self.commit(true)?;
         let documents = self.progress.documents;
+        merge_if_small(&mut self.writer, documents)?;
         self.writer.wait_merging_threads()?;
         share_files(&self.dir)?;
         Ok(documents)
     }
+}
+
+/// Indexes of up to this many articles end as one segment: a few files, the same whatever the
+/// number of threads that built them (the catalog shipped with the package is one), and a
+/// query visits one segment. Larger ones keep the segments the merge policy left.
+const ONE_SEGMENT_UP_TO: u64 = 250_000;
+
+/// Merges a small finished index's segments into one (a merge keeps the last commit's
+/// payload, the mark of a complete build).
+fn merge_if_small(writer: &mut IndexWriter, documents: u64) -> Result<()> {
+    if documents > ONE_SEGMENT_UP_TO {
+        return Ok(());
+    }
+    let segments = writer.index().searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    Ok(())
 }
 
 /// Builds the index of `docs` in `dir`, or resumes the interrupted build there (the documents
@@ -431,6 +450,7 @@ impl SharedIndexBuilder {
         let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&payload);
         prepared.commit()?;
+        merge_if_small(&mut writer, progress.documents)?;
         writer.wait_merging_threads()?;
         share_files(&self.dir)?;
         Ok(progress.documents)

@@ -496,6 +496,13 @@ fn an_interrupted_build_resumes_to_the_same_index() {
     assert_eq!((summary.documents, summary.added), (40, 17));
     let again = build_index(dir.path(), docs, &options, None).unwrap();
     assert!(again.already_complete);
+    // The interrupted runs committed segments of their own; a small index ends as one, and
+    // the earlier segments' files are gone.
+    let segments = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("idx".as_ref()))
+        .count();
+    assert_eq!(segments, 1);
     let resumed = SearchIndex::open(dir.path()).unwrap();
     assert_eq!(resumed.documents(), 40);
     // The same hits with the same scores; the index's segments differ, and with them the
