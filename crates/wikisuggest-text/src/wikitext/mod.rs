@@ -12,6 +12,8 @@ mod entities;
 mod lexer;
 /// mwparserfromhell 0.7.2's C tokenizer, down to the top-level node spans.
 mod mwparserfromhell;
+/// The kinds of top-level nodes.
+mod node_kind;
 /// The ports as they were before the lexer, kept as test oracles.
 #[cfg(any(test, feature = "oracle"))]
 #[doc(hidden)]
@@ -23,7 +25,8 @@ mod tag_data;
 /// wikitextparser 0.51.1's wikilink search over its masked shadow.
 pub(crate) mod wikitextparser;
 
-pub use partition::{Node, NodeKind, ParseLimits, Wikitext};
+pub use node_kind::NodeKind;
+pub use partition::{Node, ParseLimits, Wikitext};
 pub use plain_text::{PlainText, READS_PER_CODE_POINT, link_targets};
 pub use wikitextparser::{
     LinkRanges, WikiLink, wikilink_ranges_bounded, wikilink_ranges_of, wikilinks,

@@ -36,7 +36,7 @@ use std::time::Instant;
 use super::contexts::*;
 use super::entities;
 use super::lexer::{Lexed, is_marker_byte, utf8_width};
-use super::partition::NodeKind;
+use super::node_kind::NodeKind;
 use super::tag_data::{self as td, TagData};
 use crate::pyunicode;
 

@@ -14,7 +14,7 @@ mod wikitextparser;
 
 pub use wikitextparser::wikilink_ranges;
 
-use super::partition::NodeKind;
+use super::node_kind::NodeKind;
 use mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 
 /// The code points of `text`.

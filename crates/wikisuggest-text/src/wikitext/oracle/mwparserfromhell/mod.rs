@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use crate::wikitext::contexts::*;
 use crate::wikitext::entities;
-use crate::wikitext::partition::NodeKind;
+use crate::wikitext::node_kind::NodeKind;
 mod tag_data;
 use crate::pyunicode;
 use tag_data::{self as td, TagData};
