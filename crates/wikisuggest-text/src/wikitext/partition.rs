@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::lexer::{Lexed, LexedBits};
-use super::node_kind::NodeKind;
 use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
+use super::node_kind::NodeKind;
 use crate::error::TextError;
 
 /// Optional bounds for [`Wikitext::parse_bounded`].

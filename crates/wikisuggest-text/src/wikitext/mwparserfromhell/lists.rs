@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl MwparserfromhellTokenizer<'_> {
+impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
     pub(super) fn handle_list_marker(&mut self) {
         if self.read(0) == b';' {
             self.add_context(DL_TERM);

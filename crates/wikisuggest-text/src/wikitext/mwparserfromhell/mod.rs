@@ -20,6 +20,8 @@
 mod links_and_urls;
 mod lists;
 mod markup;
+/// What the tokenizer reads a page through.
+mod source;
 mod style;
 mod tables;
 mod tags;
@@ -35,10 +37,11 @@ use std::time::Instant;
 
 use super::contexts::*;
 use super::entities;
-use super::lexer::{Lexed, is_marker_byte, utf8_width};
+use super::lexer::{Lexed, is_marker_byte};
 use super::node_kind::NodeKind;
 use super::tag_data::{self as td, TagData};
 use crate::pyunicode;
+pub(crate) use source::Source;
 
 /// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
 const MAX_DEPTH: usize = 100;
@@ -156,11 +159,11 @@ struct Parsed {
     implicit_open_end: Option<usize>,
 }
 
-pub(crate) struct MwparserfromhellTokenizer<'a> {
+pub(crate) struct MwparserfromhellTokenizer<'a, S: Source<'a> = &'a Lexed<'a>> {
     /// The page up to its first NUL.
-    src: &'a str,
+    page: S,
+    /// Its units ([`Source::units`]).
     text: &'a [u8],
-    lex: &'a Lexed<'a>,
     head: usize,
     frames: Vec<Frame>,
     global: u64,
@@ -268,12 +271,11 @@ fn same_tag(a: &str, b: &str) -> bool {
     pyunicode::lower(a) == pyunicode::lower(b)
 }
 
-impl<'a> MwparserfromhellTokenizer<'a> {
-    pub(crate) fn new(lex: &'a Lexed<'a>, limits: Limits<'a>) -> Self {
+impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+    pub(crate) fn new(page: S, limits: Limits<'a>) -> Self {
         Self {
-            src: lex.text(),
-            text: lex.bytes(),
-            lex,
+            page,
+            text: page.units(),
             head: 0,
             frames: Vec::new(),
             global: 0,
@@ -417,22 +419,18 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     /// The page between two character boundaries.
-    fn slice(&self, start: usize, end: usize) -> &'a str {
-        self.src.get(start..end).unwrap_or_default()
+    fn slice(&self, start: usize, end: usize) -> S::Str {
+        self.page.slice(start, end)
     }
 
-    /// The character starting at byte `at` (NUL past the end).
+    /// The character starting at `at` (NUL past the end).
     fn char_at(&self, at: usize) -> char {
-        self.src
-            .get(at..)
-            .and_then(|rest| rest.chars().next())
-            .unwrap_or('\0')
+        self.page.char_at(at)
     }
 
-    /// The character ending at byte `at` and where it starts, if there is one.
+    /// The character ending at `at` and where it starts, if there is one.
     fn char_before(&self, at: usize) -> Option<(char, usize)> {
-        let c = self.src.get(..at)?.chars().next_back()?;
-        Some((c, at - c.len_utf8()))
+        self.page.char_before(at)
     }
 
     /// Whether the character read at `head` as `this` is a space (Python's `isspace`):
@@ -450,17 +448,17 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     #[inline]
     fn advance_from(&mut self, at: usize) {
         self.head += if self.head == at {
-            self.lex.char_len(at)
+            self.page.char_len(at)
         } else {
             1
         };
     }
 
     /// The tag name of the current frame.
-    fn tag_name(&self) -> &'a str {
+    fn tag_name(&self) -> S::Str {
         self.frames
             .last()
-            .map_or("", |f| self.slice(f.tag_name.0, f.tag_name.1))
+            .map_or_else(S::Str::default, |f| self.slice(f.tag_name.0, f.tag_name.1))
     }
 
     fn can_recurse(&self) -> bool {
@@ -593,7 +591,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Emits the character at the head as text.
     fn emit_char(&mut self) {
-        let width = utf8_width(self.text.get(self.head).copied().unwrap_or(0));
+        let width = self.page.char_len(self.head);
         self.emit_text(self.head, self.head + width);
     }
 
@@ -675,12 +673,12 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                 // first has been checked), the run up to the next marker is taken in one
                 // step, charged as the reads that one step per character would make.
                 let start = self.head;
-                let end = if plain_chars_are_inert(self.context()) {
-                    let end = self.lex.next_marker(start + 1);
-                    self.charge_many(self.lex.chars_in(start..end) as u64 - 1);
+                let end = if !self.page.stepwise() && plain_chars_are_inert(self.context()) {
+                    let end = self.page.next_marker(start + 1);
+                    self.charge_many(self.page.chars_in(start..end) as u64 - 1);
                     end
                 } else {
-                    start + self.lex.char_len(start)
+                    start + self.page.char_len(start)
                 };
                 self.emit_text(start, end);
                 self.head = end;
@@ -821,7 +819,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     fn handle_end(&mut self, context: u64) -> Route<Parsed> {
         if context & FAIL != 0 {
             if context & TAG_BODY != 0 {
-                let single = !self.frames.is_empty() && in_list(self.tag_name(), &SINGLE);
+                let single = !self.frames.is_empty() && in_list(&self.tag_name(), &SINGLE);
                 if single {
                     let open_end = self.frames.last().map_or(0, |f| f.open_end);
                     return Ok(Parsed {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl MwparserfromhellTokenizer<'_> {
+impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
     pub(super) fn parse_tag(&mut self) {
         let start = self.head;
         let depth = self.frames.len();
@@ -52,11 +52,11 @@ impl MwparserfromhellTokenizer<'_> {
                 if pyunicode::is_space(c) {
                     break;
                 }
-                pos += c.len_utf8();
+                pos += self.page.width(c);
             }
         }
         let name = self.slice(self.head, self.head + pos);
-        let result = if in_list(name, &SINGLE_ONLY) {
+        let result = if in_list(&name, &SINGLE_ONLY) {
             self.really_parse_tag()
         } else {
             Err(BadRoute { context: 0 })
@@ -120,8 +120,8 @@ impl MwparserfromhellTokenizer<'_> {
                 }
                 let name = self.tag_name();
                 let (single_only, blacklisted) = (
-                    in_list(name, &SINGLE_ONLY),
-                    in_list(name, &PARSER_BLACKLIST),
+                    in_list(&name, &SINGLE_ONLY),
+                    in_list(&name, &PARSER_BLACKLIST),
                 );
                 if single_only {
                     self.head -= 1;
@@ -131,7 +131,7 @@ impl MwparserfromhellTokenizer<'_> {
                     });
                 }
                 if blacklisted {
-                    return self.handle_blacklisted_tag(name);
+                    return self.handle_blacklisted_tag(&name);
                 }
                 return self.parse(0, false);
             } else if this == b'/' && next == b'>' && can_exit {
@@ -164,7 +164,7 @@ impl MwparserfromhellTokenizer<'_> {
         } else {
             false
         };
-        if !inert {
+        if self.page.stepwise() || !inert {
             return false;
         }
         let start = self.head;
@@ -181,7 +181,7 @@ impl MwparserfromhellTokenizer<'_> {
                 if pyunicode::is_space(c) {
                     break;
                 }
-                end += c.len_utf8();
+                end += self.page.width(c);
             } else {
                 end += 1;
             }
@@ -189,7 +189,7 @@ impl MwparserfromhellTokenizer<'_> {
         if end == start {
             return false;
         }
-        self.charge_many(reads_per_char * self.lex.chars_in(start..end) as u64);
+        self.charge_many(reads_per_char * self.page.chars_in(start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;
@@ -320,7 +320,7 @@ impl MwparserfromhellTokenizer<'_> {
         let closing = self.pop();
         let name = self.tag_name();
         let valid = match closing.as_slice() {
-            [Item::Text(s, e)] => same_tag(self.slice(*s, *e), name),
+            [Item::Text(s, e)] => same_tag(&self.slice(*s, *e), &name),
             _ => false,
         };
         self.recycle(closing);
@@ -350,7 +350,7 @@ impl MwparserfromhellTokenizer<'_> {
                 loop {
                     let c = self.read(0);
                     if c == b'>' {
-                        if same_tag(self.slice(name_start, self.head), name) {
+                        if same_tag(&self.slice(name_start, self.head), name) {
                             self.emit_token();
                             return Ok(Parsed {
                                 items: self.pop(),
@@ -362,7 +362,7 @@ impl MwparserfromhellTokenizer<'_> {
                     if c == b'\0' || c == b'\n' {
                         break;
                     }
-                    self.head += self.lex.char_len(self.head);
+                    self.head += self.page.char_len(self.head);
                 }
                 self.head = reset;
                 self.emit_text(reset - 1, reset + 1);

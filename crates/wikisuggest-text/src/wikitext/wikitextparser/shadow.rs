@@ -384,6 +384,7 @@ impl Shadow {
     }
 
     /// The shadow of `text` with a jump table of its own, zeroed, dropped when done.
+    #[cfg(any(test, feature = "oracle"))]
     pub(in crate::wikitext) fn fresh(text: &str) -> Self {
         Self {
             b: text.as_bytes().to_vec(),
