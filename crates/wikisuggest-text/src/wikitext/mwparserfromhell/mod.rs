@@ -448,10 +448,16 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
     #[inline]
     fn advance_from(&mut self, at: usize) {
         self.head += if self.head == at {
-            self.page.char_len(at)
+            self.char_len(at)
         } else {
             1
         };
+    }
+
+    /// How many positions the character at `at` spans (1 past the end).
+    #[inline]
+    fn char_len(&self, at: usize) -> usize {
+        S::unit_len(self.text.get(at).copied().unwrap_or(0))
     }
 
     /// The tag name of the current frame.
@@ -591,7 +597,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
 
     /// Emits the character at the head as text.
     fn emit_char(&mut self) {
-        let width = self.page.char_len(self.head);
+        let width = self.char_len(self.head);
         self.emit_text(self.head, self.head + width);
     }
 
@@ -678,7 +684,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
                     self.charge_many(self.page.chars_in(start..end) as u64 - 1);
                     end
                 } else {
-                    start + self.page.char_len(start)
+                    start + self.char_len(start)
                 };
                 self.emit_text(start, end);
                 self.head = end;

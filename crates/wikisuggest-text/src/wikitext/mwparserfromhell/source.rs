@@ -9,7 +9,7 @@
 
 use std::ops::{Deref, Range};
 
-use super::super::lexer::Lexed;
+use super::super::lexer::{Lexed, utf8_width};
 
 /// A page as the tokenizer reads it.
 pub(crate) trait Source<'a>: Copy {
@@ -20,8 +20,9 @@ pub(crate) trait Source<'a>: Copy {
     /// byte of its UTF-8 (at the position where the character starts).
     fn units(self) -> &'a [u8];
 
-    /// How many positions the character at `at` spans (1 past the end).
-    fn char_len(self, at: usize) -> usize;
+    /// How many positions the character whose unit is `unit` spans (1 for a NUL, past the
+    /// end).
+    fn unit_len(unit: u8) -> usize;
 
     /// How many positions the character `c` spans.
     fn width(self, c: char) -> usize;
@@ -59,8 +60,8 @@ impl<'a> Source<'a> for &'a Lexed<'a> {
     }
 
     #[inline]
-    fn char_len(self, at: usize) -> usize {
-        Lexed::char_len(self, at)
+    fn unit_len(unit: u8) -> usize {
+        utf8_width(unit)
     }
 
     #[inline]

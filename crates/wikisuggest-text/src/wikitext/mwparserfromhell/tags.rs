@@ -362,7 +362,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
                     if c == b'\0' || c == b'\n' {
                         break;
                     }
-                    self.head += self.page.char_len(self.head);
+                    self.head += self.char_len(self.head);
                 }
                 self.head = reset;
                 self.emit_text(reset - 1, reset + 1);

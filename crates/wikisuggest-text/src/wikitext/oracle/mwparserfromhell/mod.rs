@@ -72,7 +72,7 @@ impl<'a> Source<'a> for CodePoints<'a> {
         self.units
     }
 
-    fn char_len(self, _at: usize) -> usize {
+    fn unit_len(_unit: u8) -> usize {
         1
     }
 
