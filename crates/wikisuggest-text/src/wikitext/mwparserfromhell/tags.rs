@@ -96,18 +96,8 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
                 }
             }
             if this == b'\0' {
-                if self.context() & TAG_ATTR != 0 {
-                    if data.context & td::QUOTED != 0 {
-                        // Unclosed attribute quote: retry it as plain text.
-                        data.context = td::ATTR_VALUE;
-                        self.memoize_bad_route();
-                        self.discard();
-                        self.head = data.reset;
-                        continue;
-                    }
-                    self.discard();
-                }
-                return Err(self.fail_route());
+                self.retry_unclosed_quote(&mut data)?;
+                continue;
             } else if this == b'>' && can_exit {
                 self.handle_tag_close_open(&data);
                 self.set_context(TAG_BODY);
@@ -332,6 +322,23 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
             items: self.pop(),
             ..Parsed::default()
         })
+    }
+
+    /// Where a tag's attributes end without their end: an unclosed attribute quote is
+    /// retried as plain text (`Ok`: the caller's loop goes on from the quote's reset
+    /// position); anything else fails the route.
+    pub(super) fn retry_unclosed_quote(&mut self, data: &mut TagData) -> Route<()> {
+        if self.context() & TAG_ATTR != 0 {
+            if data.context & td::QUOTED != 0 {
+                data.context = td::ATTR_VALUE;
+                self.memoize_bad_route();
+                self.discard();
+                self.head = data.reset;
+                return Ok(());
+            }
+            self.discard();
+        }
+        Err(self.fail_route())
     }
 
     /// Body of `<nowiki>`, `<pre>`, `<math>` …: only entities and the
