@@ -280,37 +280,24 @@ fn sentencepiece_normalized_grams_are_not_placed() {
 #[test]
 fn zero_time_budget_stops() {
     let m = Mock::new(&[("a", &["A"])]);
-    let r = recommend(
-        &m,
-        &Request {
-            wikitext: "a b c",
-            page_title: "P",
-            language_code: "en",
-            threshold: 0.5,
-            max_recommendations: -1,
-            sections_to_exclude: &[],
-            time_budget: Some(Duration::ZERO),
-            max_work: None,
-        },
-    )
-    .unwrap();
-    assert_eq!(r.stop, Stop::TimeBudget);
     // Also when the page holds no anchor at all (no gram is ever emitted).
-    let r = recommend(
-        &m,
-        &Request {
-            wikitext: "x y z",
-            page_title: "P",
-            language_code: "en",
-            threshold: 0.5,
-            max_recommendations: -1,
-            sections_to_exclude: &[],
-            time_budget: Some(Duration::ZERO),
-            max_work: None,
-        },
-    )
-    .unwrap();
-    assert_eq!(r.stop, Stop::TimeBudget);
+    for wikitext in ["a b c", "x y z"] {
+        let r = recommend(
+            &m,
+            &Request {
+                wikitext,
+                page_title: "P",
+                language_code: "en",
+                threshold: 0.5,
+                max_recommendations: -1,
+                sections_to_exclude: &[],
+                time_budget: Some(Duration::ZERO),
+                max_work: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(r.stop, Stop::TimeBudget, "{wikitext:?}");
+    }
 }
 
 #[test]
