@@ -969,14 +969,14 @@ fn match_template(r: &mut Reader<'_>, i: usize, end: usize) -> Option<(usize, bo
 // ----- extension tags ------------------------------------------------------------------
 
 /// The first position of `byte` in `b[from..end]`.
-fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
+pub(super) fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
     b.get(from..end.min(b.len()))
         .and_then(|hay| memchr::memchr(byte, hay))
         .map(|p| from + p)
 }
 
 /// [`find_byte`], or `end` when there is none.
-fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
+pub(super) fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
     find_byte(b, byte, from, end).unwrap_or(end)
 }
 
@@ -991,7 +991,9 @@ fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option
     })
 }
 
-enum ExtMatch {
+/// What starts at a `<`: a comment, an extension tag whose content is not parsed, or one
+/// whose content is; each with where it ends.
+pub(super) enum ExtMatch {
     Comment(usize),
     Unparsable(usize),
     Parsable { end: usize, content: Range<usize> },
@@ -1012,7 +1014,13 @@ struct CloseSearch {
     hit: Option<usize>,
 }
 
-impl CloseCache {
+/// Where an extension tag's closing `</name` is looked for.
+pub(super) trait FindClosing {
+    /// The first `</name` (case-insensitive) in `b[from..end]`.
+    fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize>;
+}
+
+impl FindClosing for CloseCache {
     fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize> {
         let entry = self
             .found
@@ -1053,7 +1061,13 @@ fn find_closing(b: &[u8], from: usize, end: usize, name: &str) -> Option<usize> 
         .map(|p| p + from)
 }
 
-fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) -> Option<ExtMatch> {
+/// The comment or extension tag starting at the `<` at `i`, if one does (ending by `end`).
+pub(super) fn match_extension_at(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    cache: &mut impl FindClosing,
+) -> Option<ExtMatch> {
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     if b.get(i + 1..i + 4) == Some(b"!--") && i + 4 <= end {
         let close = b
