@@ -3,21 +3,19 @@
 //! the quirks listed in the spec.
 
 use super::*;
-use std::collections::HashSet;
 
-#[derive(Default)]
-struct Mock {
-    anchors: HashMap<String, Vec<Candidate<'static>>>,
-    redirects: HashMap<String, String>,
-    pages: HashSet<String>,
-    score: f32,
-}
+#[path = "../../tests/common/table_model.rs"]
+mod table_model;
+use table_model::{Scoring, TableModel as Mock};
 
 impl Mock {
+    /// Every anchor's targets as its candidates and as existing pages, each scoring 0.9.
     fn new(anchors: &[(&str, &[&str])]) -> Self {
         let mut m = Mock {
-            score: 0.9,
-            ..Mock::default()
+            anchors: Default::default(),
+            redirects: Default::default(),
+            pages: Default::default(),
+            scoring: Scoring::Every(0.9),
         };
         for (anchor, targets) in anchors {
             let cands = targets
@@ -31,21 +29,6 @@ impl Mock {
             m.pages.extend(targets.iter().map(|t| (*t).to_owned()));
         }
         m
-    }
-}
-
-impl LinkModel for Mock {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
-        self.anchors.get(anchor).cloned()
-    }
-    fn redirect(&self, title: &str) -> Option<String> {
-        self.redirects.get(title).cloned()
-    }
-    fn has_page(&self, title: &str) -> bool {
-        self.pages.contains(title)
-    }
-    fn scores(&self, _: &str, _: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
-        vec![self.score; candidates.len()]
     }
 }
 
