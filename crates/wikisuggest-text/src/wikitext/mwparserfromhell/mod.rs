@@ -679,7 +679,9 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
                 // first has been checked), the run up to the next marker is taken in one
                 // step, charged as the reads that one step per character would make.
                 let start = self.head;
-                let end = if !self.page.stepwise() && plain_chars_are_inert(self.context()) {
+                // Outside unsafe contexts `verify_safe` did not run: the context is `ctx`.
+                let inert = ctx & UNSAFE == 0 || plain_chars_are_inert(self.context());
+                let end = if !self.page.stepwise() && inert {
                     let end = self.page.next_marker(start + 1);
                     self.charge_many(self.page.chars_in(start..end) as u64 - 1);
                     end
