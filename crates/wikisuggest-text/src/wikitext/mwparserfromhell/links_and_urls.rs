@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_wikilink(&mut self) {
         let start = self.head;
         let reset = self.head + 1;
@@ -252,7 +252,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
         if end == start {
             return false;
         }
-        self.charge_many(2 * self.page.chars_in(start..end) as u64);
+        self.charge_many(2 * Source::chars_in(self.page, start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;

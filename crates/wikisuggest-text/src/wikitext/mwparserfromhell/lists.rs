@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn handle_list_marker(&mut self) {
         if self.read(0) == b';' {
             self.add_context(DL_TERM);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_heading(&mut self) {
         self.global |= GL_HEADING;
         let reset = self.head;

@@ -20,14 +20,10 @@
 mod links_and_urls;
 mod lists;
 mod markup;
-/// What the tokenizer reads a page through.
-mod source;
 mod style;
 mod tables;
 mod tags;
 mod templates;
-#[cfg(test)]
-mod tests;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -35,13 +31,15 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 use std::time::Instant;
 
-use super::contexts::*;
-use super::entities;
-use super::lexer::{Lexed, is_marker_byte};
-use super::node_kind::NodeKind;
-use super::tag_data::{self as td, TagData};
+// The page type this build of the tokenizer reads, named by the including module.
+use super::TokenizerPage as Page;
 use crate::pyunicode;
-pub(crate) use source::Source;
+use crate::wikitext::contexts::*;
+use crate::wikitext::entities;
+use crate::wikitext::lexer::is_marker_byte;
+use crate::wikitext::node_kind::NodeKind;
+use crate::wikitext::tag_data::{self as td, TagData};
+use crate::wikitext::tokenizer_page::Source;
 
 /// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
 const MAX_DEPTH: usize = 100;
@@ -54,7 +52,7 @@ const MAX_ENTITY_SIZE: usize = 8;
 fn is_uri_scheme_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
 }
-const URI_SCHEMES: [&str; 27] = [
+pub(super) const URI_SCHEMES: [&str; 27] = [
     "bitcoin",
     "ftp",
     "ftps",
@@ -84,11 +82,11 @@ const URI_SCHEMES: [&str; 27] = [
     "xmpp",
 ];
 /// Schemes valid without `//`.
-const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
+pub(super) const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
     "bitcoin", "geo", "magnet", "mailto", "news", "sip", "sips", "sms", "tel", "urn", "xmpp",
 ];
 /// Tags whose body is not parsed (only entities are recognised inside).
-const PARSER_BLACKLIST: [&str; 17] = [
+pub(super) const PARSER_BLACKLIST: [&str; 17] = [
     "categorytree",
     "ce",
     "chem",
@@ -107,7 +105,7 @@ const PARSER_BLACKLIST: [&str; 17] = [
     "templatedata",
     "timeline",
 ];
-const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
+pub(super) const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
 const SINGLE: [&str; 12] = [
     "br", "wbr", "hr", "meta", "link", "img", "li", "dt", "dd", "th", "td", "tr",
 ];
@@ -159,9 +157,9 @@ struct Parsed {
     implicit_open_end: Option<usize>,
 }
 
-pub(crate) struct MwparserfromhellTokenizer<'a, S: Source<'a> = &'a Lexed<'a>> {
+pub(crate) struct MwparserfromhellTokenizer<'a> {
     /// The page up to its first NUL.
-    page: S,
+    page: Page<'a>,
     /// Its units ([`Source::units`]).
     text: &'a [u8],
     head: usize,
@@ -237,7 +235,7 @@ fn plain_chars_are_inert(context: u64) -> bool {
 /// Upstream compares names by lowercasing them and requiring ASCII (the lists are
 /// lowercase ASCII). An ASCII name lowercases to ASCII, so it is compared in place; only
 /// other names (which may lowercase to ASCII, as the Kelvin sign does) are lowercased.
-fn in_list(name: &str, list: &[&str]) -> bool {
+pub(super) fn in_list(name: &str, list: &[&str]) -> bool {
     if name.is_ascii() {
         return list.iter().any(|l| l.eq_ignore_ascii_case(name));
     }
@@ -248,7 +246,7 @@ fn in_list(name: &str, list: &[&str]) -> bool {
 /// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
 /// tested at every `[` and at every `:` after a word. Its characters are URI scheme
 /// characters, all ASCII.
-fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
+pub(super) fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
     let list: &[&str] = if slashes {
         &URI_SCHEMES
     } else {
@@ -260,7 +258,7 @@ fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
 
 /// Whether two tag names match as upstream matches closing tags with opening ones (equal
 /// after `rstrip().lower()`); ASCII names are compared in place.
-fn same_tag(a: &str, b: &str) -> bool {
+pub(super) fn same_tag(a: &str, b: &str) -> bool {
     let (a, b) = (
         a.trim_end_matches(pyunicode::is_space),
         b.trim_end_matches(pyunicode::is_space),
@@ -271,8 +269,8 @@ fn same_tag(a: &str, b: &str) -> bool {
     pyunicode::lower(a) == pyunicode::lower(b)
 }
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
-    pub(crate) fn new(page: S, limits: Limits<'a>) -> Self {
+impl<'a> MwparserfromhellTokenizer<'a> {
+    pub(crate) fn new(page: Page<'a>, limits: Limits<'a>) -> Self {
         Self {
             page,
             text: page.units(),
@@ -419,7 +417,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
     }
 
     /// The page between two character boundaries.
-    fn slice(&self, start: usize, end: usize) -> S::Str {
+    fn slice(&self, start: usize, end: usize) -> <Page<'a> as Source<'a>>::Str {
         self.page.slice(start, end)
     }
 
@@ -457,14 +455,14 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
     /// How many positions the character at `at` spans (1 past the end).
     #[inline]
     fn char_len(&self, at: usize) -> usize {
-        S::unit_len(self.text.get(at).copied().unwrap_or(0))
+        <Page<'a> as Source<'a>>::unit_len(self.text.get(at).copied().unwrap_or(0))
     }
 
     /// The tag name of the current frame.
-    fn tag_name(&self) -> S::Str {
+    fn tag_name(&self) -> <Page<'a> as Source<'a>>::Str {
         self.frames
             .last()
-            .map_or_else(S::Str::default, |f| self.slice(f.tag_name.0, f.tag_name.1))
+            .map_or_else(Default::default, |f| self.slice(f.tag_name.0, f.tag_name.1))
     }
 
     fn can_recurse(&self) -> bool {
@@ -682,8 +680,8 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
                 // Outside unsafe contexts `verify_safe` did not run: the context is `ctx`.
                 let inert = ctx & UNSAFE == 0 || plain_chars_are_inert(self.context());
                 let end = if !self.page.stepwise() && inert {
-                    let end = self.page.next_marker(start + 1);
-                    self.charge_many(self.page.chars_in(start..end) as u64 - 1);
+                    let end = Source::next_marker(self.page, start + 1);
+                    self.charge_many(Source::chars_in(self.page, start..end) as u64 - 1);
                     end
                 } else {
                     start + self.char_len(start)

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     /// Returns the finished frame when the ticks close the current style.
     pub(super) fn parse_style(&mut self) -> Option<Parsed> {
         let context = self.context();

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     /// Attributes of a table, row or cell up to `end`.
     pub(super) fn handle_table_style(&mut self, end: u8) -> Route<()> {
         let mut data = TagData::new(td::ATTR_READY);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_tag(&mut self) {
         let start = self.head;
         let depth = self.frames.len();
@@ -179,7 +179,7 @@ impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
         if end == start {
             return false;
         }
-        self.charge_many(reads_per_char * self.page.chars_in(start..end) as u64);
+        self.charge_many(reads_per_char * Source::chars_in(self.page, start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;

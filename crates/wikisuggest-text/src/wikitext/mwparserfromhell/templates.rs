@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a, S: Source<'a>> MwparserfromhellTokenizer<'a, S> {
+impl MwparserfromhellTokenizer<'_> {
     pub(super) fn parse_template_or_argument(&mut self) -> Route<()> {
         let start = self.head;
         self.head += 2;

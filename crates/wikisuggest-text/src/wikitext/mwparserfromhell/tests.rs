@@ -295,11 +295,11 @@ fn the_lexed_port_matches_the_oracle_on_the_parity_articles() {
 /// upstream's definitions, `rstrip().lower()` equality and `lower()` in an ASCII list.
 #[test]
 fn names_compare_as_their_lowercase_forms() {
-    use super::{
+    use crate::pyunicode;
+    use crate::wikitext::mwparserfromhell::{
         PARSER_BLACKLIST, SINGLE_ONLY, URI_SCHEMES, URI_SCHEMES_NO_SLASHES, in_list, is_scheme,
         same_tag,
     };
-    use crate::pyunicode;
 
     let names = [
         "ref",

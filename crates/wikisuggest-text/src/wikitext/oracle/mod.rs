@@ -13,9 +13,8 @@ mod wikitextparser;
 
 pub use wikitextparser::wikilink_ranges;
 
-use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
 use super::node_kind::NodeKind;
-use mwparserfromhell::CodePointPage;
+use mwparserfromhell::{CodePointPage, Item, Limits, MwparserfromhellTokenizer};
 
 /// A top-level node as the oracle sees it: kind, code point span, heading level (0 for
 /// other kinds).

@@ -7,7 +7,17 @@
 
 use std::ops::Range;
 
-use crate::wikitext::mwparserfromhell::Source;
+use crate::wikitext::tokenizer_page::Source;
+
+/// The port's tokenizer, built again over code points (the same files, a second build:
+/// each build plain, for its one page type).
+#[allow(clippy::duplicate_mod)]
+#[path = "../../mwparserfromhell/mod.rs"]
+mod tokenizer;
+pub(crate) use tokenizer::{Item, Limits, MwparserfromhellTokenizer};
+
+/// The page as this build of the tokenizer reads it.
+type TokenizerPage<'a> = CodePoints<'a>;
 
 /// The characters that may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL.
 const MARKERS: [bool; 128] = {

@@ -4,12 +4,16 @@
 //! The port reads the lexed page ([`Lexed`]): positions are byte offsets, a unit is a byte
 //! (every character that can change the tokenizer's state is ASCII, so a byte of another
 //! character never compares equal to what is looked for), and runs that can only be text
-//! end at the lexer's next marker. The oracle (`super::super::oracle`) reads the page's
-//! code points one position each.
+//! end at the lexer's next marker. The oracle (`super::oracle`) reads the page's code
+//! points one position each.
+//!
+//! The tokenizer's source (`mwparserfromhell`) is compiled once for each page type: the
+//! module that includes it names the type as `TokenizerPage`, so that each build of the
+//! tokenizer is as plain (not generic) as if it had been written for its page alone.
 
 use std::ops::{Deref, Range};
 
-use super::super::lexer::{Lexed, utf8_width};
+use super::lexer::{Lexed, utf8_width};
 
 /// A page as the tokenizer reads it.
 pub(crate) trait Source<'a>: Copy {
@@ -51,8 +55,22 @@ pub(crate) trait Source<'a>: Copy {
     fn stepwise(self) -> bool;
 }
 
+/// A stretch of the lexed page. The tokenizer borrows it as it borrows the oracle's owned
+/// strings (`&name`), so that its one source reads the same for both.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PageStr<'a>(&'a str);
+
+impl Deref for PageStr<'_> {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
 impl<'a> Source<'a> for &'a Lexed<'a> {
-    type Str = &'a str;
+    type Str = PageStr<'a>;
 
     #[inline]
     fn units(self) -> &'a [u8] {
@@ -81,8 +99,8 @@ impl<'a> Source<'a> for &'a Lexed<'a> {
         Some((c, at - c.len_utf8()))
     }
 
-    fn slice(self, start: usize, end: usize) -> &'a str {
-        self.text().get(start..end).unwrap_or_default()
+    fn slice(self, start: usize, end: usize) -> PageStr<'a> {
+        PageStr(self.text().get(start..end).unwrap_or_default())
     }
 
     #[inline]
