@@ -1,7 +1,7 @@
 //! What the tokenizer reads a page through: its characters as units (one per position),
 //! and the few questions about them that depend on how positions are counted.
 //!
-//! The port reads the lexed page ([`Lexed`]): positions are byte offsets, a unit is a byte
+//! The port reads the lexed page (`Lexed`): positions are byte offsets, a unit is a byte
 //! (every character that can change the tokenizer's state is ASCII, so a byte of another
 //! character never compares equal to what is looked for), and runs that can only be text
 //! end at the lexer's next marker. The oracle (`super::oracle`) reads the page's code

@@ -2,12 +2,16 @@
 //! tokenizer) does, keeping only what the link engine needs: the spans of the
 //! nodes and of the text between them.
 //!
-//! It reads the page's UTF-8 bytes as the [lexer](super::lexer) left them: a step is a
+//! It reads the page's UTF-8 bytes as the [lexer](crate::wikitext::lexer) left them: a step is a
 //! character (every character that can change its state is an ASCII byte), positions are
 //! byte offsets, and stretches that can only be text are taken from one marker to the
 //! next. It counts its reads in characters, as the original counts them, so that a read
 //! budget means the same as it did for the code point port kept as this one's oracle
 //! (`super::oracle`).
+//!
+//! The page is read through `tokenizer_page::Source`, as the type `TokenizerPage` that the including
+//! module names: the lexed page here; the oracle builds these same files again over code
+//! points.
 //!
 //! mwparserfromhell is a backtracking recursive-descent tokenizer.  Every
 //! construct is tried in a new *frame* with a context; an impossible character
