@@ -99,6 +99,7 @@ impl<'a> Source<'a> for &'a Lexed<'a> {
         Some((c, at - c.len_utf8()))
     }
 
+    #[inline]
     fn slice(self, start: usize, end: usize) -> PageStr<'a> {
         PageStr(self.text().get(start..end).unwrap_or_default())
     }

@@ -106,6 +106,7 @@ impl MwparserfromhellTokenizer<'_> {
 
     /// At a `|}` or `|-` on a new line: the open cell ends, else the open row does (its
     /// items handed back); `None` when neither is open.
+    #[inline]
     fn end_cell_or_row(&mut self, cell_open: bool, ctx: u64) -> Option<Parsed> {
         if cell_open {
             return Some(self.handle_table_cell_end(false));
