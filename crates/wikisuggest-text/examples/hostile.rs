@@ -6,22 +6,9 @@ use std::time::Instant;
 
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
 
-const PATTERNS: [&str; 14] = [
-    "{{",
-    "[[",
-    "<ref>",
-    "''",
-    "'''",
-    "{|\n",
-    "<!--",
-    "[http://x ",
-    "==a\n",
-    "{{a|",
-    "[[a|",
-    "<b>",
-    "&amp",
-    "{{{",
-];
+#[path = "../tests/common/hostile_patterns.rs"]
+mod hostile_patterns;
+use hostile_patterns::PATTERNS;
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()

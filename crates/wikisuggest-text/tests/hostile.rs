@@ -10,6 +10,10 @@ use wikisuggest_text::MwTokenizer;
 use wikisuggest_text::sections::{SectionExclusion, included_sections};
 use wikisuggest_text::wikitext::{Wikitext, wikilinks};
 
+#[path = "common/hostile_patterns.rs"]
+mod hostile_patterns;
+use hostile_patterns::PATTERNS;
+
 /// Parses everything the engine would and checks the partition invariants.
 fn exercise(text: &str) {
     let doc = Wikitext::parse(text);
@@ -41,29 +45,6 @@ fn exercise(text: &str) {
         }
     }
 }
-
-const PATTERNS: [&str; 20] = [
-    "{{",
-    "}}",
-    "[[",
-    "]]",
-    "<ref>",
-    "</ref>",
-    "''",
-    "'''",
-    "'''''",
-    "{|\n",
-    "|}\n",
-    "<!--",
-    "-->",
-    "[http://x ",
-    "==a\n",
-    "{{a|",
-    "[[a|",
-    "<b>",
-    "&amp",
-    "{{{",
-];
 
 #[test]
 fn repeated_constructs_never_panic() {

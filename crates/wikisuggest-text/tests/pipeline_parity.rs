@@ -10,41 +10,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use wikisuggest_text::pipeline::{Candidate, LinkModel, Request, recommend};
 use wikisuggest_text::pyunicode;
 
-struct Replay {
-    anchors: HashMap<String, Vec<Candidate<'static>>>,
-    redirects: HashMap<String, String>,
-    pages: HashSet<String>,
-    /// mention key → (target, score) from the exhaustive run.
-    scored: HashMap<String, (String, f32)>,
-}
-
-impl LinkModel for Replay {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
-        self.anchors.get(anchor).cloned()
-    }
-    fn redirect(&self, title: &str) -> Option<String> {
-        self.redirects.get(title).cloned()
-    }
-    fn has_page(&self, title: &str) -> bool {
-        self.pages.contains(title)
-    }
-    fn scores(&self, _page: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
-        candidates
-            .iter()
-            .map(|c| match self.scored.get(mention) {
-                Some((target, score)) if *target == c.title => *score,
-                _ => 0.0,
-            })
-            .collect()
-    }
-}
+#[path = "common/table_model.rs"]
+mod table_model;
+use table_model::{Scoring, TableModel as Replay};
 
 fn replay(p: &Value) -> Replay {
     let anchors = p["anchors"]
@@ -94,7 +68,7 @@ fn replay(p: &Value) -> Replay {
         anchors,
         redirects,
         pages,
-        scored,
+        scoring: Scoring::ByMention(scored),
     }
 }
 
@@ -158,9 +132,12 @@ fn check(fixture: &Value) -> Vec<String> {
         // A production link whose mention the exhaustive run never scored
         // (an earlier low-score link blocked it there) has no replayable
         // score; such configurations cannot be compared.
+        let Scoring::ByMention(scored) = &model.scoring else {
+            unreachable!("the replay scores by mention")
+        };
         if theirs
             .iter()
-            .any(|t| !model.scored.contains_key(&pyunicode::lower(&t.0)))
+            .any(|t| !scored.contains_key(&pyunicode::lower(&t.0)))
         {
             println!("SKIPPED {config}: a link has no replayable score");
             continue;

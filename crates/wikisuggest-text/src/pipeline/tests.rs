@@ -3,21 +3,19 @@
 //! the quirks listed in the spec.
 
 use super::*;
-use std::collections::HashSet;
 
-#[derive(Default)]
-struct Mock {
-    anchors: HashMap<String, Vec<Candidate<'static>>>,
-    redirects: HashMap<String, String>,
-    pages: HashSet<String>,
-    score: f32,
-}
+#[path = "../../tests/common/table_model.rs"]
+mod table_model;
+use table_model::{Scoring, TableModel as Mock};
 
 impl Mock {
+    /// Every anchor's targets as its candidates and as existing pages, each scoring 0.9.
     fn new(anchors: &[(&str, &[&str])]) -> Self {
         let mut m = Mock {
-            score: 0.9,
-            ..Mock::default()
+            anchors: Default::default(),
+            redirects: Default::default(),
+            pages: Default::default(),
+            scoring: Scoring::Every(0.9),
         };
         for (anchor, targets) in anchors {
             let cands = targets
@@ -31,21 +29,6 @@ impl Mock {
             m.pages.extend(targets.iter().map(|t| (*t).to_owned()));
         }
         m
-    }
-}
-
-impl LinkModel for Mock {
-    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
-        self.anchors.get(anchor).cloned()
-    }
-    fn redirect(&self, title: &str) -> Option<String> {
-        self.redirects.get(title).cloned()
-    }
-    fn has_page(&self, title: &str) -> bool {
-        self.pages.contains(title)
-    }
-    fn scores(&self, _: &str, _: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
-        vec![self.score; candidates.len()]
     }
 }
 
@@ -280,37 +263,24 @@ fn sentencepiece_normalized_grams_are_not_placed() {
 #[test]
 fn zero_time_budget_stops() {
     let m = Mock::new(&[("a", &["A"])]);
-    let r = recommend(
-        &m,
-        &Request {
-            wikitext: "a b c",
-            page_title: "P",
-            language_code: "en",
-            threshold: 0.5,
-            max_recommendations: -1,
-            sections_to_exclude: &[],
-            time_budget: Some(Duration::ZERO),
-            max_work: None,
-        },
-    )
-    .unwrap();
-    assert_eq!(r.stop, Stop::TimeBudget);
     // Also when the page holds no anchor at all (no gram is ever emitted).
-    let r = recommend(
-        &m,
-        &Request {
-            wikitext: "x y z",
-            page_title: "P",
-            language_code: "en",
-            threshold: 0.5,
-            max_recommendations: -1,
-            sections_to_exclude: &[],
-            time_budget: Some(Duration::ZERO),
-            max_work: None,
-        },
-    )
-    .unwrap();
-    assert_eq!(r.stop, Stop::TimeBudget);
+    for wikitext in ["a b c", "x y z"] {
+        let r = recommend(
+            &m,
+            &Request {
+                wikitext,
+                page_title: "P",
+                language_code: "en",
+                threshold: 0.5,
+                max_recommendations: -1,
+                sections_to_exclude: &[],
+                time_budget: Some(Duration::ZERO),
+                max_work: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(r.stop, Stop::TimeBudget, "{wikitext:?}");
+    }
 }
 
 #[test]

@@ -138,12 +138,6 @@ impl<'a> Lexed<'a> {
         len - count_set(&self.continuations, range)
     }
 
-    /// The length in bytes of the character starting at byte `at` (1 past the end).
-    #[inline]
-    pub(crate) fn char_len(&self, at: usize) -> usize {
-        utf8_width(self.bytes().get(at).copied().unwrap_or(0))
-    }
-
     /// Code point offsets of byte offsets given in ascending order (each on a character
     /// boundary), converted in place in one pass.
     pub(crate) fn to_code_points(&self, offsets: &mut [usize]) {
@@ -399,7 +393,7 @@ mod tests {
         assert_eq!(lexed.next_marker(4), 6);
         assert_eq!(lexed.next_marker(8), lexed.text().len());
         assert_eq!(lexed.chars_in(0..lexed.text().len()), 8);
-        assert_eq!(lexed.char_len(4), 2);
+        assert_eq!(utf8_width(lexed.bytes()[4]), 2);
         let mut offsets = [0, 4, 6, 8, 11];
         lexed.to_code_points(&mut offsets);
         assert_eq!(offsets, [0, 4, 5, 7, 8]);

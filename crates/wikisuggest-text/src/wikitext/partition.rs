@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::lexer::{Lexed, LexedBits};
 use super::mwparserfromhell::{Item, Limits, MwparserfromhellTokenizer};
+use super::node_kind::NodeKind;
 use crate::error::TextError;
 
 /// Optional bounds for [`Wikitext::parse_bounded`].
@@ -21,29 +22,6 @@ pub struct ParseLimits {
     /// Give up after this many character reads (real pages need a few per
     /// character; see the crate README).
     pub max_reads: Option<u64>,
-}
-
-/// Kinds of top-level nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NodeKind {
-    /// Plain text: the only kind searched for link candidates.
-    Text,
-    /// `{{…}}`
-    Template,
-    /// `{{{…}}}`
-    Argument,
-    /// `[[…]]`
-    Wikilink,
-    /// `[url label]` or a bare URL.
-    ExternalLink,
-    /// `<!-- … -->`
-    Comment,
-    /// `&name;`, `&#123;`, `&#x7b;`
-    HtmlEntity,
-    /// `== … ==` at the start of a line.
-    Heading,
-    /// HTML and extension tags, bold/italics, list markers, `----`, tables.
-    Tag,
 }
 
 /// One top-level node: its kind and its span in the page, in code points and in bytes.

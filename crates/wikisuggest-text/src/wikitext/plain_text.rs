@@ -11,7 +11,8 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use super::partition::{NodeKind, ParseLimits, Wikitext};
+use super::node_kind::NodeKind;
+use super::partition::{ParseLimits, Wikitext};
 use crate::error::TextError;
 
 /// Reads per code point within which every real page is partitioned (the parity articles

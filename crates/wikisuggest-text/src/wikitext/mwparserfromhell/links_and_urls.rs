@@ -41,7 +41,9 @@ impl MwparserfromhellTokenizer<'_> {
         // Every wikilink is first tried as a bracketed URL; most fail at their first word.
         // Such a failure is settled by looking at the text: charged and memoized as the
         // steps below would, without their frame and text.
-        if let Some(reads) = self.failing_bracketed_scheme() {
+        if !self.page.stepwise()
+            && let Some(reads) = self.failing_bracketed_scheme()
+        {
             self.check_route(EXT_LINK_URI)?;
             self.charge_many(reads);
             self.bad_routes.insert((self.head, EXT_LINK_URI));
@@ -219,6 +221,9 @@ impl MwparserfromhellTokenizer<'_> {
     /// links also the punctuation held back from their end when an ordinary character
     /// follows it. Charged as those steps' reads (two each); returns whether there was one.
     fn take_uri_run(&mut self, brackets: bool, tail: &mut Option<&mut FreeTail>) -> bool {
+        if self.page.stepwise() {
+            return false;
+        }
         let start = self.head;
         let mut end = start;
         let mut i = start;
@@ -247,7 +252,7 @@ impl MwparserfromhellTokenizer<'_> {
         if end == start {
             return false;
         }
-        self.charge_many(2 * self.lex.chars_in(start..end) as u64);
+        self.charge_many(2 * Source::chars_in(self.page, start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;

@@ -123,10 +123,10 @@ impl MwparserfromhellTokenizer<'_> {
         }
         let body = self.slice(body.start, body.end);
         let known = if numeric {
-            let value = u32::from_str_radix(body, if hexadecimal { 16 } else { 10 }).unwrap_or(0);
+            let value = u32::from_str_radix(&body, if hexadecimal { 16 } else { 10 }).unwrap_or(0);
             (1..=0x10FFFF).contains(&value)
         } else {
-            entities::NAMED.binary_search(&body).is_ok()
+            entities::NAMED.binary_search(&&*body).is_ok()
         };
         if known {
             Ok(())
@@ -163,11 +163,7 @@ impl MwparserfromhellTokenizer<'_> {
             return hit;
         }
         // The text ends at its first NUL, as the search does.
-        let hit = self
-            .text
-            .get(from..)
-            .and_then(|rest| memchr::memmem::find(rest, b"-->"))
-            .map(|p| from + p);
+        let hit = self.page.comment_close(from);
         self.comment_close = Some((from, hit));
         hit
     }

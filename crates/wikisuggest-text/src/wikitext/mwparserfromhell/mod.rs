@@ -2,12 +2,16 @@
 //! tokenizer) does, keeping only what the link engine needs: the spans of the
 //! nodes and of the text between them.
 //!
-//! It reads the page's UTF-8 bytes as the [lexer](super::lexer) left them: a step is a
+//! It reads the page's UTF-8 bytes as the [lexer](crate::wikitext::lexer) left them: a step is a
 //! character (every character that can change its state is an ASCII byte), positions are
 //! byte offsets, and stretches that can only be text are taken from one marker to the
 //! next. It counts its reads in characters, as the original counts them, so that a read
 //! budget means the same as it did for the code point port kept as this one's oracle
 //! (`super::oracle`).
+//!
+//! The page is read through `tokenizer_page::Source`, as the type `TokenizerPage` that the including
+//! module names: the lexed page here; the oracle builds these same files again over code
+//! points.
 //!
 //! mwparserfromhell is a backtracking recursive-descent tokenizer.  Every
 //! construct is tried in a new *frame* with a context; an impossible character
@@ -24,8 +28,6 @@ mod style;
 mod tables;
 mod tags;
 mod templates;
-#[cfg(test)]
-mod tests;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -33,12 +35,15 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 use std::time::Instant;
 
-use super::contexts::*;
-use super::entities;
-use super::lexer::{Lexed, is_marker_byte, utf8_width};
-use super::partition::NodeKind;
-use super::tag_data::{self as td, TagData};
+// The page type this build of the tokenizer reads, named by the including module.
+use super::TokenizerPage as Page;
 use crate::pyunicode;
+use crate::wikitext::contexts::*;
+use crate::wikitext::entities;
+use crate::wikitext::lexer::is_marker_byte;
+use crate::wikitext::node_kind::NodeKind;
+use crate::wikitext::tag_data::{self as td, TagData};
+use crate::wikitext::tokenizer_page::Source;
 
 /// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
 const MAX_DEPTH: usize = 100;
@@ -51,7 +56,7 @@ const MAX_ENTITY_SIZE: usize = 8;
 fn is_uri_scheme_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')
 }
-const URI_SCHEMES: [&str; 27] = [
+pub(super) const URI_SCHEMES: [&str; 27] = [
     "bitcoin",
     "ftp",
     "ftps",
@@ -81,11 +86,11 @@ const URI_SCHEMES: [&str; 27] = [
     "xmpp",
 ];
 /// Schemes valid without `//`.
-const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
+pub(super) const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
     "bitcoin", "geo", "magnet", "mailto", "news", "sip", "sips", "sms", "tel", "urn", "xmpp",
 ];
 /// Tags whose body is not parsed (only entities are recognised inside).
-const PARSER_BLACKLIST: [&str; 17] = [
+pub(super) const PARSER_BLACKLIST: [&str; 17] = [
     "categorytree",
     "ce",
     "chem",
@@ -104,7 +109,7 @@ const PARSER_BLACKLIST: [&str; 17] = [
     "templatedata",
     "timeline",
 ];
-const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
+pub(super) const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
 const SINGLE: [&str; 12] = [
     "br", "wbr", "hr", "meta", "link", "img", "li", "dt", "dd", "th", "td", "tr",
 ];
@@ -158,9 +163,9 @@ struct Parsed {
 
 pub(crate) struct MwparserfromhellTokenizer<'a> {
     /// The page up to its first NUL.
-    src: &'a str,
+    page: Page<'a>,
+    /// Its units ([`Source::units`]).
     text: &'a [u8],
-    lex: &'a Lexed<'a>,
     head: usize,
     frames: Vec<Frame>,
     global: u64,
@@ -234,7 +239,7 @@ fn plain_chars_are_inert(context: u64) -> bool {
 /// Upstream compares names by lowercasing them and requiring ASCII (the lists are
 /// lowercase ASCII). An ASCII name lowercases to ASCII, so it is compared in place; only
 /// other names (which may lowercase to ASCII, as the Kelvin sign does) are lowercased.
-fn in_list(name: &str, list: &[&str]) -> bool {
+pub(super) fn in_list(name: &str, list: &[&str]) -> bool {
     if name.is_ascii() {
         return list.iter().any(|l| l.eq_ignore_ascii_case(name));
     }
@@ -245,7 +250,7 @@ fn in_list(name: &str, list: &[&str]) -> bool {
 /// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
 /// tested at every `[` and at every `:` after a word. Its characters are URI scheme
 /// characters, all ASCII.
-fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
+pub(super) fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
     let list: &[&str] = if slashes {
         &URI_SCHEMES
     } else {
@@ -257,7 +262,7 @@ fn is_scheme(scheme: &[u8], slashes: bool) -> bool {
 
 /// Whether two tag names match as upstream matches closing tags with opening ones (equal
 /// after `rstrip().lower()`); ASCII names are compared in place.
-fn same_tag(a: &str, b: &str) -> bool {
+pub(super) fn same_tag(a: &str, b: &str) -> bool {
     let (a, b) = (
         a.trim_end_matches(pyunicode::is_space),
         b.trim_end_matches(pyunicode::is_space),
@@ -269,11 +274,10 @@ fn same_tag(a: &str, b: &str) -> bool {
 }
 
 impl<'a> MwparserfromhellTokenizer<'a> {
-    pub(crate) fn new(lex: &'a Lexed<'a>, limits: Limits<'a>) -> Self {
+    pub(crate) fn new(page: Page<'a>, limits: Limits<'a>) -> Self {
         Self {
-            src: lex.text(),
-            text: lex.bytes(),
-            lex,
+            page,
+            text: page.units(),
             head: 0,
             frames: Vec::new(),
             global: 0,
@@ -417,22 +421,18 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     /// The page between two character boundaries.
-    fn slice(&self, start: usize, end: usize) -> &'a str {
-        self.src.get(start..end).unwrap_or_default()
+    fn slice(&self, start: usize, end: usize) -> <Page<'a> as Source<'a>>::Str {
+        self.page.slice(start, end)
     }
 
-    /// The character starting at byte `at` (NUL past the end).
+    /// The character starting at `at` (NUL past the end).
     fn char_at(&self, at: usize) -> char {
-        self.src
-            .get(at..)
-            .and_then(|rest| rest.chars().next())
-            .unwrap_or('\0')
+        self.page.char_at(at)
     }
 
-    /// The character ending at byte `at` and where it starts, if there is one.
+    /// The character ending at `at` and where it starts, if there is one.
     fn char_before(&self, at: usize) -> Option<(char, usize)> {
-        let c = self.src.get(..at)?.chars().next_back()?;
-        Some((c, at - c.len_utf8()))
+        self.page.char_before(at)
     }
 
     /// Whether the character read at `head` as `this` is a space (Python's `isspace`):
@@ -450,17 +450,23 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     #[inline]
     fn advance_from(&mut self, at: usize) {
         self.head += if self.head == at {
-            self.lex.char_len(at)
+            self.char_len(at)
         } else {
             1
         };
     }
 
+    /// How many positions the character at `at` spans (1 past the end).
+    #[inline]
+    fn char_len(&self, at: usize) -> usize {
+        <Page<'a> as Source<'a>>::unit_len(self.text.get(at).copied().unwrap_or(0))
+    }
+
     /// The tag name of the current frame.
-    fn tag_name(&self) -> &'a str {
+    fn tag_name(&self) -> <Page<'a> as Source<'a>>::Str {
         self.frames
             .last()
-            .map_or("", |f| self.slice(f.tag_name.0, f.tag_name.1))
+            .map_or_else(Default::default, |f| self.slice(f.tag_name.0, f.tag_name.1))
     }
 
     fn can_recurse(&self) -> bool {
@@ -593,7 +599,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Emits the character at the head as text.
     fn emit_char(&mut self) {
-        let width = utf8_width(self.text.get(self.head).copied().unwrap_or(0));
+        let width = self.char_len(self.head);
         self.emit_text(self.head, self.head + width);
     }
 
@@ -675,12 +681,14 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                 // first has been checked), the run up to the next marker is taken in one
                 // step, charged as the reads that one step per character would make.
                 let start = self.head;
-                let end = if plain_chars_are_inert(self.context()) {
-                    let end = self.lex.next_marker(start + 1);
-                    self.charge_many(self.lex.chars_in(start..end) as u64 - 1);
+                // Outside unsafe contexts `verify_safe` did not run: the context is `ctx`.
+                let inert = ctx & UNSAFE == 0 || plain_chars_are_inert(self.context());
+                let end = if !self.page.stepwise() && inert {
+                    let end = Source::next_marker(self.page, start + 1);
+                    self.charge_many(Source::chars_in(self.page, start..end) as u64 - 1);
                     end
                 } else {
-                    start + self.lex.char_len(start)
+                    start + self.char_len(start)
                 };
                 self.emit_text(start, end);
                 self.head = end;
@@ -821,7 +829,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     fn handle_end(&mut self, context: u64) -> Route<Parsed> {
         if context & FAIL != 0 {
             if context & TAG_BODY != 0 {
-                let single = !self.frames.is_empty() && in_list(self.tag_name(), &SINGLE);
+                let single = !self.frames.is_empty() && in_list(&self.tag_name(), &SINGLE);
                 if single {
                     let open_end = self.frames.last().map_or(0, |f| f.open_end);
                     return Ok(Parsed {

@@ -16,17 +16,8 @@ impl MwparserfromhellTokenizer<'_> {
                 }
                 return Ok(());
             } else if this == b'\0' || this == end {
-                if self.context() & TAG_ATTR != 0 {
-                    if data.context & td::QUOTED != 0 {
-                        data.context = td::ATTR_VALUE;
-                        self.memoize_bad_route();
-                        self.discard();
-                        self.head = data.reset;
-                        continue;
-                    }
-                    self.discard();
-                }
-                return Err(self.fail_route());
+                self.retry_unclosed_quote(&mut data)?;
+                continue;
             }
             self.handle_tag_data(&mut data, this)?;
             self.advance_from(at);
@@ -113,6 +104,22 @@ impl MwparserfromhellTokenizer<'_> {
         Ok(())
     }
 
+    /// At a `|}` or `|-` on a new line: the open cell ends, else the open row does (its
+    /// items handed back); `None` when neither is open.
+    #[inline]
+    fn end_cell_or_row(&mut self, cell_open: bool, ctx: u64) -> Option<Parsed> {
+        if cell_open {
+            return Some(self.handle_table_cell_end(false));
+        }
+        if ctx & TABLE_ROW_OPEN != 0 {
+            return Some(Parsed {
+                items: self.pop(),
+                ..Parsed::default()
+            });
+        }
+        None
+    }
+
     pub(super) fn handle_table_cell_end(&mut self, reset_for_style: bool) -> Parsed {
         let c = self.context();
         self.set_context(if reset_for_style {
@@ -151,14 +158,8 @@ impl MwparserfromhellTokenizer<'_> {
             self.emit_char();
         } else if self.has_leading_whitespace() {
             if this == b'|' && next == b'}' {
-                if cell_open {
-                    return Ok(Some(self.handle_table_cell_end(false)));
-                }
-                if ctx & TABLE_ROW_OPEN != 0 {
-                    return Ok(Some(Parsed {
-                        items: self.pop(),
-                        ..Parsed::default()
-                    }));
+                if let Some(parsed) = self.end_cell_or_row(cell_open, ctx) {
+                    return Ok(Some(parsed));
                 }
                 self.head += 2;
                 return Ok(Some(Parsed {
@@ -166,14 +167,8 @@ impl MwparserfromhellTokenizer<'_> {
                     ..Parsed::default()
                 }));
             } else if this == b'|' && next == b'-' {
-                if cell_open {
-                    return Ok(Some(self.handle_table_cell_end(false)));
-                }
-                if ctx & TABLE_ROW_OPEN != 0 {
-                    return Ok(Some(Parsed {
-                        items: self.pop(),
-                        ..Parsed::default()
-                    }));
+                if let Some(parsed) = self.end_cell_or_row(cell_open, ctx) {
+                    return Ok(Some(parsed));
                 }
                 self.handle_table_row()?;
             } else if this == b'|' {

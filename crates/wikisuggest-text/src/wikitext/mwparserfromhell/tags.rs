@@ -52,11 +52,11 @@ impl MwparserfromhellTokenizer<'_> {
                 if pyunicode::is_space(c) {
                     break;
                 }
-                pos += c.len_utf8();
+                pos += self.page.width(c);
             }
         }
         let name = self.slice(self.head, self.head + pos);
-        let result = if in_list(name, &SINGLE_ONLY) {
+        let result = if in_list(&name, &SINGLE_ONLY) {
             self.really_parse_tag()
         } else {
             Err(BadRoute { context: 0 })
@@ -96,18 +96,8 @@ impl MwparserfromhellTokenizer<'_> {
                 }
             }
             if this == b'\0' {
-                if self.context() & TAG_ATTR != 0 {
-                    if data.context & td::QUOTED != 0 {
-                        // Unclosed attribute quote: retry it as plain text.
-                        data.context = td::ATTR_VALUE;
-                        self.memoize_bad_route();
-                        self.discard();
-                        self.head = data.reset;
-                        continue;
-                    }
-                    self.discard();
-                }
-                return Err(self.fail_route());
+                self.retry_unclosed_quote(&mut data)?;
+                continue;
             } else if this == b'>' && can_exit {
                 self.handle_tag_close_open(&data);
                 self.set_context(TAG_BODY);
@@ -120,8 +110,8 @@ impl MwparserfromhellTokenizer<'_> {
                 }
                 let name = self.tag_name();
                 let (single_only, blacklisted) = (
-                    in_list(name, &SINGLE_ONLY),
-                    in_list(name, &PARSER_BLACKLIST),
+                    in_list(&name, &SINGLE_ONLY),
+                    in_list(&name, &PARSER_BLACKLIST),
                 );
                 if single_only {
                     self.head -= 1;
@@ -131,7 +121,7 @@ impl MwparserfromhellTokenizer<'_> {
                     });
                 }
                 if blacklisted {
-                    return self.handle_blacklisted_tag(name);
+                    return self.handle_blacklisted_tag(&name);
                 }
                 return self.parse(0, false);
             } else if this == b'/' && next == b'>' && can_exit {
@@ -164,7 +154,7 @@ impl MwparserfromhellTokenizer<'_> {
         } else {
             false
         };
-        if !inert {
+        if self.page.stepwise() || !inert {
             return false;
         }
         let start = self.head;
@@ -181,7 +171,7 @@ impl MwparserfromhellTokenizer<'_> {
                 if pyunicode::is_space(c) {
                     break;
                 }
-                end += c.len_utf8();
+                end += self.page.width(c);
             } else {
                 end += 1;
             }
@@ -189,7 +179,7 @@ impl MwparserfromhellTokenizer<'_> {
         if end == start {
             return false;
         }
-        self.charge_many(reads_per_char * self.lex.chars_in(start..end) as u64);
+        self.charge_many(reads_per_char * Source::chars_in(self.page, start..end) as u64);
         if self.exhausted() {
             // Every read now sees the end of the text; the loop finishes as it would.
             return false;
@@ -320,7 +310,7 @@ impl MwparserfromhellTokenizer<'_> {
         let closing = self.pop();
         let name = self.tag_name();
         let valid = match closing.as_slice() {
-            [Item::Text(s, e)] => same_tag(self.slice(*s, *e), name),
+            [Item::Text(s, e)] => same_tag(&self.slice(*s, *e), &name),
             _ => false,
         };
         self.recycle(closing);
@@ -332,6 +322,23 @@ impl MwparserfromhellTokenizer<'_> {
             items: self.pop(),
             ..Parsed::default()
         })
+    }
+
+    /// Where a tag's attributes end without their end: an unclosed attribute quote is
+    /// retried as plain text (`Ok`: the caller's loop goes on from the quote's reset
+    /// position); anything else fails the route.
+    pub(super) fn retry_unclosed_quote(&mut self, data: &mut TagData) -> Route<()> {
+        if self.context() & TAG_ATTR != 0 {
+            if data.context & td::QUOTED != 0 {
+                data.context = td::ATTR_VALUE;
+                self.memoize_bad_route();
+                self.discard();
+                self.head = data.reset;
+                return Ok(());
+            }
+            self.discard();
+        }
+        Err(self.fail_route())
     }
 
     /// Body of `<nowiki>`, `<pre>`, `<math>` …: only entities and the
@@ -350,7 +357,7 @@ impl MwparserfromhellTokenizer<'_> {
                 loop {
                     let c = self.read(0);
                     if c == b'>' {
-                        if same_tag(self.slice(name_start, self.head), name) {
+                        if same_tag(&self.slice(name_start, self.head), name) {
                             self.emit_token();
                             return Ok(Parsed {
                                 items: self.pop(),
@@ -362,7 +369,7 @@ impl MwparserfromhellTokenizer<'_> {
                     if c == b'\0' || c == b'\n' {
                         break;
                     }
-                    self.head += self.lex.char_len(self.head);
+                    self.head += self.char_len(self.head);
                 }
                 self.head = reset;
                 self.emit_text(reset - 1, reset + 1);

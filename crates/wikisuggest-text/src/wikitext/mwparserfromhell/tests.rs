@@ -1,6 +1,9 @@
 //! The lexed port against the code point port it was made from (`oracle`): the same
-//! partition and the same read count on every input. The code point port is itself
-//! checked against mwparserfromhell by the differential tests.
+//! partition and the same read count on every input. The code point port's shortcuts
+//! (runs taken in one step: plain text, plain characters in unsafe contexts, URL
+//! characters; bracketed schemes that fail, settled from the text) are checked on the same
+//! inputs against it taking every character in its own step, as upstream does. The code
+//! point port is itself checked against mwparserfromhell by the differential tests.
 
 use crate::wikitext::Wikitext;
 use crate::wikitext::oracle;
@@ -12,7 +15,10 @@ fn assert_same_as_oracle(text: &str) {
         .iter()
         .map(|n| (n.kind, n.start, n.end, n.heading_level().unwrap_or(0)))
         .collect();
-    let (theirs, their_reads) = oracle::partition(text, None).unwrap_or_default();
+    let theirs = oracle::partition(text, None);
+    let stepwise = oracle::partition_read(text, None, true);
+    assert_eq!(theirs, stepwise, "shortcuts of the oracle on {text:?}");
+    let (theirs, their_reads) = theirs.unwrap_or_default();
     assert_eq!(ours, theirs, "nodes of {text:?}");
     assert_eq!(reads, their_reads, "reads of {text:?}");
     for node in doc.nodes() {
@@ -289,11 +295,11 @@ fn the_lexed_port_matches_the_oracle_on_the_parity_articles() {
 /// upstream's definitions, `rstrip().lower()` equality and `lower()` in an ASCII list.
 #[test]
 fn names_compare_as_their_lowercase_forms() {
-    use super::{
+    use crate::pyunicode;
+    use crate::wikitext::mwparserfromhell::{
         PARSER_BLACKLIST, SINGLE_ONLY, URI_SCHEMES, URI_SCHEMES_NO_SLASHES, in_list, is_scheme,
         same_tag,
     };
-    use crate::pyunicode;
 
     let names = [
         "ref",

@@ -28,10 +28,10 @@
 
 mod failures;
 mod live;
-mod parse;
+pub(in crate::wikitext) mod parse;
 #[cfg(test)]
 mod reference;
-mod shadow;
+pub(in crate::wikitext) mod shadow;
 #[cfg(test)]
 mod tests;
 

@@ -36,7 +36,7 @@ const CHECK_INTERVAL: u64 = 1 << 14;
 
 /// Work accounting for one search (positions read, blocks stepped over, candidates and
 /// set entries handled), against optional limits.
-pub(super) struct Work<'c> {
+pub(in crate::wikitext) struct Work<'c> {
     pub done: u64,
     max: Option<u64>,
     deadline: Option<Instant>,
@@ -47,7 +47,7 @@ pub(super) struct Work<'c> {
 }
 
 impl<'c> Work<'c> {
-    pub(super) fn new(limits: &ParseLimits, cancel: Option<&'c AtomicBool>) -> Self {
+    pub(in crate::wikitext) fn new(limits: &ParseLimits, cancel: Option<&'c AtomicBool>) -> Self {
         Self {
             done: 0,
             max: limits.max_reads,
@@ -77,7 +77,7 @@ impl<'c> Work<'c> {
 }
 
 /// The state of one search.
-pub(super) struct Parser<'c> {
+pub(in crate::wikitext) struct Parser<'c> {
     s: Shadow,
     /// Live `]` and `}`: where a link or parameter may end.
     closers: LiveSet,
@@ -143,23 +143,55 @@ const LINK_MASK: [u8; 256] = {
     table
 };
 
+/// The positions a search starts from: every `]` and `}`, every `{{` (its first brace),
+/// every `<` and every `>` of the text, each list ascending.
+#[derive(Default)]
+pub(in crate::wikitext) struct Candidates {
+    pub closers: Vec<u32>,
+    pub opens: Vec<u32>,
+    pub tags: Vec<u32>,
+    pub closes: Vec<u32>,
+}
+
+impl Candidates {
+    /// Files the byte at `i` of `b` under its kind, if it has one.
+    #[inline]
+    pub(in crate::wikitext) fn file(&mut self, b: &[u8], i: usize) {
+        match b.get(i) {
+            Some(b']' | b'}') => self.closers.push(i as u32),
+            Some(b'{') if b.get(i + 1) == Some(&b'{') => self.opens.push(i as u32),
+            Some(b'<') => self.tags.push(i as u32),
+            Some(b'>') => self.closes.push(i as u32),
+            _ => {}
+        }
+    }
+}
+
 impl<'c> Parser<'c> {
     /// The search of the lexed text: its candidates are among the lexer's markers.
     pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
         let b = lexed.bytes();
-        let (mut closers, mut opens, mut tags, mut closes) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut candidates = Candidates::default();
         for i in lexed.markers_from(0) {
-            match b.get(i) {
-                Some(b']' | b'}') => closers.push(i as u32),
-                Some(b'{') if b.get(i + 1) == Some(&b'{') => opens.push(i as u32),
-                Some(b'<') => tags.push(i as u32),
-                Some(b'>') => closes.push(i as u32),
-                _ => {}
-            }
+            candidates.file(b, i);
         }
+        Self::with_candidates(Shadow::new(lexed.text()), candidates, work)
+    }
+
+    /// The search over `s` (the text's shadow) from `candidates`.
+    pub(in crate::wikitext) fn with_candidates(
+        s: Shadow,
+        candidates: Candidates,
+        work: Work<'c>,
+    ) -> Self {
+        let Candidates {
+            closers,
+            opens,
+            tags,
+            closes,
+        } = candidates;
         Self {
-            s: Shadow::new(lexed.text()),
+            s,
             link_failures: Failures::new(closers.len()),
             template_failures: Failures::new(opens.len()),
             closers: LiveSet::from_positions(closers),
@@ -173,8 +205,7 @@ impl<'c> Parser<'c> {
         }
     }
 
-    /// Runs the whole search.
-    pub(super) fn run(&mut self) {
+    pub(in crate::wikitext) fn run(&mut self) {
         let len = self.s.b.len();
         self.extract_tag_extensions(0, len);
         self.frame(0, len);
@@ -938,14 +969,14 @@ fn match_template(r: &mut Reader<'_>, i: usize, end: usize) -> Option<(usize, bo
 // ----- extension tags ------------------------------------------------------------------
 
 /// The first position of `byte` in `b[from..end]`.
-fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
+pub(super) fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
     b.get(from..end.min(b.len()))
         .and_then(|hay| memchr::memchr(byte, hay))
         .map(|p| from + p)
 }
 
 /// [`find_byte`], or `end` when there is none.
-fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
+pub(super) fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
     find_byte(b, byte, from, end).unwrap_or(end)
 }
 
@@ -960,7 +991,9 @@ fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option
     })
 }
 
-enum ExtMatch {
+/// What starts at a `<`: a comment, an extension tag whose content is not parsed, or one
+/// whose content is; each with where it ends.
+pub(super) enum ExtMatch {
     Comment(usize),
     Unparsable(usize),
     Parsable { end: usize, content: Range<usize> },
@@ -981,7 +1014,13 @@ struct CloseSearch {
     hit: Option<usize>,
 }
 
-impl CloseCache {
+/// Where an extension tag's closing `</name` is looked for.
+pub(super) trait FindClosing {
+    /// The first `</name` (case-insensitive) in `b[from..end]`.
+    fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize>;
+}
+
+impl FindClosing for CloseCache {
     fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize> {
         let entry = self
             .found
@@ -1022,7 +1061,13 @@ fn find_closing(b: &[u8], from: usize, end: usize, name: &str) -> Option<usize> 
         .map(|p| p + from)
 }
 
-fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) -> Option<ExtMatch> {
+/// The comment or extension tag starting at the `<` at `i`, if one does (ending by `end`).
+pub(super) fn match_extension_at(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    cache: &mut impl FindClosing,
+) -> Option<ExtMatch> {
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     if b.get(i + 1..i + 4) == Some(b"!--") && i + 4 <= end {
         let close = b

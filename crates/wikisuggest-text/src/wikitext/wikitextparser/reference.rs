@@ -7,7 +7,8 @@
 
 use std::ops::Range;
 
-use super::{BARE_URL_SCHEMES, PARSABLE_TAGS, UNPARSABLE_TAGS};
+use super::BARE_URL_SCHEMES;
+use super::parse::{ExtMatch, FindClosing, find_byte, match_extension_at, next_byte};
 
 /// HTML tag names wikitextparser recognises.
 pub(super) const HTML_TAGS: [&str; 58] = [
@@ -132,23 +133,6 @@ fn find_ci(b: &[u8], from: usize, end: usize, needle: &[u8]) -> Option<usize> {
         .map(|p| p + from)
 }
 
-/// The listed tag name at `i` (case-insensitive, followed by a non-word byte).
-fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option<&'static str> {
-    names.iter().copied().find(|n| {
-        let e = i + n.len();
-        e <= end
-            && b.get(i..e)
-                .is_some_and(|s| s.eq_ignore_ascii_case(n.as_bytes()))
-            && !(e < end && is_word_byte(at(b, e)))
-    })
-}
-
-enum ExtMatch {
-    Comment(usize),
-    Unparsable(usize),
-    Parsable { end: usize, content: Range<usize> },
-}
-
 /// Remembers the last search for each closing tag so that many unclosed
 /// tags of one name cost one scan, not one scan each.
 #[derive(Default)]
@@ -157,7 +141,7 @@ struct CloseCache {
     found: std::collections::HashMap<(&'static str, usize), (usize, Option<usize>)>,
 }
 
-impl CloseCache {
+impl FindClosing for CloseCache {
     fn find(&mut self, b: &[u8], from: usize, end: usize, name: &'static str) -> Option<usize> {
         if let Some(&(searched, hit)) = self.found.get(&(name, end))
             && searched <= from
@@ -169,52 +153,6 @@ impl CloseCache {
         self.found.insert((name, end), (from, hit));
         hit
     }
-}
-
-fn match_extension_at(b: &[u8], i: usize, end: usize, cache: &mut CloseCache) -> Option<ExtMatch> {
-    if b.get(i + 1..i + 4) == Some(b"!--") && i + 4 <= end {
-        let close = b
-            .get(i + 4..end)
-            .and_then(|s| memchr::memmem::find(s, b"-->"))
-            .map_or(end, |p| i + 4 + p + 3);
-        return Some(ExtMatch::Comment(close));
-    }
-    let (name, parsable) = match tag_name_at(b, i + 1, end, &UNPARSABLE_TAGS) {
-        Some(n) => (n, false),
-        None => (tag_name_at(b, i + 1, end, &PARSABLE_TAGS)?, true),
-    };
-    let gt = find_byte(b, b'>', i + 1 + name.len(), end)?;
-    if at(b, gt - 1) == b'/' {
-        return Some(if parsable {
-            ExtMatch::Parsable {
-                end: gt + 1,
-                content: gt + 1..gt + 1,
-            }
-        } else {
-            ExtMatch::Unparsable(gt + 1)
-        });
-    }
-    // Lazy content up to the first `</name\s*>`.
-    let mut from = gt + 1;
-    let closing = loop {
-        let pos = cache.find(b, from, end, name)?;
-        let mut k = pos + 2 + name.len();
-        while k < end && at(b, k).is_ascii_whitespace() {
-            k += 1;
-        }
-        if k < end && at(b, k) == b'>' {
-            break (pos, k + 1);
-        }
-        from = pos + 1;
-    };
-    Some(if parsable {
-        ExtMatch::Parsable {
-            end: closing.1,
-            content: gt + 1..closing.0,
-        }
-    } else {
-        ExtMatch::Unparsable(closing.1)
-    })
 }
 
 fn extract_tag_extensions(
@@ -623,19 +561,6 @@ fn find_templates(b: &[u8], start: usize, end: usize) -> Vec<(Range<usize>, bool
         i = next_byte(b, b'{', i + 1, end);
     }
     out
-}
-
-/// The first position of `byte` in `b[from..end]`: a fast skip over text that a scan
-/// would pass over one byte at a time.
-fn find_byte(b: &[u8], byte: u8, from: usize, end: usize) -> Option<usize> {
-    b.get(from..end.min(b.len()))
-        .and_then(|hay| memchr::memchr(byte, hay))
-        .map(|p| from + p)
-}
-
-/// [`find_byte`], or `end` when there is none.
-fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
-    find_byte(b, byte, from, end).unwrap_or(end)
 }
 
 fn skip(b: &[u8], mut k: usize, end: usize, pred: impl Fn(u8) -> bool) -> usize {

@@ -352,7 +352,7 @@ thread_local! {
 const SPARE_JUMPS_MAX: usize = 4 << 20;
 
 /// The shadow bytes and their blocks.
-pub(super) struct Shadow {
+pub(in crate::wikitext) struct Shadow {
     pub b: Vec<u8>,
     /// At a block's first byte: where it ends, plus one; at its last: where it starts,
     /// plus one; elsewhere 0 (so that the array starts as zeroed memory). The two are told
@@ -362,10 +362,13 @@ pub(super) struct Shadow {
     jump: Vec<u32>,
     /// The positions written in `jump`, to clear when done.
     written: Vec<u32>,
+    /// Whether `jump` is kept for the thread's next search when done.
+    keep: bool,
     edges: Edges,
 }
 
 impl Shadow {
+    /// The shadow of `text`, its jump table the thread's spare one.
     pub(super) fn new(text: &str) -> Self {
         let mut jump = SPARE_JUMPS.take();
         if jump.len() < text.len() {
@@ -375,6 +378,19 @@ impl Shadow {
             b: text.as_bytes().to_vec(),
             jump,
             written: Vec::new(),
+            keep: true,
+            edges: Edges::new(text.len()),
+        }
+    }
+
+    /// The shadow of `text` with a jump table of its own, zeroed, dropped when done.
+    #[cfg(any(test, feature = "oracle"))]
+    pub(in crate::wikitext) fn fresh(text: &str) -> Self {
+        Self {
+            b: text.as_bytes().to_vec(),
+            jump: vec![0; text.len()],
+            written: Vec::new(),
+            keep: false,
             edges: Edges::new(text.len()),
         }
     }
@@ -453,7 +469,7 @@ impl Drop for Shadow {
     /// Clears what the search wrote in the jump table and keeps it for the thread's next.
     fn drop(&mut self) {
         let mut jump = std::mem::take(&mut self.jump);
-        if jump.len() > SPARE_JUMPS_MAX {
+        if !self.keep || jump.len() > SPARE_JUMPS_MAX {
             return;
         }
         for &i in &self.written {

@@ -1,202 +1,23 @@
-//! A tokenizer that splits wikitext exactly where mwparserfromhell 0.7.2 (its C
-//! tokenizer) does, keeping only what the link engine needs: the spans of the
-//! nodes and of the text between them.
-//!
-//! mwparserfromhell is a backtracking recursive-descent tokenizer.  Every
-//! construct is tried in a new *frame* with a context; an impossible character
-//! fails the route, the frame is discarded, the `(position, context)` pair is
-//! remembered as bad, and the opening markup becomes plain text.  Whether a
-//! `{{`, `[[`, `<ref>` or `''` becomes a node therefore depends on the whole
-//! failure/retry protocol, which is reproduced here step by step.  Nested nodes
-//! are discarded once their parent is known: callers only see the top level.
+//! mwparserfromhell 0.7.2's tokenizer as it read the page before the lexer: one position
+//! per code point, each character looked at where it stands. The tokenizer's protocol
+//! (frames, contexts, failed routes) is the port's own; what this keeps is the old way of
+//! reading the page under it: its own marker table and scans in place of the lexer's
+//! markers, code point positions in place of byte offsets, the comment search that stops
+//! at a NUL, and a step-by-step mode that takes every character on its own.
 
-mod links_and_urls;
-mod lists;
-mod markup;
-mod style;
-mod tables;
-mod tags;
-mod templates;
-#[cfg(test)]
-mod tests;
+use std::ops::Range;
 
-use std::cell::Cell;
-use std::collections::HashSet;
+use crate::wikitext::tokenizer_page::Source;
 
-use foldhash::fast::RandomState;
-use std::time::Instant;
+/// The port's tokenizer, built again over code points (the same files, a second build:
+/// each build plain, for its one page type).
+#[allow(clippy::duplicate_mod)]
+#[path = "../../mwparserfromhell/mod.rs"]
+mod tokenizer;
+pub(crate) use tokenizer::{Item, Limits, MwparserfromhellTokenizer};
 
-use crate::wikitext::contexts::*;
-use crate::wikitext::entities;
-use crate::wikitext::partition::NodeKind;
-mod tag_data;
-use crate::pyunicode;
-use tag_data::{self as td, TagData};
-
-/// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
-const MAX_DEPTH: usize = 100;
-/// Longest run of `{` considered for templates and arguments.
-const MAX_BRACES: usize = 255;
-/// Longest entity name or number (`MAX_ENTITY_SIZE`).
-const MAX_ENTITY_SIZE: usize = 8;
-/// Whether `c` is one of upstream's URI scheme characters (ASCII letters, digits, `+`, `.`, `-`).
-#[inline]
-fn is_uri_scheme_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')
-}
-const URI_SCHEMES: [&str; 27] = [
-    "bitcoin",
-    "ftp",
-    "ftps",
-    "geo",
-    "git",
-    "gopher",
-    "http",
-    "https",
-    "irc",
-    "ircs",
-    "magnet",
-    "mailto",
-    "mms",
-    "news",
-    "nntp",
-    "redis",
-    "sftp",
-    "sip",
-    "sips",
-    "sms",
-    "ssh",
-    "svn",
-    "tel",
-    "telnet",
-    "urn",
-    "worldwind",
-    "xmpp",
-];
-/// Schemes valid without `//`.
-const URI_SCHEMES_NO_SLASHES: [&str; 11] = [
-    "bitcoin", "geo", "magnet", "mailto", "news", "sip", "sips", "sms", "tel", "urn", "xmpp",
-];
-/// Tags whose body is not parsed (only entities are recognised inside).
-const PARSER_BLACKLIST: [&str; 17] = [
-    "categorytree",
-    "ce",
-    "chem",
-    "gallery",
-    "graph",
-    "hiero",
-    "imagemap",
-    "inputbox",
-    "math",
-    "nowiki",
-    "pre",
-    "score",
-    "section",
-    "source",
-    "syntaxhighlight",
-    "templatedata",
-    "timeline",
-];
-const SINGLE_ONLY: [&str; 6] = ["br", "wbr", "hr", "meta", "link", "img"];
-const SINGLE: [&str; 12] = [
-    "br", "wbr", "hr", "meta", "link", "img", "li", "dt", "dd", "th", "td", "tr",
-];
-
-/// A node: its kind and code point span; headings also carry level and title.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RawNode {
-    pub kind: NodeKind,
-    pub start: usize,
-    pub end: usize,
-    pub level: u8,
-}
-
-/// One element of a frame: a text span or a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Item {
-    Text(usize, usize),
-    Node(RawNode),
-}
-
-/// A failed route; carries the context of the frame that failed.
-#[derive(Debug, Clone, Copy)]
-struct BadRoute {
-    context: u64,
-}
-
-type Route<T> = Result<T, BadRoute>;
-
-#[derive(Debug)]
-struct Frame {
-    context: u64,
-    ident: (usize, u64),
-    items: Vec<Item>,
-    /// Pending text (upstream's text buffer), always a source span.
-    text: Option<(usize, usize)>,
-    /// Tag name for tag frames (`stack[1]` upstream).
-    tag_name: String,
-    /// Position after the `>` of an open tag, for implicitly closed tags.
-    open_end: usize,
-}
-
-/// What a completed frame hands back.
-#[derive(Debug, Default)]
-struct Parsed {
-    items: Vec<Item>,
-    level: u8,
-    /// Set when a tag was closed implicitly at the end of the text: the tag
-    /// node ends here and the body becomes siblings.
-    implicit_open_end: Option<usize>,
-}
-
-pub(crate) struct MwparserfromhellTokenizer<'a> {
-    text: &'a [char],
-    head: usize,
-    frames: Vec<Frame>,
-    global: u64,
-    /// Memoized failed routes, looked up on every push: a fast hasher pays off here.
-    bad_routes: HashSet<(usize, u64), RandomState>,
-    /// Last search for `-->`: (searched from, first match at or after it).
-    comment_close: Option<(usize, Option<usize>)>,
-    /// Work limits; once exceeded every read sees the end of the text, so
-    /// all open frames finish at once.
-    limits: Limits<'a>,
-    reads: Cell<u64>,
-    /// The read count at which [`Self::charge`] must look at the limits again (the read
-    /// limit or the next deadline check; 0 once exhausted), so that an ordinary read costs
-    /// one comparison.
-    checkpoint: Cell<u64>,
-    exhausted: Cell<bool>,
-    /// Item vectors of finished frames, reused by new frames instead of allocating.
-    spare: Vec<Vec<Item>>,
-    /// Take every character in its own step, as upstream does, without the shortcuts
-    /// (runs that can only be text, failing bracketed schemes): the reference the
-    /// shortcuts are tested against.
-    stepwise: bool,
-}
-
-/// Optional bounds on the work of one parse.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Limits<'c> {
-    pub deadline: Option<Instant>,
-    pub max_reads: Option<u64>,
-    /// Set by another thread when the result is no longer wanted.
-    pub cancel: Option<&'c std::sync::atomic::AtomicBool>,
-}
-
-impl Limits<'_> {
-    /// Whether the deadline has passed or the work was cancelled (called every
-    /// [`DEADLINE_CHECK_INTERVAL`] reads).
-    fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() > d)
-            || self
-                .cancel
-                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-/// How often (in reads) the deadline is checked.
-const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
+/// The page as this build of the tokenizer reads it.
+type TokenizerPage<'a> = CodePoints<'a>;
 
 /// The characters that may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL.
 const MARKERS: [bool; 128] = {
@@ -210,717 +31,108 @@ const MARKERS: [bool; 128] = {
     table
 };
 
-/// Whether `c` is one of [`MARKERS`]: tested for every character of the page, so by table.
-#[inline]
+/// Whether `c` is one of [`MARKERS`].
 fn is_marker(c: char) -> bool {
     MARKERS.get(c as usize).copied().unwrap_or(false)
 }
 
-/// Whether, in `context`, a character that is not a marker leaves the context as it is
-/// and passes [`MwparserfromhellTokenizer::verify_safe`] (which reads no further for it):
-/// the cases of `verify_safe`, in its order, for such a character.
-fn plain_chars_are_inert(context: u64) -> bool {
-    if context & UNSAFE == 0 {
-        return true;
-    }
-    if context & FAIL_NEXT != 0 {
-        return false;
-    }
-    if context & (WIKILINK_TITLE | EXT_LINK_TITLE | TAG_CLOSE) != 0 {
-        return true;
-    }
-    if context & TEMPLATE_NAME != 0 {
-        // Text before any text sets `HAS_TEXT`; text after a newline fails.
-        return context & HAS_TEXT != 0 && context & FAIL_ON_TEXT == 0;
-    }
-    // A brace flag is cleared by the first character that is not a brace.
-    context & FAIL_ON_EQUALS != 0 || context & (FAIL_ON_LBRACE | FAIL_ON_RBRACE) == 0
+/// A character as the tokenizer compares it: itself where ASCII, else its first UTF-8 byte.
+fn unit(c: char) -> u8 {
+    let mut buf = [0; 4];
+    c.encode_utf8(&mut buf);
+    buf[0]
 }
 
-/// Upstream compares names by lowercasing them and requiring ASCII (the lists are
-/// lowercase ASCII). An ASCII name lowercases to ASCII, so it is compared in place; only
-/// other names (which may lowercase to ASCII, as the Kelvin sign does) are lowercased.
-fn in_list(name: &str, list: &[&str]) -> bool {
-    if name.is_ascii() {
-        return list.iter().any(|l| l.eq_ignore_ascii_case(name));
-    }
-    let lowered = pyunicode::lower(name);
-    lowered.is_ascii() && list.contains(&lowered.as_str())
+/// A page's code points and their units, built once per page.
+pub(crate) struct CodePointPage {
+    chars: Vec<char>,
+    units: Vec<u8>,
 }
 
-/// Whether `scheme` is a URI scheme ([`in_list`]), read in place from the page: it is
-/// tested at every `[` and at every `:` after a word.
-fn is_scheme(scheme: &[char], slashes: bool) -> bool {
-    let list: &[&str] = if slashes {
-        &URI_SCHEMES
-    } else {
-        &URI_SCHEMES_NO_SLASHES
-    };
-    if scheme.iter().all(char::is_ascii) {
-        return list.iter().any(|l| {
-            l.len() == scheme.len()
-                && l.bytes()
-                    .zip(scheme)
-                    .all(|(b, c)| c.to_ascii_lowercase() == char::from(b))
-        });
+impl CodePointPage {
+    pub(crate) fn new(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let units = chars.iter().map(|&c| unit(c)).collect();
+        Self { chars, units }
     }
-    in_list(&scheme.iter().collect::<String>(), list)
+
+    /// The page read one code point per position, with the shortcuts (`stepwise` off) or
+    /// every character in its own step.
+    pub(crate) fn reader(&self, stepwise: bool) -> CodePoints<'_> {
+        CodePoints {
+            chars: &self.chars,
+            units: &self.units,
+            stepwise,
+        }
+    }
 }
 
-/// Whether two tag names match as upstream matches closing tags with opening ones (equal
-/// after `rstrip().lower()`); ASCII names are compared in place.
-fn same_tag(a: &str, b: &str) -> bool {
-    let (a, b) = (
-        a.trim_end_matches(pyunicode::is_space),
-        b.trim_end_matches(pyunicode::is_space),
-    );
-    if a.is_ascii() && b.is_ascii() {
-        return a.eq_ignore_ascii_case(b);
-    }
-    pyunicode::lower(a) == pyunicode::lower(b)
+/// A page read one code point per position.
+#[derive(Clone, Copy)]
+pub(crate) struct CodePoints<'a> {
+    chars: &'a [char],
+    units: &'a [u8],
+    stepwise: bool,
 }
 
-impl<'a> MwparserfromhellTokenizer<'a> {
-    pub(crate) fn new(text: &'a [char], limits: Limits<'a>) -> Self {
-        Self {
-            text,
-            head: 0,
-            frames: Vec::new(),
-            global: 0,
-            bad_routes: HashSet::default(),
-            comment_close: None,
-            limits,
-            reads: Cell::new(0),
-            checkpoint: Cell::new(0),
-            exhausted: Cell::new(false),
-            spare: Vec::new(),
-            stepwise: false,
-        }
-        .with_checkpoint()
+impl<'a> Source<'a> for CodePoints<'a> {
+    type Str = String;
+
+    fn units(self) -> &'a [u8] {
+        self.units
     }
 
-    /// A tokenizer that takes every character in its own step (see `stepwise`).
-    #[cfg(test)]
-    fn stepwise(text: &'a [char]) -> Self {
-        Self {
-            stepwise: true,
-            ..Self::new(text, Limits::default())
-        }
+    fn unit_len(_unit: u8) -> usize {
+        1
     }
 
-    fn with_checkpoint(self) -> Self {
-        self.checkpoint.set(self.next_checkpoint(0));
-        self
+    fn width(self, _c: char) -> usize {
+        1
     }
 
-    /// The first read count after `reads` at which a limit must be checked.
-    fn next_checkpoint(&self, reads: u64) -> u64 {
-        let timed = self.limits.deadline.is_some() || self.limits.cancel.is_some();
-        let next_check = if timed {
-            (reads / DEADLINE_CHECK_INTERVAL + 1) * DEADLINE_CHECK_INTERVAL
-        } else {
-            u64::MAX
-        };
-        let over = self
-            .limits
-            .max_reads
-            .map_or(u64::MAX, |m| m.saturating_add(1));
-        next_check.min(over)
+    fn char_at(self, at: usize) -> char {
+        self.chars.get(at).copied().unwrap_or('\0')
     }
 
-    /// Whether a limit was hit (the items are then meaningless).
-    pub(crate) fn exhausted(&self) -> bool {
-        self.exhausted.get()
+    fn char_before(self, at: usize) -> Option<(char, usize)> {
+        let before = at.checked_sub(1)?;
+        Some((*self.chars.get(before)?, before))
     }
 
-    /// Character reads so far: the measure of work that `max_reads` bounds.
-    pub(crate) fn reads(&self) -> u64 {
-        self.reads.get()
-    }
-
-    /// Tokenizes the whole text into top-level items.
-    pub(crate) fn run(&mut self) -> Vec<Item> {
-        match self.parse(0, true) {
-            Ok(parsed) => parsed.items,
-            // The top-level context cannot fail; keep a lossless fallback.
-            Err(_) => vec![Item::Text(0, self.text.len())],
-        }
-    }
-
-    /// Counts one read against the limits.
-    #[inline]
-    fn charge(&self) -> bool {
-        let reads = self.reads.get() + 1;
-        if reads < self.checkpoint.get() {
-            self.reads.set(reads);
-            return true;
-        }
-        self.charge_at_checkpoint(reads)
-    }
-
-    /// [`Self::charge`] when a limit may be reached: the read limit, a deadline check
-    /// (every [`DEADLINE_CHECK_INTERVAL`] reads) or a parse already exhausted.
-    #[cold]
-    fn charge_at_checkpoint(&self, reads: u64) -> bool {
-        if self.exhausted.get() {
-            return false;
-        }
-        self.reads.set(reads);
-        let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
-        let over_time = reads.is_multiple_of(DEADLINE_CHECK_INTERVAL) && self.limits.expired();
-        if over_reads || over_time {
-            self.exhaust();
-            return false;
-        }
-        self.checkpoint.set(self.next_checkpoint(reads));
-        true
-    }
-
-    fn exhaust(&self) {
-        self.exhausted.set(true);
-        self.checkpoint.set(0);
-    }
-
-    /// Counts `n` reads at once, as `n` calls of [`Self::charge`] would; the deadline is
-    /// checked when the count crosses a multiple of the check interval.
-    #[inline]
-    fn charge_many(&self, n: u64) {
-        let reads = self.reads.get() + n;
-        if reads < self.checkpoint.get() {
-            self.reads.set(reads);
-            return;
-        }
-        self.charge_many_at_checkpoint(n);
-    }
-
-    /// [`Self::charge_many`] when a limit may be reached.
-    #[cold]
-    fn charge_many_at_checkpoint(&self, n: u64) {
-        if n == 0 || self.exhausted.get() {
-            return;
-        }
-        let before = self.reads.get();
-        let reads = before + n;
-        self.reads.set(reads);
-        let over_reads = self.limits.max_reads.is_some_and(|m| reads > m);
-        let over_time = reads / DEADLINE_CHECK_INTERVAL != before / DEADLINE_CHECK_INTERVAL
-            && self.limits.expired();
-        if over_reads || over_time {
-            self.exhaust();
-        } else {
-            self.checkpoint.set(self.next_checkpoint(reads));
-        }
-    }
-
-    // ----- reading -------------------------------------------------------
-
-    /// The character at `head + delta`, or NUL past the end (upstream's END).
-    #[inline]
-    fn read(&self, delta: usize) -> char {
-        if !self.charge() {
-            return '\0';
-        }
-        self.text.get(self.head + delta).copied().unwrap_or('\0')
-    }
-
-    /// The character `delta` positions back, or NUL before the start.
-    #[inline]
-    fn read_back(&self, delta: usize) -> char {
-        if delta > self.head {
-            return '\0';
-        }
-        self.text.get(self.head - delta).copied().unwrap_or('\0')
-    }
-
-    fn slice(&self, start: usize, end: usize) -> String {
-        self.text
+    fn slice(self, start: usize, end: usize) -> String {
+        self.chars
             .get(start..end)
             .unwrap_or_default()
             .iter()
             .collect()
     }
 
-    fn can_recurse(&self) -> bool {
-        self.frames.len() < MAX_DEPTH
-    }
-
-    // ----- frames --------------------------------------------------------
-
-    fn context(&self) -> u64 {
-        self.frames.last().map_or(0, |f| f.context)
-    }
-
-    fn set_context(&mut self, context: u64) {
-        if let Some(f) = self.frames.last_mut() {
-            f.context = context;
+    fn next_marker(self, from: usize) -> usize {
+        let mut end = from;
+        while self.chars.get(end).is_some_and(|&c| !is_marker(c)) {
+            end += 1;
         }
+        end
     }
 
-    fn add_context(&mut self, bits: u64) {
-        let c = self.context();
-        self.set_context(c | bits);
+    fn chars_in(self, range: Range<usize>) -> usize {
+        range.len()
     }
 
-    fn toggle_context(&mut self, bits: u64) {
-        let c = self.context();
-        self.set_context(c ^ bits);
-    }
-
-    fn push(&mut self, context: u64) {
-        let items = self.spare.pop().unwrap_or_default();
-        self.frames.push(Frame {
-            context,
-            ident: (self.head, context),
-            items,
-            text: None,
-            tag_name: String::new(),
-            open_end: 0,
-        });
-    }
-
-    fn check_route(&self, context: u64) -> Route<()> {
-        if self.bad_routes.contains(&(self.head, context)) {
-            return Err(BadRoute { context });
-        }
-        Ok(())
-    }
-
-    fn push_checked(&mut self, context: u64) -> Route<()> {
-        self.check_route(context)?;
-        self.push(context);
-        Ok(())
-    }
-
-    fn flush_text(&mut self) {
-        if let Some(frame) = self.frames.last_mut()
-            && let Some((s, e)) = frame.text.take()
-        {
-            frame.items.push(Item::Text(s, e));
-        }
-    }
-
-    fn pop(&mut self) -> Vec<Item> {
-        self.flush_text();
-        self.frames.pop().map(|f| f.items).unwrap_or_default()
-    }
-
-    /// Pops the current frame, discarding its items.
-    fn discard(&mut self) {
-        if let Some(frame) = self.frames.pop() {
-            self.recycle(frame.items);
-        }
-    }
-
-    /// Keeps an item vector that is no longer needed for a later frame.
-    fn recycle(&mut self, mut items: Vec<Item>) {
-        if self.spare.len() < MAX_DEPTH {
-            items.clear();
-            self.spare.push(items);
-        }
-    }
-
-    fn pop_keeping_context(&mut self) -> Vec<Item> {
-        let context = self.context();
-        let items = self.pop();
-        self.set_context(context);
-        items
-    }
-
-    fn memoize_bad_route(&mut self) {
-        if let Some(f) = self.frames.last() {
-            self.bad_routes.insert(f.ident);
-        }
-    }
-
-    fn fail_route(&mut self) -> BadRoute {
-        let context = self.context();
-        self.memoize_bad_route();
-        self.discard();
-        BadRoute { context }
-    }
-
-    /// Discards frames left above `depth` by a failed attempt.
-    fn unwind(&mut self, depth: usize) {
-        while self.frames.len() > depth {
-            self.discard();
-        }
-    }
-
-    // ----- emitting ------------------------------------------------------
-
-    fn emit_text(&mut self, start: usize, end: usize) {
-        if start >= end {
-            return;
-        }
-        let contiguous = self
-            .frames
-            .last()
-            .and_then(|f| f.text)
-            .is_some_and(|(_, e)| e == start);
-        if !contiguous {
-            self.flush_text();
-        }
-        if let Some(frame) = self.frames.last_mut() {
-            frame.text = Some(match frame.text {
-                Some((s, _)) if contiguous => (s, end),
-                _ => (start, end),
-            });
-        }
-    }
-
-    fn emit_char(&mut self) {
-        self.emit_text(self.head, self.head + 1);
-    }
-
-    /// A non-text token: ends the pending text.
-    fn emit_token(&mut self) {
-        self.flush_text();
-    }
-
-    fn emit_node(&mut self, kind: NodeKind, start: usize, end: usize, level: u8) {
-        self.flush_text();
-        if let Some(frame) = self.frames.last_mut() {
-            frame.items.push(Item::Node(RawNode {
-                kind,
-                start,
-                end,
-                level,
-            }));
-        }
-    }
-
-    fn emit_all(&mut self, items: Vec<Item>) {
-        let mut rest = 0;
-        if let Some(&Item::Text(s, e)) = items.first() {
-            self.emit_text(s, e);
-            rest = 1;
-        }
-        self.flush_text();
-        if let Some(frame) = self.frames.last_mut() {
-            frame
-                .items
-                .extend_from_slice(items.get(rest..).unwrap_or_default());
-        }
-        self.recycle(items);
-    }
-
-    /// Replaces everything in the current frame with one node (upstream
-    /// inserts an opening token before the frame's tokens).
-    fn wrap_frame(&mut self, kind: NodeKind, start: usize, end: usize) {
-        self.flush_text();
-        if let Some(frame) = self.frames.last_mut() {
-            frame.items.clear();
-            frame.items.push(Item::Node(RawNode {
-                kind,
-                start,
-                end,
-                level: 0,
-            }));
-        }
-    }
-
-    fn emit_text_then_stack(&mut self, start: usize, len: usize) {
-        let items = self.pop();
-        self.emit_text(start, start + len);
-        // Upstream skips the merge (and its text flush) for an empty stack.
-        if !items.is_empty() {
-            self.emit_all(items);
-        }
-        self.head = self.head.saturating_sub(1);
-    }
-
-    // ----- the main loop -------------------------------------------------
-
-    fn parse(&mut self, context: u64, push: bool) -> Route<Parsed> {
-        if push {
-            self.push_checked(context)?;
-        }
+    fn comment_close(self, from: usize) -> Option<usize> {
+        // One pass; a NUL reads as the end of the text and so ends the search.
+        let text = self.chars;
+        let mut i = from;
         loop {
-            let this = self.read(0);
-            let ctx = self.context();
-            if ctx & UNSAFE != 0 && !self.verify_safe(ctx, this) {
-                if ctx & DOUBLE != 0 {
-                    self.discard();
-                }
-                return Err(self.fail_route());
+            match text.get(i) {
+                None | Some('\0') => return None,
+                Some('-') if text.get(i + 1..i + 3) == Some(&['-', '>'][..]) => return Some(i),
+                Some(_) => i += 1,
             }
-            if !is_marker(this) {
-                // Where plain characters change nothing but the pending text (always
-                // outside unsafe contexts, and in most states of the unsafe ones once the
-                // first has been checked), the whole run is taken in one step, charged as
-                // the reads that one step per character would make.
-                let start = self.head;
-                let mut end = start + 1;
-                if !self.stepwise && plain_chars_are_inert(self.context()) {
-                    while self.text.get(end).is_some_and(|&c| !is_marker(c)) {
-                        end += 1;
-                    }
-                    self.charge_many((end - start - 1) as u64);
-                }
-                self.emit_text(start, end);
-                self.head = end;
-                continue;
-            }
-            if this == '\0' {
-                return self.handle_end(ctx);
-            }
-            let next = self.read(1);
-            let last = self.read_back(1);
-            let at_line_start = last == '\0' || last == '\n';
-            if this == '{' && next == '{' {
-                if self.can_recurse() {
-                    self.parse_template_or_argument()?;
-                } else {
-                    self.emit_char();
-                }
-            } else if this == '|' && ctx & TEMPLATE != 0 {
-                self.handle_template_param()?;
-            } else if this == '=' && ctx & TEMPLATE_PARAM_KEY != 0 {
-                if self.global & GL_HEADING == 0 && at_line_start && next == '=' {
-                    self.parse_heading();
-                } else {
-                    self.handle_template_param_value();
-                }
-            } else if this == '}' && next == '}' && ctx & TEMPLATE != 0 {
-                return self.handle_template_end();
-            } else if this == '|' && ctx & ARGUMENT_NAME != 0 {
-                self.toggle_context(ARGUMENT_NAME);
-                self.add_context(ARGUMENT_DEFAULT);
-                self.emit_token();
-            } else if this == '}' && next == '}' && ctx & ARGUMENT != 0 {
-                if self.read(2) == '}' {
-                    let items = self.pop();
-                    self.head += 2;
-                    return Ok(Parsed {
-                        items,
-                        ..Parsed::default()
-                    });
-                }
-                self.emit_char();
-            } else if this == '[' && next == '[' && self.can_recurse() {
-                if ctx & NO_WIKILINKS == 0 {
-                    self.parse_wikilink();
-                } else {
-                    self.emit_char();
-                }
-            } else if this == '|' && ctx & WIKILINK_TITLE != 0 {
-                self.toggle_context(WIKILINK_TITLE);
-                self.add_context(WIKILINK_TEXT);
-                self.emit_token();
-            } else if this == ']' && next == ']' && ctx & WIKILINK != 0 {
-                let items = self.pop();
-                self.head += 1;
-                return Ok(Parsed {
-                    items,
-                    ..Parsed::default()
-                });
-            } else if this == '[' {
-                self.parse_external_link(true);
-            } else if this == ':' && !is_marker(last) {
-                self.parse_external_link(false);
-            } else if this == ']' && ctx & EXT_LINK_TITLE != 0 {
-                return Ok(Parsed {
-                    items: self.pop(),
-                    ..Parsed::default()
-                });
-            } else if this == '=' && self.global & GL_HEADING == 0 && ctx & TEMPLATE == 0 {
-                if at_line_start {
-                    self.parse_heading();
-                } else {
-                    self.emit_char();
-                }
-            } else if this == '=' && ctx & HEADING != 0 {
-                return self.handle_heading_end();
-            } else if this == '\n' && ctx & HEADING != 0 {
-                return Err(self.fail_route());
-            } else if this == '&' {
-                self.parse_entity();
-            } else if this == '<' && next == '!' {
-                if self.read(2) == '-' && self.read(3) == '-' {
-                    self.parse_comment();
-                } else {
-                    self.emit_char();
-                }
-            } else if this == '<' && next == '/' && self.read(2) != '\0' {
-                if ctx & TAG_BODY != 0 {
-                    self.emit_token();
-                    self.push(TAG_CLOSE);
-                    self.head += 1;
-                } else {
-                    self.handle_invalid_tag_start();
-                }
-            } else if this == '<' && ctx & TAG_CLOSE == 0 {
-                if self.can_recurse() {
-                    self.parse_tag();
-                } else {
-                    self.emit_char();
-                }
-            } else if this == '>' && ctx & TAG_CLOSE != 0 {
-                return self.handle_tag_close_close();
-            } else if this == '\'' && next == '\'' {
-                if let Some(parsed) = self.parse_style() {
-                    return Ok(parsed);
-                }
-            } else if at_line_start && matches!(this, '#' | '*' | ';' | ':') {
-                self.handle_list();
-            } else if at_line_start
-                && this == '-'
-                && next == '-'
-                && self.read(2) == '-'
-                && self.read(3) == '-'
-            {
-                self.handle_hr();
-            } else if (this == '\n' || this == ':') && ctx & DL_TERM != 0 {
-                self.handle_dl_term();
-                if this == '\n' {
-                    let c = self.context();
-                    self.set_context(c & !TABLE_CELL_LINE_CONTEXTS);
-                }
-            } else if this == '{' && next == '|' && self.has_leading_whitespace() {
-                if self.can_recurse() {
-                    self.parse_table();
-                } else {
-                    self.emit_char();
-                }
-            } else if ctx & TABLE_OPEN != 0 {
-                if let Some(parsed) = self.handle_table_marker(ctx, this, next)? {
-                    return Ok(parsed);
-                }
-            } else {
-                self.emit_char();
-            }
-            self.head += 1;
         }
     }
 
-    fn handle_end(&mut self, context: u64) -> Route<Parsed> {
-        if context & FAIL != 0 {
-            if context & TAG_BODY != 0 {
-                let single = self
-                    .frames
-                    .last()
-                    .is_some_and(|f| in_list(&f.tag_name, &SINGLE));
-                if single {
-                    let open_end = self.frames.last().map_or(0, |f| f.open_end);
-                    return Ok(Parsed {
-                        items: self.pop(),
-                        level: 0,
-                        implicit_open_end: Some(open_end),
-                    });
-                }
-            } else {
-                let mut context = context;
-                if context & TABLE_CELL_OPEN != 0 {
-                    self.discard();
-                    context = self.context();
-                }
-                if context & DOUBLE != 0 {
-                    self.discard();
-                }
-            }
-            return Err(self.fail_route());
-        }
-        Ok(Parsed {
-            items: self.pop(),
-            ..Parsed::default()
-        })
-    }
-
-    /// Whether `this` may appear here; may also arm the `FAIL_*` flags that
-    /// decide the next character.
-    fn verify_safe(&mut self, context: u64, this: char) -> bool {
-        if context & FAIL_NEXT != 0 {
-            return false;
-        }
-        if context & WIKILINK_TITLE != 0 {
-            match this {
-                ']' | '{' => self.add_context(FAIL_NEXT),
-                '\n' | '[' | '}' | '>' => return false,
-                '<' => {
-                    if self.read(1) == '!' {
-                        self.add_context(FAIL_NEXT);
-                    } else {
-                        return false;
-                    }
-                }
-                _ => {}
-            }
-            return true;
-        }
-        if context & EXT_LINK_TITLE != 0 {
-            return this != '\n';
-        }
-        if context & TAG_CLOSE != 0 {
-            return this != '<';
-        }
-        if context & TEMPLATE_NAME != 0 {
-            if this == '{' {
-                self.add_context(HAS_TEMPLATE | FAIL_NEXT);
-                return true;
-            }
-            if this == '}' || (this == '<' && self.read(1) == '!') {
-                self.add_context(FAIL_NEXT);
-                return true;
-            }
-            if matches!(this, '[' | ']' | '<' | '>') {
-                return false;
-            }
-            if this == '|' {
-                return true;
-            }
-            let space = pyunicode::is_space(this);
-            if context & HAS_TEXT != 0 {
-                if context & FAIL_ON_TEXT != 0 {
-                    if !space {
-                        return false;
-                    }
-                } else if this == '\n' {
-                    self.add_context(FAIL_ON_TEXT);
-                }
-            } else if !space {
-                self.add_context(HAS_TEXT);
-            }
-            return true;
-        }
-        if context & FAIL_ON_EQUALS != 0 {
-            if this == '=' {
-                return false;
-            }
-        } else if context & FAIL_ON_LBRACE != 0 {
-            if this == '{' || (self.read_back(1) == '{' && self.read_back(2) == '{') {
-                if context & TEMPLATE != 0 {
-                    self.add_context(FAIL_ON_EQUALS);
-                } else {
-                    self.add_context(FAIL_NEXT);
-                }
-                return true;
-            }
-            self.toggle_context(FAIL_ON_LBRACE);
-        } else if context & FAIL_ON_RBRACE != 0 {
-            if this == '}' {
-                self.add_context(FAIL_NEXT);
-                return true;
-            }
-            self.toggle_context(FAIL_ON_RBRACE);
-        } else if this == '{' {
-            self.add_context(FAIL_ON_LBRACE);
-        } else if this == '}' {
-            self.add_context(FAIL_ON_RBRACE);
-        }
-        true
-    }
-
-    fn has_leading_whitespace(&self) -> bool {
-        let mut offset = 1;
-        loop {
-            let c = self.read_back(offset);
-            if c == '\0' || c == '\n' {
-                return true;
-            }
-            if !pyunicode::is_space(c) {
-                return false;
-            }
-            offset += 1;
-        }
+    fn stepwise(self) -> bool {
+        self.stepwise
     }
 }
