@@ -7,7 +7,6 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
 
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{

@@ -182,7 +182,7 @@ fn native_conversion_round_trips_every_row() {
         assert_eq!(ds.checksums(), &data.checksums);
         assert_eq!(ds.model_json(), &data.model_json[..]);
         for (anchor, cands) in &t.anchors {
-            assert_eq!(&candidates(&ds, anchor), cands, "{anchor:?}");
+            assert_eq!(&candidates(ds, anchor), cands, "{anchor:?}");
         }
         for (from, to) in &t.redirects {
             assert_eq!(ds.redirect(from).unwrap(), Some(to.as_str()));
