@@ -67,6 +67,14 @@ impl Query {
         self
     }
 
+    /// Pushes `key` when `value` is given.
+    pub fn push_some(&mut self, key: &str, value: Option<impl Into<String>>) -> &mut Self {
+        if let Some(value) = value {
+            self.push(key, value);
+        }
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -37,15 +37,8 @@ impl Seen {
 /// How the server answers request number `n` (from 0) of a path.
 #[derive(Debug, Clone)]
 enum Answer {
-    /// The file (honouring `Range` and `If-Range`), cut after `cut` body bytes if given,
-    /// silent for `stall` after `stall_after` bytes, with byte `corrupt` flipped.
-    File {
-        cut: Option<usize>,
-        ignore_range: bool,
-        corrupt: Option<usize>,
-        stall: Option<(usize, Duration)>,
-        gzip_label: bool,
-    },
+    /// The file (honouring `Range` and `If-Range`), with its faults.
+    File(Faults),
     Status(u16, Option<&'static str>),
     Redirect(String),
     /// A chunked body that never ends.
@@ -59,14 +52,20 @@ enum Answer {
     Unsized,
 }
 
+/// What is wrong with a file's answer: cut after `cut` body bytes if given, silent for
+/// `stall.1` after `stall.0` bytes, with byte `corrupt` flipped, a `206` ignored, or
+/// labelled `Content-Encoding: gzip`.
+#[derive(Debug, Clone, Default)]
+struct Faults {
+    cut: Option<usize>,
+    ignore_range: bool,
+    corrupt: Option<usize>,
+    stall: Option<(usize, Duration)>,
+    gzip_label: bool,
+}
+
 fn file() -> Answer {
-    Answer::File {
-        cut: None,
-        ignore_range: false,
-        corrupt: None,
-        stall: None,
-        gzip_label: false,
-    }
+    Answer::File(Faults::default())
 }
 
 struct Server {
@@ -234,13 +233,13 @@ async fn handle(
             }
             let _ = stream.write_all(b"0\r\n\r\n").await;
         }
-        Answer::File {
+        Answer::File(Faults {
             cut,
             ignore_range,
             corrupt,
             stall,
             gzip_label,
-        } => {
+        }) => {
             let mut start = 0;
             if let Some(range) = seen.header("Range")
                 && !ignore_range
@@ -354,6 +353,20 @@ async fn fetch(
     d.download(&request, &|_, _| {}).await
 }
 
+/// Serves `data` by `plan` and downloads it with `d` as `data.sql.gz` in a fresh folder
+/// `name`, checked against its sha256: the server, the file's path and the outcome.
+async fn serve_and_fetch(
+    data: &[u8],
+    plan: Vec<Answer>,
+    name: &str,
+    d: &Downloader,
+) -> (Server, PathBuf, wikisuggest_core::Result<Downloaded>) {
+    let server = serve(data.to_vec(), plan).await;
+    let dest = temp_dir(name).join("data.sql.gz");
+    let done = fetch(d, &server, &dest, Some(sha256_hex(data))).await;
+    (server, dest, done)
+}
+
 fn gets(server: &Server) -> Vec<Seen> {
     server
         .seen
@@ -368,27 +381,17 @@ fn gets(server: &Server) -> Vec<Seen> {
 #[tokio::test]
 async fn downloads_bytes_as_they_are_with_the_users_agent_and_no_credentials() {
     let data = payload(200_000);
-    let server = serve(
-        data.clone(),
-        vec![Answer::File {
-            cut: None,
-            ignore_range: false,
-            corrupt: None,
-            stall: None,
+    let (server, dest, done) = serve_and_fetch(
+        &data,
+        vec![Answer::File(Faults {
             gzip_label: true,
-        }],
+            ..Faults::default()
+        })],
+        "plain",
+        &downloader(Duration::from_secs(5), 2),
     )
     .await;
-    let dir = temp_dir("plain");
-    let dest = dir.join("data.sql.gz");
-    let done = fetch(
-        &downloader(Duration::from_secs(5), 2),
-        &server,
-        &dest,
-        Some(sha256_hex(&data)),
-    )
-    .await
-    .unwrap();
+    let done = done.unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     assert_eq!(
         (done.size, done.resumed_from, done.restarts),
@@ -411,24 +414,18 @@ async fn downloads_bytes_as_they_are_with_the_users_agent_and_no_credentials() {
 #[tokio::test]
 async fn a_cut_connection_is_resumed_with_range_and_if_range() {
     let data = payload(300_000);
-    let cut = Answer::File {
+    let cut = Answer::File(Faults {
         cut: Some(100_000),
-        ignore_range: false,
-        corrupt: None,
-        stall: None,
-        gzip_label: false,
-    };
-    let server = serve(data.clone(), vec![cut]).await;
-    let dir = temp_dir("cut");
-    let dest = dir.join("data.sql.gz");
-    let done = fetch(
+        ..Faults::default()
+    });
+    let (server, dest, done) = serve_and_fetch(
+        &data,
+        vec![cut],
+        "cut",
         &downloader(Duration::from_secs(5), 3),
-        &server,
-        &dest,
-        Some(sha256_hex(&data)),
     )
-    .await
-    .unwrap();
+    .await;
+    let done = done.unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     assert_eq!(done.restarts, 0);
     let seen = gets(&server);
@@ -441,32 +438,23 @@ async fn a_cut_connection_is_resumed_with_range_and_if_range() {
 async fn a_200_to_a_range_request_restarts_from_zero() {
     let data = payload(150_000);
     let plan = vec![
-        Answer::File {
+        Answer::File(Faults {
             cut: Some(50_000),
-            ignore_range: false,
-            corrupt: None,
-            stall: None,
-            gzip_label: false,
-        },
-        Answer::File {
-            cut: None,
+            ..Faults::default()
+        }),
+        Answer::File(Faults {
             ignore_range: true,
-            corrupt: None,
-            stall: None,
-            gzip_label: false,
-        },
+            ..Faults::default()
+        }),
     ];
-    let server = serve(data.clone(), plan).await;
-    let dir = temp_dir("ignored-range");
-    let dest = dir.join("data.sql.gz");
-    let done = fetch(
+    let (server, dest, done) = serve_and_fetch(
+        &data,
+        plan,
+        "ignored-range",
         &downloader(Duration::from_secs(5), 3),
-        &server,
-        &dest,
-        Some(sha256_hex(&data)),
     )
-    .await
-    .unwrap();
+    .await;
+    let done = done.unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     assert_eq!(done.restarts, 1);
     assert_eq!(gets(&server).len(), 2);
@@ -475,21 +463,14 @@ async fn a_200_to_a_range_request_restarts_from_zero() {
 #[tokio::test]
 async fn corrupt_bytes_are_fetched_once_more_then_reported_with_both_hashes() {
     let data = payload(80_000);
-    let corrupt = Answer::File {
-        cut: None,
-        ignore_range: false,
+    let corrupt = Answer::File(Faults {
         corrupt: Some(1234),
-        stall: None,
-        gzip_label: false,
-    };
+        ..Faults::default()
+    });
     // Corrupt once: the second download from zero is good.
-    let server = serve(data.clone(), vec![corrupt.clone()]).await;
-    let dir = temp_dir("corrupt");
-    let dest = dir.join("data.sql.gz");
     let d = downloader(Duration::from_secs(5), 2);
-    let done = fetch(&d, &server, &dest, Some(sha256_hex(&data)))
-        .await
-        .unwrap();
+    let (server, dest, done) = serve_and_fetch(&data, vec![corrupt.clone()], "corrupt", &d).await;
+    let done = done.unwrap();
     assert_eq!(done.restarts, 1);
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     let seen = gets(&server);
@@ -498,7 +479,7 @@ async fn corrupt_bytes_are_fetched_once_more_then_reported_with_both_hashes() {
 
     // Corrupt every time: an error naming the URL and both hashes, nothing left behind.
     let server = serve(data.clone(), vec![corrupt.clone(), corrupt]).await;
-    let dest = dir.join("again.sql.gz");
+    let dest = dest.with_file_name("again.sql.gz");
     let err = fetch(&d, &server, &dest, Some(sha256_hex(&data)))
         .await
         .unwrap_err();
@@ -525,24 +506,18 @@ async fn corrupt_bytes_are_fetched_once_more_then_reported_with_both_hashes() {
 #[tokio::test]
 async fn a_stalled_body_times_out_and_is_resumed() {
     let data = payload(100_000);
-    let stall = Answer::File {
-        cut: None,
-        ignore_range: false,
-        corrupt: None,
+    let stall = Answer::File(Faults {
         stall: Some((40_000, Duration::from_secs(3))),
-        gzip_label: false,
-    };
-    let server = serve(data.clone(), vec![stall]).await;
-    let dir = temp_dir("stall");
-    let dest = dir.join("data.sql.gz");
-    let done = fetch(
+        ..Faults::default()
+    });
+    let (server, dest, done) = serve_and_fetch(
+        &data,
+        vec![stall],
+        "stall",
         &downloader(Duration::from_millis(500), 3),
-        &server,
-        &dest,
-        Some(sha256_hex(&data)),
     )
-    .await
-    .unwrap();
+    .await;
+    let done = done.unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     let seen = gets(&server);
     assert_eq!(seen.len(), 2);
@@ -636,25 +611,19 @@ async fn an_endless_body_stops_at_the_size_limit() {
 #[tokio::test]
 async fn a_partial_left_by_an_earlier_run_is_resumed_by_the_next() {
     let data = payload(120_000);
-    let cut = Answer::File {
+    let cut = Answer::File(Faults {
         cut: Some(70_000),
-        ignore_range: false,
-        corrupt: None,
-        stall: None,
-        gzip_label: false,
-    };
-    let server = serve(data.clone(), vec![cut]).await;
-    let dir = temp_dir("earlier");
-    let dest = dir.join("data.sql.gz");
+        ..Faults::default()
+    });
     // No retries: the first run gives up with its partial on disk.
-    let err = fetch(
+    let (server, dest, err) = serve_and_fetch(
+        &data,
+        vec![cut],
+        "earlier",
         &downloader(Duration::from_secs(5), 0),
-        &server,
-        &dest,
-        Some(sha256_hex(&data)),
     )
-    .await
-    .unwrap_err();
+    .await;
+    let err = err.unwrap_err();
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     assert_eq!(
         std::fs::metadata(partial_path(&dest)).unwrap().len(),
@@ -684,7 +653,7 @@ async fn a_partial_left_by_an_earlier_run_is_resumed_by_the_next() {
     // A complete partial (the run stopped before its rename) needs no body at all.
     std::fs::rename(&dest, partial_path(&dest)).unwrap();
     std::fs::write(
-        dir.join("data.sql.gz.incomplete.json"),
+        dest.with_file_name("data.sql.gz.incomplete.json"),
         format!(
             "{{\"url\":\"{}data.sql.gz\",\"size\":120000,\"etag\":{ETAG:?}}}",
             server.url
@@ -808,13 +777,10 @@ async fn a_server_that_cuts_every_transfer_and_answers_other_ranges_is_given_up(
     }
 
     // A budget of requests ends a server that sends one piece per request.
-    let cut = Answer::File {
+    let cut = Answer::File(Faults {
         cut: Some(1_000),
-        ignore_range: false,
-        corrupt: None,
-        stall: None,
-        gzip_label: false,
-    };
+        ..Faults::default()
+    });
     let server = serve(data.clone(), vec![cut; 10_000]).await;
     let mut config = DownloadConfig::new(UA);
     config.retry.backoff_base = Duration::from_millis(1);

@@ -101,9 +101,7 @@ pub fn read_table_from<E: From<DumpError>>(
     table: &str,
     mut on_row: impl FnMut(&Columns, &[SqlValue<'_>]) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let mut reader = BufReader::with_capacity(1 << 16, source);
-    let mut line = Vec::new();
-    let mut line_no = 0u64;
+    let mut lines = Lines::new(source);
     let mut rows = 0u64;
     let mut columns: Option<Columns> = None;
     let error = |line: u64, reason: String| DumpError::Sql {
@@ -111,26 +109,26 @@ pub fn read_table_from<E: From<DumpError>>(
         line,
         reason,
     };
-    loop {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(MAX_LINE_BYTES + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|source| DumpError::Io {
-                path: path.to_owned(),
-                source,
-            })?;
-        line_no += 1;
-        if n == 0 {
-            break;
-        }
-        if n as u64 > MAX_LINE_BYTES {
-            return Err(error(line_no, format!("line longer than {MAX_LINE_BYTES} bytes")).into());
-        }
+    let line_error = |e: LineError| match e {
+        LineError::Io(source) => DumpError::Io {
+            path: path.to_owned(),
+            source,
+        },
+        LineError::TooLong { line } => error(line, e.to_string()),
+    };
+    while let Some((line_no, line)) = lines.next_line().map_err(line_error)? {
         if line.starts_with(b"CREATE TABLE") {
-            let (name, cols) = read_create_table(&mut reader, &line, &mut line_no)
-                .map_err(|reason| error(line_no, reason))?;
+            let name = backticked(&line[b"CREATE TABLE".len()..])
+                .ok_or_else(|| error(line_no, "CREATE TABLE without a table name".into()))?
+                .to_owned();
+            let cols = read_columns(&mut lines)
+                .map_err(line_error)?
+                .ok_or_else(|| {
+                    error(
+                        lines.number(),
+                        format!("the CREATE TABLE statement of `{name}` does not end"),
+                    )
+                })?;
             if name == table {
                 columns = Some(cols);
             }
@@ -139,9 +137,10 @@ pub fn read_table_from<E: From<DumpError>>(
         if !line.starts_with(b"INSERT INTO") {
             continue;
         }
+        let mut insert = Insert::parse(line).map_err(|r| error(line_no, r))?;
         let Some(cols) = columns.as_ref() else {
             // An INSERT of another table, or before its CREATE TABLE.
-            if insert_table(&line) == Some(table.as_bytes()) {
+            if insert.table() == table.as_bytes() {
                 return Err(error(
                     line_no,
                     format!("rows of `{table}` before its CREATE TABLE statement"),
@@ -150,16 +149,12 @@ pub fn read_table_from<E: From<DumpError>>(
             }
             continue;
         };
-        let mut parser = Parser { s: &line, i: 0 };
-        let name = parser.insert_head().map_err(|r| error(line_no, r))?;
-        if name != table.as_bytes() {
+        if insert.table() != table.as_bytes() {
             continue;
         }
         // One allocation per line (of many rows); the values borrow the line.
         let mut row: Vec<SqlValue<'_>> = Vec::with_capacity(cols.0.len());
-        loop {
-            row.clear();
-            parser.tuple(&mut row).map_err(|r| error(line_no, r))?;
+        while insert.next_row(&mut row).map_err(|r| error(line_no, r))? {
             if row.len() != cols.0.len() {
                 return Err(error(
                     line_no,
@@ -173,58 +168,76 @@ pub fn read_table_from<E: From<DumpError>>(
             }
             rows += 1;
             on_row(cols, &row)?;
-            match parser.peek() {
-                Some(b',') => parser.i += 1,
-                Some(b';') => break,
-                _ => {
-                    return Err(error(
-                        line_no,
-                        format!("expected ',' or ';' at column {}", parser.i + 1),
-                    )
-                    .into());
-                }
-            }
         }
     }
     if columns.is_none() {
-        return Err(error(line_no, format!("no CREATE TABLE statement of `{table}`")).into());
+        return Err(error(
+            lines.number(),
+            format!("no CREATE TABLE statement of `{table}`"),
+        )
+        .into());
     }
     Ok(rows)
 }
 
-/// The table an `INSERT INTO` line writes to.
-fn insert_table(line: &[u8]) -> Option<&[u8]> {
-    let mut p = Parser { s: line, i: 0 };
-    p.insert_head().ok()
+/// The lines of a dump, split on `\n` as bytes, each at most [`MAX_LINE_BYTES`] long.
+pub struct Lines<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    number: u64,
 }
 
-/// Reads a `CREATE TABLE` statement from its first line on: its table name and columns.
-fn read_create_table(
-    reader: &mut impl BufRead,
-    first: &[u8],
-    line_no: &mut u64,
-) -> Result<(String, Columns), String> {
-    let name = backticked(&first[b"CREATE TABLE".len()..])
-        .ok_or("CREATE TABLE without a table name")?
-        .to_owned();
-    let mut columns = Vec::new();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(MAX_LINE_BYTES + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| e.to_string())?;
-        *line_no += 1;
-        if n == 0 {
-            return Err(format!(
-                "the CREATE TABLE statement of `{name}` does not end"
-            ));
+/// Why [`Lines::next_line`] gives no line.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// Reading (or decompressing) failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The line `line` is longer than [`MAX_LINE_BYTES`].
+    #[error("line longer than {MAX_LINE_BYTES} bytes")]
+    TooLong {
+        /// Its 1-based number.
+        line: u64,
+    },
+}
+
+impl<R: Read> Lines<R> {
+    /// The lines of what `source` reads.
+    pub fn new(source: R) -> Self {
+        Self {
+            reader: BufReader::with_capacity(1 << 16, source),
+            line: Vec::new(),
+            number: 0,
         }
+    }
+
+    /// The next line (with its `\n`, if any) and its 1-based number; `None` at the end.
+    pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
+        self.line.clear();
+        let n = (&mut self.reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut self.line)?;
+        self.number += 1;
+        if n as u64 > MAX_LINE_BYTES {
+            return Err(LineError::TooLong { line: self.number });
+        }
+        Ok((n > 0).then_some((self.number, self.line.as_slice())))
+    }
+
+    /// The number of the last line read (one past the last line at the end).
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+}
+
+/// Reads the column lines of a `CREATE TABLE` statement through its closing `)`; `None` if
+/// the dump ends first.
+fn read_columns<R: Read>(lines: &mut Lines<R>) -> Result<Option<Columns>, LineError> {
+    let mut columns = Vec::new();
+    while let Some((_, line)) = lines.next_line()? {
         let trimmed = line.trim_ascii_start();
         if trimmed.starts_with(b")") {
-            return Ok((name, Columns(columns)));
+            return Ok(Some(Columns(columns)));
         }
         // Column lines start with the column's name in backticks; key lines do not.
         if trimmed.starts_with(b"`")
@@ -233,6 +246,7 @@ fn read_create_table(
             columns.push(column.to_owned());
         }
     }
+    Ok(None)
 }
 
 /// The first backticked name in `s`.
@@ -240,6 +254,63 @@ fn backticked(s: &[u8]) -> Option<&str> {
     let start = memchr::memchr(b'`', s)? + 1;
     let len = memchr::memchr(b'`', &s[start..])?;
     std::str::from_utf8(&s[start..start + len]).ok()
+}
+
+/// One `INSERT INTO `table` VALUES (…),(…);` line of a dump, read a row at a time.
+pub struct Insert<'a> {
+    parser: Parser<'a>,
+    table: &'a [u8],
+    done: bool,
+}
+
+impl<'a> Insert<'a> {
+    /// Reads the head of the `INSERT` statement `line` (up to its first row).
+    pub fn parse(line: &'a [u8]) -> Result<Self, String> {
+        let mut parser = Parser { s: line, i: 0 };
+        parser.expect(b"INSERT INTO `")?;
+        let len = memchr::memchr(b'`', parser.rest()).ok_or("unterminated table name")?;
+        let table = &parser.rest()[..len];
+        parser.i += len + 1;
+        // `INSERT INTO `t` (`a`,`b`) VALUES` names the columns; mysqldump without
+        // --complete-insert does not, and the order is then the CREATE TABLE's.
+        if parser.peek() == Some(b' ') && parser.s.get(parser.i + 1) == Some(&b'(') {
+            return Err("INSERT with a column list is not supported".into());
+        }
+        parser.expect(b" VALUES ")?;
+        Ok(Self {
+            parser,
+            table,
+            done: false,
+        })
+    }
+
+    /// The table the rows are of.
+    pub fn table(&self) -> &'a [u8] {
+        self.table
+    }
+
+    /// Reads the next row's values into `row` (emptied first): `false` after the last row.
+    /// The statement must end with `;` and nothing but white space after it.
+    pub fn next_row(&mut self, row: &mut Vec<SqlValue<'a>>) -> Result<bool, String> {
+        row.clear();
+        if self.done {
+            return Ok(false);
+        }
+        let p = &mut self.parser;
+        p.tuple(row)?;
+        match p.peek() {
+            Some(b',') => p.i += 1,
+            Some(b';') => {
+                p.i += 1;
+                if !p.rest().iter().all(u8::is_ascii_whitespace) {
+                    return Err("trailing characters after ';'".into());
+                }
+                self.done = true;
+            }
+            _ => return Err(format!("expected ',' or ';' at column {}", p.i + 1)),
+        }
+        Ok(true)
+    }
 }
 
 struct Parser<'a> {
@@ -267,21 +338,6 @@ impl<'a> Parser<'a> {
                 self.i + 1
             ))
         }
-    }
-
-    /// `INSERT INTO `name` VALUES ` → the name.
-    fn insert_head(&mut self) -> Result<&'a [u8], String> {
-        self.expect(b"INSERT INTO `")?;
-        let len = memchr::memchr(b'`', self.rest()).ok_or("unterminated table name")?;
-        let name = &self.rest()[..len];
-        self.i += len + 1;
-        // `INSERT INTO `t` (`a`,`b`) VALUES` names the columns; mysqldump without
-        // --complete-insert does not, and the order is then the CREATE TABLE's.
-        if self.peek() == Some(b' ') && self.s.get(self.i + 1) == Some(&b'(') {
-            return Err("INSERT with a column list is not supported".into());
-        }
-        self.expect(b" VALUES ")?;
-        Ok(name)
     }
 
     /// One `(v, v, …)` tuple, its values pushed to `row`.

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
@@ -15,7 +14,7 @@ use wikisuggest_engine::native::{NativeInput, write_native};
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{ConvertOptions, ConvertPhase, Dataset, Error, convert_with};
 
-use common::{parity_copy, parity_dir, rewrite_checksum, temp_dir};
+use common::{gunzip, gz, parity_copy, parity_dir, rewrite_checksum, temp_dir};
 
 /// What the in-memory path (all tables read, interned and written from memory) makes.
 fn in_memory_file() -> Vec<u8> {
@@ -153,20 +152,6 @@ fn a_cancelled_conversion_stops_and_removes_its_work_files() {
     }
 }
 
-fn gunzip(path: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
-fn gzip_to(path: &Path, bytes: &[u8]) {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(bytes).unwrap();
-    std::fs::write(path, gz.finish().unwrap()).unwrap();
-}
-
 #[test]
 fn damaged_sources_give_the_errors_of_the_in_memory_reader_and_leave_nothing() {
     // A flipped byte in the middle of a dump: the checksum mismatch is what is reported,
@@ -194,7 +179,7 @@ fn damaged_sources_give_the_errors_of_the_in_memory_reader_and_leave_nothing() {
     let mut doubled = text.clone();
     doubled.extend_from_slice(&first);
     doubled.push(b'\n');
-    gzip_to(&pageids, &doubled);
+    std::fs::write(&pageids, gz(&doubled)).unwrap();
     rewrite_checksum(&pageids);
     let err = wikisuggest_engine::convert(&src, "enwiki", &out).unwrap_err();
     assert!(

@@ -7,14 +7,13 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
 
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{
     Dataset, Engine, Error, LinkOptions, NativeOpenOptions, PickleError, RecommendOptions,
 };
 
-use common::{parity_copy, parity_dir, rewrite_checksum};
+use common::{gunzip, gz, parity_copy, parity_dir, rewrite_checksum};
 
 /// Header layout (see `native/mod.rs`): 64-byte header, then 15 entries of 24 bytes.
 const HEADER_LEN: usize = 64;
@@ -24,21 +23,6 @@ const SECTIONS: usize = 15;
 fn parity_native(name: &str) -> std::path::PathBuf {
     let out = common::temp_dir(name);
     wikisuggest_engine::convert(&parity_dir(), "enwiki", &out).unwrap()
-}
-
-fn gz(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
-
-fn gunzip(path: &Path) -> Vec<u8> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
 }
 
 fn first_candidate(ds: &Dataset, anchor: &str) -> Option<String> {

@@ -11,10 +11,20 @@ use sha2::{Digest, Sha256};
 use wikisuggest_engine::published::read_published;
 use wikisuggest_engine::{Dataset, DatasetSource, Error, PublishedDataset};
 
-use common::{parity_copy, parity_dir, py_json_str, rewrite_checksum, small_fixtures};
+use common::{gunzip, gz, parity_copy, parity_dir, py_json_str, rewrite_checksum, small_fixtures};
 
 fn parity() -> PublishedDataset {
     read_published(&parity_dir(), "enwiki").unwrap()
+}
+
+/// The candidates of `anchor` in `ds`, as (title, count) pairs.
+fn candidates(ds: &Dataset, anchor: &str) -> Vec<(String, u32)> {
+    ds.anchor_candidates(anchor)
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(|c| (c.title.to_owned(), c.count))
+        .collect()
 }
 
 #[test]
@@ -38,26 +48,15 @@ fn row_counts_first_row_and_checksums() {
         text.split_whitespace().next().unwrap().to_owned()
     };
     let c = &data.checksums;
-    assert_eq!(
-        c.anchors.as_deref(),
-        Some(read("lr_enwiki_anchors.sql.gz").as_str())
-    );
-    assert_eq!(
-        c.redirects.as_deref(),
-        Some(read("lr_enwiki_redirects.sql.gz").as_str())
-    );
-    assert_eq!(
-        c.pageids.as_deref(),
-        Some(read("lr_enwiki_pageids.sql.gz").as_str())
-    );
-    assert_eq!(
-        c.w2vfiltered.as_deref(),
-        Some(read("lr_enwiki_w2vfiltered.sql.gz").as_str())
-    );
-    assert_eq!(
-        c.model.as_deref(),
-        Some(read("enwiki.linkmodel.json").as_str())
-    );
+    for (checksum, file) in [
+        (&c.anchors, "lr_enwiki_anchors.sql.gz"),
+        (&c.redirects, "lr_enwiki_redirects.sql.gz"),
+        (&c.pageids, "lr_enwiki_pageids.sql.gz"),
+        (&c.w2vfiltered, "lr_enwiki_w2vfiltered.sql.gz"),
+        (&c.model, "enwiki.linkmodel.json"),
+    ] {
+        assert_eq!(checksum.as_deref(), Some(read(file).as_str()), "{file}");
+    }
     assert_eq!(
         c.to_map().keys().copied().collect::<Vec<_>>(),
         ["anchors", "model", "pageids", "redirects", "w2vfiltered"]
@@ -183,14 +182,7 @@ fn native_conversion_round_trips_every_row() {
         assert_eq!(ds.checksums(), &data.checksums);
         assert_eq!(ds.model_json(), &data.model_json[..]);
         for (anchor, cands) in &t.anchors {
-            let got: Vec<(String, u32)> = ds
-                .anchor_candidates(anchor)
-                .unwrap()
-                .unwrap()
-                .iter()
-                .map(|c| (c.title.to_owned(), c.count))
-                .collect();
-            assert_eq!(&got, cands, "{anchor:?}");
+            assert_eq!(&candidates(ds, anchor), cands, "{anchor:?}");
         }
         for (from, to) in &t.redirects {
             assert_eq!(ds.redirect(from).unwrap(), Some(to.as_str()));
@@ -293,22 +285,6 @@ fn checksum_mismatch_names_the_file() {
         Dataset::open(&dir, "enwiki"),
         Err(Error::BadChecksumFile { .. })
     ));
-}
-
-fn gz(bytes: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
-
-fn gunzip(path: &std::path::Path) -> Vec<u8> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
 }
 
 #[test]
@@ -480,14 +456,7 @@ fn legacy_sqlite_files_read_like_the_dumps() {
     assert!(ds.checksums().to_map().is_empty());
     let data = parity();
     for (anchor, cands) in data.tables.anchors.iter().step_by(7) {
-        let got: Vec<(String, u32)> = ds
-            .anchor_candidates(anchor)
-            .unwrap()
-            .unwrap()
-            .iter()
-            .map(|c| (c.title.to_owned(), c.count))
-            .collect();
-        assert_eq!(&got, cands);
+        assert_eq!(&candidates(&ds, anchor), cands);
     }
     assert_eq!(ds.info().vectors, 21_356);
 }

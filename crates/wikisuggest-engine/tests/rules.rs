@@ -607,7 +607,7 @@ fn the_page_scan_is_inside_the_budget_and_cancellation() {
     let started = Instant::now();
     let opts = options(0.5, 15, rules(spec.clone()));
     let got = engine
-        .recommend_cancellable(&page, "Nowiki", None, None, &opts, Some(&cancel))
+        .recommend_normalised(&page, "Nowiki".into(), None, None, &opts, Some(&cancel))
         .unwrap();
     assert_eq!((got.stop, got.links.len()), (Stop::TimeBudget, 0));
     assert!(started.elapsed() < Duration::from_secs(5));

@@ -20,15 +20,15 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Number, Value};
 
+// A field of type `Option` may be missing from what is read: serde reads it as `None`. A
+// field read through `lenient_int` says so with `default`.
+
 /// Response of both link-recommendation operations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkRecommendationSet {
     pub links: Vec<LinkRecommendation>,
-    #[serde(default)]
     pub links_count: Option<i64>,
-    #[serde(default)]
     pub meta: Option<Meta>,
-    #[serde(default)]
     pub page_title: Option<String>,
     #[serde(default, deserialize_with = "lenient_int")]
     pub pageid: Option<i64>,
@@ -42,17 +42,11 @@ pub struct LinkRecommendationSet {
 pub struct LinkRecommendation {
     pub link_text: String,
     pub link_target: String,
-    #[serde(default)]
     pub score: Option<f64>,
-    #[serde(default)]
     pub wikitext_offset: Option<i64>,
-    #[serde(default)]
     pub context_before: Option<String>,
-    #[serde(default)]
     pub context_after: Option<String>,
-    #[serde(default)]
     pub link_index: Option<i64>,
-    #[serde(default)]
     pub match_index: Option<i64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -60,11 +54,8 @@ pub struct LinkRecommendation {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
-    #[serde(default)]
     pub application_version: Option<String>,
-    #[serde(default)]
     pub dataset_checksums: Option<DatasetChecksums>,
-    #[serde(default)]
     pub format_version: Option<i64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -72,15 +63,10 @@ pub struct Meta {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DatasetChecksums {
-    #[serde(default)]
     pub anchors: Option<String>,
-    #[serde(default)]
     pub model: Option<String>,
-    #[serde(default)]
     pub pageids: Option<String>,
-    #[serde(default)]
     pub redirects: Option<String>,
-    #[serde(default)]
     pub w2vfiltered: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -92,10 +78,8 @@ pub struct TranslationRecommendation {
     pub title: String,
     #[serde(default, deserialize_with = "lenient_int")]
     pub pageviews: Option<i64>,
-    #[serde(default)]
     pub wikidata_id: Option<String>,
     /// An integer today, a float in older deployments.
-    #[serde(default)]
     pub rank: Option<Number>,
     #[serde(default, deserialize_with = "lenient_int")]
     pub langlinks_count: Option<i64>,
@@ -106,7 +90,6 @@ pub struct TranslationRecommendation {
     #[serde(default, deserialize_with = "lenient_int")]
     pub lead_section_size: Option<i64>,
     /// The page collection the article was recommended from (since October 2024).
-    #[serde(default)]
     pub collection: Option<PageCollectionMetadata>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -116,14 +99,11 @@ pub struct TranslationRecommendation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageCollectionMetadata {
     pub name: String,
-    #[serde(default)]
     pub description: Option<String>,
-    #[serde(default)]
     pub end_date: Option<String>,
     #[serde(default, deserialize_with = "lenient_int")]
     pub articles_count: Option<i64>,
     /// Language → how many of the collection's articles exist in it (the target's only).
-    #[serde(default)]
     pub articles_by_language_count: Option<BTreeMap<String, i64>>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -133,9 +113,7 @@ pub struct PageCollectionMetadata {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageCollection {
     pub name: String,
-    #[serde(default)]
     pub description: Option<String>,
-    #[serde(default)]
     pub end_date: Option<String>,
     #[serde(default, deserialize_with = "lenient_int")]
     pub articles_count: Option<i64>,
@@ -168,9 +146,7 @@ pub enum TranslationResponse {
     List(Vec<TranslationRecommendation>),
     Envelope {
         recommendations: Vec<TranslationRecommendation>,
-        #[serde(default)]
         continue_offset: Option<i64>,
-        #[serde(default)]
         continue_seed: Option<i64>,
     },
 }

@@ -459,6 +459,17 @@ mod tests {
         }
     }
 
+    /// A download of at most 1000 bytes holding `held` bytes of the file of `etag` and
+    /// `size`, with the default budget.
+    fn holding(held: u64, etag: &str, size: u64) -> Resume {
+        Resume::new(
+            held,
+            Some(remote(etag, size)),
+            1000,
+            DownloadBudget::default(),
+        )
+    }
+
     #[test]
     fn content_ranges() {
         assert_eq!(
@@ -496,12 +507,7 @@ mod tests {
 
     #[test]
     fn a_resume_asks_for_the_rest_with_the_validator() {
-        let mut r = Resume::new(
-            40,
-            Some(remote("\"v\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(40, "\"v\"", 100);
         assert!(!r.take_restart());
         let asked = r.request().unwrap();
         assert_eq!(asked.start, Some(40));
@@ -526,12 +532,7 @@ mod tests {
         let mut r = Resume::new(40, None, 1000, DownloadBudget::default());
         assert!(r.take_restart());
         assert_eq!(r.request().unwrap().start, None);
-        let mut r = Resume::new(
-            400,
-            Some(remote("\"v\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(400, "\"v\"", 100);
         assert!(r.take_restart());
     }
 
@@ -588,12 +589,7 @@ mod tests {
 
     #[test]
     fn a_200_to_a_range_restarts_and_a_416_at_the_end_completes() {
-        let mut r = Resume::new(
-            50,
-            Some(remote("\"v\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(50, "\"v\"", 100);
         r.request().unwrap();
         let head = r.head(200, None, Some(100), remote("\"v\"", 100));
         assert!(r.take_restart());
@@ -606,21 +602,11 @@ mod tests {
         ));
         assert_eq!(r.held(), 0);
 
-        let mut r = Resume::new(
-            100,
-            Some(remote("\"v\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(100, "\"v\"", 100);
         r.request().unwrap();
         let head = r.head(416, Some("bytes */100"), Some(0), RemoteFile::default());
         assert!(matches!(head, Head::Complete(f) if f.size == Some(100)));
-        let mut r = Resume::new(
-            100,
-            Some(remote("\"v\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(100, "\"v\"", 100);
         r.request().unwrap();
         assert!(matches!(
             r.head(416, Some("bytes */90"), Some(0), RemoteFile::default()),
@@ -665,22 +651,12 @@ mod tests {
 
     #[test]
     fn a_changed_file_is_started_again() {
-        let mut r = Resume::new(
-            50,
-            Some(remote("\"v1\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(50, "\"v1\"", 100);
         r.request().unwrap();
         let head = r.head(206, Some("bytes 50-99/100"), Some(50), remote("\"v2\"", 50));
         assert!(matches!(head, Head::Retry(_)));
         assert!(r.take_restart());
-        let mut r = Resume::new(
-            50,
-            Some(remote("\"v1\"", 100)),
-            1000,
-            DownloadBudget::default(),
-        );
+        let mut r = holding(50, "\"v1\"", 100);
         r.request().unwrap();
         let head = r.head(
             206,

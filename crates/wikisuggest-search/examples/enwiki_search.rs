@@ -13,6 +13,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod process;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -103,30 +105,7 @@ fn dir_size(dir: &Path) -> u64 {
 }
 
 fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-fn cpu_seconds() -> f64 {
-    // utime + stime of this process, from /proc (clock ticks of 1/100 s).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
+    process::status_kib("VmHWM:") as f64 / 1024.0
 }
 
 /// CPU time of the calling thread, in milliseconds (the machine is shared: wall time would
@@ -186,12 +165,12 @@ fn main() {
         words += d.text.split(' ').count() as u64 - 1;
         d
     });
-    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let (wall, cpu) = (Instant::now(), process::cpu_seconds());
     let mut options = BuildOptions::new("en");
     options.memory_budget = 256 << 20;
     build_index(&dir, docs, &options, None).expect("build");
     let build_wall = wall.elapsed().as_secs_f64();
-    let build_cpu = cpu_seconds() - cpu;
+    let build_cpu = process::cpu_seconds() - cpu;
     let size = dir_size(&dir);
     println!(
         "build: {words} words, {build_wall:.0} s wall, {build_cpu:.0} s CPU (generation included), peak RSS {:.0} MiB, index {:.0} MiB",

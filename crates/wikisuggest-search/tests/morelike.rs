@@ -376,30 +376,16 @@ fn the_wikis_own_settings_apply_under_the_calls() {
     assert_eq!(terms_of(&c, &["Seed"], &per_call), set(&["a"]));
 }
 
-/// A small deterministic generator (xorshift), so the corpora are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn random_corpus(rng: &mut Rng, docs: usize, vocabulary: u64) -> Corpus {
+/// A corpus drawn from `rng` (seeded: the same on every run).
+fn random_corpus(rng: &mut fastrand::Rng, docs: usize, vocabulary: u64) -> Corpus {
     let docs = (0..docs)
         .map(|i| {
             // Zipf-like: low word numbers are common; lengths from 3 to 90 words exercise
             // Lucene's length quantisation above 24.
-            let len = 3 + rng.below(88) as usize;
+            let len = 3 + rng.usize(..88);
             let words: Vec<String> = (0..len)
                 .map(|_| {
-                    let r = rng.below(vocabulary * vocabulary);
+                    let r = rng.u64(..vocabulary * vocabulary);
                     format!("w{}", (r as f64).sqrt() as u64)
                 })
                 .map(|w| {
@@ -415,13 +401,13 @@ fn random_corpus(rng: &mut Rng, docs: usize, vocabulary: u64) -> Corpus {
 
 #[test]
 fn random_corpora_agree_with_lucenes_algorithm() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     for (docs, vocabulary) in [(120, 40), (250, 150)] {
         let c = random_corpus(&mut rng, docs, vocabulary);
         for round in 0..25 {
-            let n_seeds = 1 + rng.below(3) as usize;
+            let n_seeds = 1 + rng.usize(..3);
             let seeds: Vec<String> = (0..n_seeds)
-                .map(|_| format!("Doc {}", rng.below(docs as u64)))
+                .map(|_| format!("Doc {}", rng.usize(..docs)))
                 .collect();
             let seeds: Vec<&str> = seeds.iter().map(String::as_str).collect();
             let p = match round % 4 {

@@ -7,32 +7,21 @@ use std::path::Path;
 
 use wikisuggest_sentencepiece::{Model, ModelError};
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn char(&mut self) -> char {
-        let ranges: [(u32, u32); 8] = [
-            (0x00, 0x7f),
-            (0x80, 0x2ff),
-            (0x2000, 0x206f),
-            (0x3000, 0x30ff),
-            (0x4e00, 0x9fff),
-            (0x0e00, 0x0fff),
-            (0xff00, 0xffef),
-            (0x1_0000, 0x10_ffff),
-        ];
-        let (lo, hi) = ranges[(self.next() % ranges.len() as u64) as usize];
-        let c = lo + (self.next() % u64::from(hi - lo + 1)) as u32;
-        char::from_u32(c).unwrap_or('\u{2581}')
-    }
+/// A random character of the planes text holds (ASCII, Latin, punctuation, kana, CJK, Thai
+/// and Tibetan, full-width forms, the supplementary planes); seeded, so failures reproduce.
+fn random_char(rng: &mut fastrand::Rng) -> char {
+    let ranges: [(u32, u32); 8] = [
+        (0x00, 0x7f),
+        (0x80, 0x2ff),
+        (0x2000, 0x206f),
+        (0x3000, 0x30ff),
+        (0x4e00, 0x9fff),
+        (0x0e00, 0x0fff),
+        (0xff00, 0xffef),
+        (0x1_0000, 0x10_ffff),
+    ];
+    let (lo, hi) = ranges[rng.usize(..ranges.len())];
+    char::from_u32(rng.u32(lo..=hi)).unwrap_or('\u{2581}')
 }
 
 fn models() -> Vec<(String, Model)> {
@@ -53,10 +42,10 @@ fn models() -> Vec<(String, Model)> {
 fn pieces_spell_the_normalized_text() {
     let models = models();
     assert_eq!(models.len(), 12);
-    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let mut rng = fastrand::Rng::with_seed(0x5eed_1234_abcd_ef01);
     for round in 0..300 {
-        let len = (rng.next() % 60) as usize;
-        let text: String = (0..len).map(|_| rng.char()).collect();
+        let len = rng.usize(..60);
+        let text: String = (0..len).map(|_| random_char(&mut rng)).collect();
         let (name, model) = &models[round % models.len()];
         let pieces = model.encode_as_pieces(&text);
         assert!(pieces.iter().all(|p| !p.is_empty()), "{name}: {text:?}");
@@ -74,14 +63,13 @@ fn damaged_models_are_errors_not_panics() {
     };
     // Truncations and byte flips at spread-out positions: each either loads (a flip in
     // a score or a piece's text) or gives a typed error; encoding what loads still works.
-    let mut rng = Rng(42);
+    let mut rng = fastrand::Rng::with_seed(42);
     for _ in 0..60 {
         let mut damaged = bytes.clone();
-        if rng.next().is_multiple_of(2) {
-            damaged.truncate((rng.next() % bytes.len() as u64) as usize);
+        if rng.bool() {
+            damaged.truncate(rng.usize(..bytes.len()));
         } else {
-            let at = (rng.next() % bytes.len() as u64) as usize;
-            damaged[at] ^= 1 << (rng.next() % 8);
+            damaged[rng.usize(..bytes.len())] ^= 1 << rng.u8(..8);
         }
         if let Ok(model) = Model::from_bytes(&damaged) {
             model.encode_as_pieces("東京は日本の首都です。 ＡＢＣ");

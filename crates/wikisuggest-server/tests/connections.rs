@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -11,11 +13,10 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
-use wikisuggest_core::models::LinkRecommendationSet;
 use wikisuggest_server::connections::{connection_cap, descriptor_limit, raise_descriptor_limit};
-use wikisuggest_server::{
-    BackendError, LinkBackend, LinkRequest, RunningServer, Server, ServerConfig,
-};
+use wikisuggest_server::{LinkRequest, RunningServer, Server, ServerConfig};
+
+use support::{Answer, StandIn};
 
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
 const HEALTHZ_CLOSE: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
@@ -263,26 +264,14 @@ impl Held {
     }
 }
 
-impl LinkBackend for Held {
-    fn wikis(&self) -> Vec<String> {
-        vec!["enwiki".into()]
-    }
-
-    fn recommend(&self, _: &str, _: &LinkRequest) -> Result<LinkRecommendationSet, BackendError> {
+impl StandIn for Held {
+    fn answer(&self, _: &LinkRequest, _: &AtomicBool) -> Answer {
         self.running.fetch_add(1, Ordering::SeqCst);
         let mut released = self.released.lock().unwrap();
         while !*released {
             released = self.wake.wait(released).unwrap();
         }
-        Ok(LinkRecommendationSet {
-            links: Vec::new(),
-            links_count: Some(0),
-            meta: None,
-            page_title: None,
-            pageid: None,
-            revid: None,
-            extra: Default::default(),
-        })
+        Ok(support::no_links())
     }
 }
 
@@ -290,9 +279,7 @@ impl LinkBackend for Held {
 /// `Connection: close` at once (not silence), and is served again once places free up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_house_of_busy_connections_answers_503() {
-    let pages = std::env::temp_dir().join(format!("ws-busy-{}", std::process::id()));
-    std::fs::create_dir_all(&pages).unwrap();
-    std::fs::write(pages.join("Cat.wikitext"), "The cat.").unwrap();
+    let pages = support::cat_pages("busy");
     let backend = Arc::new(Held::default());
     let config = ServerConfig {
         port: 0,
@@ -301,7 +288,7 @@ async fn a_full_house_of_busy_connections_answers_503() {
         link_workers: 3,
         ..ServerConfig::default()
     };
-    let server = Server::bind_with_backend(config, Some(backend.clone()))
+    let server = Server::bind_with_backend(config, support::enwiki(&backend))
         .await
         .unwrap();
     let addr = server.local_addr();

@@ -34,6 +34,41 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The sample dataset, written where a server started on the folder reads it.
+struct Sample {
+    tables: wikisuggest_engine::Tables,
+    model: Vec<u8>,
+    checksums: wikisuggest_engine::DatasetChecksums,
+    live: PathBuf,
+}
+
+impl Sample {
+    fn written(dir: &Path) -> Self {
+        let (tables, model, checksums) = support::sample();
+        let live = support::write(
+            &tables,
+            model.clone(),
+            checksums.clone(),
+            &dir.join("datasets/enwiki"),
+        );
+        Self {
+            tables,
+            model,
+            checksums,
+            live,
+        }
+    }
+
+    /// A rebuilt dataset whose anchors checksum is `anchors`, written in `staging` and
+    /// renamed into place.
+    fn replace(&self, anchors: String, staging: &Path) {
+        let mut newer = self.checksums.clone();
+        newer.anchors = Some(anchors);
+        let written = support::write(&self.tables, self.model.clone(), newer, staging);
+        std::fs::rename(&written, &self.live).unwrap();
+    }
+}
+
 async fn start(dir: &Path) -> RunningServer {
     let config = ServerConfig {
         port: 0,
@@ -162,13 +197,8 @@ async fn a_file_truncated_under_the_server_is_refused_then_opened_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_swaps_in_a_new_file() {
     let dir = temp_dir("swap");
-    let (tables, model, checksums) = support::sample();
-    let live = support::write(
-        &tables,
-        model.clone(),
-        checksums.clone(),
-        &dir.join("datasets/enwiki"),
-    );
+    let sample = Sample::written(&dir);
+    let live = &sample.live;
     let server = start(&dir).await;
     let addr = server.local_addr();
     let checksum = |v: &Value| v["meta"]["dataset_checksums"]["anchors"].clone();
@@ -181,11 +211,8 @@ async fn the_operator_swaps_in_a_new_file() {
     );
 
     // A rebuilt dataset (other checksums), written beside and renamed into place.
-    let mut newer = checksums.clone();
-    newer.anchors = Some("0".repeat(64));
     let staging = dir.join("staging");
-    let written = support::write(&tables, model.clone(), newer, &staging);
-    std::fs::rename(&written, &live).unwrap();
+    sample.replace("0".repeat(64), &staging);
     let (status, still) = post(addr).await;
     assert_eq!(
         (status, checksum(&still)),
@@ -201,11 +228,11 @@ async fn the_operator_swaps_in_a_new_file() {
     assert_eq!(after["links"], before["links"]);
 
     // A damaged file renamed into place: refused, and the engine it would replace stays.
-    let mut bytes = std::fs::read(&live).unwrap();
+    let mut bytes = std::fs::read(live).unwrap();
     let last = bytes.len() - 3;
     bytes[last] ^= 0xff;
     std::fs::write(staging.join("damaged"), &bytes).unwrap();
-    std::fs::rename(staging.join("damaged"), &live).unwrap();
+    std::fs::rename(staging.join("damaged"), live).unwrap();
     let outcome = server.reload_datasets().await.unwrap();
     assert!(
         matches!(&outcome[..], [(wiki, ReloadOutcome::Failed(reason))]
@@ -223,20 +250,11 @@ async fn the_operator_swaps_in_a_new_file() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sighup_reloads() {
     let dir = temp_dir("sighup");
-    let (tables, model, checksums) = support::sample();
-    let live = support::write(
-        &tables,
-        model.clone(),
-        checksums.clone(),
-        &dir.join("datasets/enwiki"),
-    );
+    let sample = Sample::written(&dir);
     let server = start(&dir).await;
     server.reload_on_sighup().unwrap();
     let addr = server.local_addr();
-    let mut newer = checksums;
-    newer.anchors = Some("1".repeat(64));
-    let written = support::write(&tables, model, newer, &dir.join("staging"));
-    std::fs::rename(&written, &live).unwrap();
+    sample.replace("1".repeat(64), &dir.join("staging"));
     // SAFETY: sending a signal to this process, whose SIGHUP handler is installed above.
     unsafe { libc::kill(libc::getpid(), libc::SIGHUP) };
     let mut swapped = false;

@@ -3,18 +3,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_server::{
-    BackendError, LinkBackend, LinkRequest, RunningServer, Server, ServerConfig,
-};
+use wikisuggest_server::{LinkRequest, RunningServer, Server, ServerConfig};
+
+use support::{Answer, StandIn};
 
 const LINKS: &str = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en";
 const CLIENTS: &str = r#"
@@ -74,16 +76,8 @@ impl Gate {
     }
 }
 
-impl LinkBackend for Gate {
-    fn wikis(&self) -> Vec<String> {
-        vec!["enwiki".into()]
-    }
-
-    fn recommend(
-        &self,
-        _: &str,
-        request: &LinkRequest,
-    ) -> Result<LinkRecommendationSet, BackendError> {
+impl StandIn for Gate {
+    fn answer(&self, request: &LinkRequest, _: &AtomicBool) -> Answer {
         self.started
             .lock()
             .unwrap()
@@ -93,15 +87,7 @@ impl LinkBackend for Gate {
             permits = self.wake.wait(permits).unwrap();
         }
         *permits -= 1;
-        Ok(LinkRecommendationSet {
-            links: Vec::new(),
-            links_count: Some(0),
-            meta: None,
-            page_title: None,
-            pageid: None,
-            revid: None,
-            extra: Default::default(),
-        })
+        Ok(support::no_links())
     }
 }
 
@@ -132,7 +118,7 @@ async fn another_app_takes_the_next_free_slot() {
         link_workers: 2,
         ..ServerConfig::default()
     };
-    let server = Server::bind_with_backend(config, Some(gate.clone()))
+    let server = Server::bind_with_backend(config, support::enwiki(&gate))
         .await
         .unwrap();
     let addr = server.local_addr();

@@ -2,14 +2,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use wikisuggest_core::models::LinkRecommendationSet;
-use wikisuggest_server::{BackendError, LinkBackend, LinkRequest, Server, ServerConfig};
+use wikisuggest_server::{LinkRequest, Server, ServerConfig};
+
+use support::{Answer, StandIn};
 
 /// Takes a while per page and records how many pages it worked on at once.
 #[derive(Default)]
@@ -19,44 +20,19 @@ struct Counting {
     calls: AtomicUsize,
 }
 
-impl LinkBackend for Counting {
-    fn wikis(&self) -> Vec<String> {
-        vec!["enwiki".into()]
-    }
-
-    fn recommend(&self, _: &str, _: &LinkRequest) -> Result<LinkRecommendationSet, BackendError> {
+impl StandIn for Counting {
+    fn answer(&self, _: &LinkRequest, _: &AtomicBool) -> Answer {
         let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
         self.most.fetch_max(now, Ordering::SeqCst);
         std::thread::sleep(Duration::from_millis(150));
         self.running.fetch_sub(1, Ordering::SeqCst);
         self.calls.fetch_add(1, Ordering::SeqCst);
-        Ok(LinkRecommendationSet {
-            links: Vec::new(),
-            links_count: Some(0),
-            meta: None,
-            page_title: None,
-            pageid: None,
-            revid: None,
-            extra: Default::default(),
-        })
+        Ok(support::no_links())
     }
 }
 
-async fn get(addr: std::net::SocketAddr) -> String {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let path = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/Cat";
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    String::from_utf8_lossy(&raw).into_owned()
-}
-
 async fn most_at_once(link_workers: usize, requests: usize) -> (usize, usize) {
-    let pages =
-        std::env::temp_dir().join(format!("ws-slots-{}-{link_workers}", std::process::id()));
-    std::fs::create_dir_all(&pages).unwrap();
-    std::fs::write(pages.join("Cat.wikitext"), "The cat.").unwrap();
+    let pages = support::cat_pages(&format!("slots-{link_workers}"));
     let backend = Arc::new(Counting::default());
     let config = ServerConfig {
         port: 0,
@@ -64,11 +40,13 @@ async fn most_at_once(link_workers: usize, requests: usize) -> (usize, usize) {
         link_workers,
         ..ServerConfig::default()
     };
-    let server = Server::bind_with_backend(config, Some(backend.clone()))
+    let server = Server::bind_with_backend(config, support::enwiki(&backend))
         .await
         .unwrap();
     let addr = server.local_addr();
-    let replies: Vec<_> = (0..requests).map(|_| tokio::spawn(get(addr))).collect();
+    let replies: Vec<_> = (0..requests)
+        .map(|_| tokio::spawn(support::get_cat(addr)))
+        .collect();
     for reply in replies {
         let reply = reply.await.unwrap();
         assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");

@@ -12,6 +12,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "../../wikisuggest-search/examples/process/mod.rs"]
+mod process;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -78,8 +81,8 @@ fn main() {
         .expect("the build panicked")
         .expect("the build failed");
     eprintln!("{:.3} done", start.elapsed().as_secs_f64());
-    let build_peak = status_kib("VmHWM:");
-    let build_cpu = cpu_seconds();
+    let build_peak = process::status_kib("VmHWM:");
+    let build_cpu = process::cpu_seconds();
     let report = serde_json::json!({
         "manifest": manifest,
         "build_peak_rss_kib": build_peak,
@@ -91,43 +94,16 @@ fn main() {
 /// `--open DIR`: the engine opened on a catalog in a fresh process, its time and the resident
 /// memory it adds.
 fn open_only(dir: &std::path::Path) {
-    let before = status_kib("VmRSS:");
+    let before = process::status_kib("VmRSS:");
     let opened = Instant::now();
     let engine = wikisuggest_translation::Engine::open(dir).expect("the catalog opens");
     let open_seconds = opened.elapsed().as_secs_f64();
     let report = serde_json::json!({
         "open_seconds": open_seconds,
         "rss_before_kib": before,
-        "open_rss_kib": status_kib("VmRSS:"),
-        "open_peak_rss_kib": status_kib("VmHWM:"),
+        "open_rss_kib": process::status_kib("VmRSS:"),
+        "open_peak_rss_kib": process::status_kib("VmHWM:"),
     });
     drop(engine);
     println!("{report}");
-}
-
-/// User + system CPU time of the process so far, all threads (`/proc/self/stat`, in the
-/// kernel's USER_HZ ticks of 1/100 s).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The fields after the command name (which ends with the last `)`): utime and stime are
-    // the 12th and 13th.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
-}
-
-/// A `/proc/self/status` figure in KiB (0 where there is none).
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }

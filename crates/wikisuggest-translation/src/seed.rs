@@ -14,7 +14,7 @@ pub use wikisuggest_search::MoreLikeParams;
 
 use crate::build::{IndexFactory, IndexStart};
 use crate::error::{Error, Result};
-use crate::similar::{IndexDocument, IndexSink, SimilarPages, SimilarQuery};
+use crate::similar::{IndexSink, SimilarPages, SimilarQuery};
 
 /// The least indexing memory per indexing thread (tantivy refuses less).
 const MEMORY_PER_THREAD: usize = 15 << 20;
@@ -42,18 +42,8 @@ fn search_error(error: SearchError) -> Error {
 struct CatalogIndex(SharedIndexBuilder);
 
 impl IndexSink for CatalogIndex {
-    fn add(&self, document: &IndexDocument<'_>) -> std::result::Result<(), String> {
-        // Whether a page is a disambiguation page is in `page_props`, read after the search
-        // documents: the catalog, not the index, carries that flag.
-        self.0
-            .add(&DocumentRef {
-                page_id: document.page_id,
-                title: document.title,
-                text: document.text,
-                redirects: document.redirects,
-                disambiguation: false,
-            })
-            .map_err(|e| e.to_string())
+    fn add(&self, document: &DocumentRef<'_>) -> std::result::Result<(), String> {
+        self.0.add(document).map_err(|e| e.to_string())
     }
 
     fn finish(&self) -> std::result::Result<(), String> {

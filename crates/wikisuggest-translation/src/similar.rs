@@ -3,12 +3,12 @@
 //! seeds, then runs production's post-processing on the hits. [`crate::seed`] implements it
 //! with `wikisuggest-search`; a build or an engine may be given another.
 
-pub use crate::sources::cirrus::IndexDocument;
+pub use wikisuggest_search::DocumentRef;
 
 /// Where the catalog build hands each search document, from several threads at once.
 pub trait IndexSink: Send + Sync {
     /// One namespace-0 document of the index dump.
-    fn add(&self, document: &IndexDocument<'_>) -> Result<(), String>;
+    fn add(&self, document: &DocumentRef<'_>) -> Result<(), String>;
     /// Every document was added: make the index whole (commit it).
     fn finish(&self) -> Result<(), String>;
 }

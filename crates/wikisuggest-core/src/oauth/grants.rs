@@ -46,13 +46,6 @@ fn required(name: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-fn optional_secret(name: &str, value: Option<&Secret>) -> Result<()> {
-    match value {
-        Some(secret) => required(name, secret.expose()),
-        None => Ok(()),
-    }
-}
-
 impl Grant {
     pub fn grant_type(&self) -> &'static str {
         match self {
@@ -62,88 +55,61 @@ impl Grant {
         }
     }
 
-    /// Reject what the server would reject anyway, before a request is spent on it.
-    pub fn validate(&self) -> Result<()> {
+    /// The grant's fields in the order the form carries them, each with its value (`None`
+    /// for an optional one not given).
+    fn fields(&self) -> Vec<(&'static str, Option<&str>)> {
         match self {
             Self::ClientCredentials {
                 client_id,
                 client_secret,
-            } => {
-                required("client_id", client_id)?;
-                required("client_secret", client_secret.expose())
-            }
+            } => vec![
+                ("client_id", Some(client_id.as_str())),
+                ("client_secret", Some(client_secret.expose())),
+            ],
             Self::AuthorizationCode {
                 code,
                 client_id,
                 client_secret,
                 code_verifier,
                 redirect_uri,
-            } => {
-                required("code", code.expose())?;
-                required("client_id", client_id)?;
-                optional_secret("client_secret", client_secret.as_ref())?;
-                if let Some(verifier) = code_verifier {
-                    check_verifier("code_verifier", verifier.expose())?;
-                }
-                if let Some(uri) = redirect_uri {
-                    required("redirect_uri", uri)?;
-                }
-                Ok(())
-            }
+            } => vec![
+                ("code", Some(code.expose())),
+                ("client_id", Some(client_id.as_str())),
+                ("client_secret", client_secret.as_ref().map(Secret::expose)),
+                ("code_verifier", code_verifier.as_ref().map(Secret::expose)),
+                ("redirect_uri", redirect_uri.as_deref()),
+            ],
             Self::RefreshToken {
                 refresh_token,
                 client_id,
                 client_secret,
-            } => {
-                required("refresh_token", refresh_token.expose())?;
-                required("client_id", client_id)?;
-                optional_secret("client_secret", client_secret.as_ref())
+            } => vec![
+                ("refresh_token", Some(refresh_token.expose())),
+                ("client_id", Some(client_id.as_str())),
+                ("client_secret", client_secret.as_ref().map(Secret::expose)),
+            ],
+        }
+    }
+
+    /// Reject what the server would reject anyway, before a request is spent on it: a
+    /// field given empty (or blank), a PKCE verifier of the wrong form.
+    pub fn validate(&self) -> Result<()> {
+        for (name, value) in self.fields() {
+            match value {
+                Some(verifier) if name == "code_verifier" => check_verifier(name, verifier)?,
+                Some(value) => required(name, value)?,
+                None => {}
             }
         }
+        Ok(())
     }
 
     /// The form body.
     pub fn form(&self) -> Query {
         let mut form = Query::new();
         form.push("grant_type", self.grant_type());
-        match self {
-            Self::ClientCredentials {
-                client_id,
-                client_secret,
-            } => {
-                form.push("client_id", client_id.as_str())
-                    .push("client_secret", client_secret.expose());
-            }
-            Self::AuthorizationCode {
-                code,
-                client_id,
-                client_secret,
-                code_verifier,
-                redirect_uri,
-            } => {
-                form.push("code", code.expose())
-                    .push("client_id", client_id.as_str());
-                if let Some(secret) = client_secret {
-                    form.push("client_secret", secret.expose());
-                }
-                if let Some(verifier) = code_verifier {
-                    form.push("code_verifier", verifier.expose());
-                }
-                if let Some(uri) = redirect_uri {
-                    form.push("redirect_uri", uri.as_str());
-                }
-            }
-            Self::RefreshToken {
-                refresh_token,
-                client_id,
-                client_secret,
-            } => {
-                form.push("refresh_token", refresh_token.expose())
-                    .push("client_id", client_id.as_str());
-                if let Some(secret) = client_secret {
-                    form.push("client_secret", secret.expose());
-                }
-            }
+        for (name, value) in self.fields() {
+            form.push_some(name, value);
         }
         form
     }

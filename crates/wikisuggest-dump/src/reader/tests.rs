@@ -43,7 +43,21 @@ fn reader(bytes: &[u8], options: &DumpOptions) -> Result<DumpReader> {
 
 /// Every item, and how the reading ended.
 fn items(bytes: &[u8], options: &DumpOptions) -> (Vec<Item>, Result<()>) {
-    let mut r = match reader(bytes, options) {
+    items_named(
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        "t.xml",
+        options,
+    )
+}
+
+/// Every item of the dump `source` (read as the file `name`) gives, and how the reading
+/// ended.
+fn items_named(
+    source: Box<dyn Read + Send>,
+    name: &str,
+    options: &DumpOptions,
+) -> (Vec<Item>, Result<()>) {
+    let mut r = match DumpReader::new(source, Path::new(name), options) {
         Ok(r) => r,
         Err(e) => return (Vec::new(), Err(e)),
     };
@@ -364,18 +378,7 @@ fn a_compressed_bomb_is_read_in_bounded_memory_to_the_next_page() -> std::io::Re
 
 /// Every item of the dump `source` gives, and how the reading ended.
 fn items_of(source: Box<dyn Read + Send>, options: &DumpOptions) -> (Vec<Item>, Result<()>) {
-    let mut r = match DumpReader::new(source, Path::new("t.xml.bz2"), options) {
-        Ok(r) => r,
-        Err(e) => return (Vec::new(), Err(e)),
-    };
-    let mut out = Vec::new();
-    loop {
-        match r.next_item() {
-            Ok(Some(item)) => out.push(item),
-            Ok(None) => return (out, Ok(())),
-            Err(e) => return (out, Err(e)),
-        }
-    }
+    items_named(source, "t.xml.bz2", options)
 }
 
 /// The items of the file at `path` decoded in parallel and by one sequential decoder.

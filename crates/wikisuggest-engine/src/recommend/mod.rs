@@ -178,31 +178,15 @@ impl Engine {
         revid: Option<i64>,
         options: &RecommendOptions,
     ) -> Result<LinkRecommendationSet> {
-        self.recommend_cancellable(wikitext, page_title, pageid, revid, options, None)
-    }
-
-    /// [`Engine::recommend`], stopping as at the end of the time budget once `cancel` is
-    /// set by another thread (e.g. when the request that wanted the result is gone).
-    ///
-    /// # Errors
-    /// As [`Engine::recommend`].
-    pub fn recommend_cancellable(
-        &self,
-        wikitext: &str,
-        page_title: &str,
-        pageid: Option<i64>,
-        revid: Option<i64>,
-        options: &RecommendOptions,
-        cancel: Option<&std::sync::atomic::AtomicBool>,
-    ) -> Result<LinkRecommendationSet> {
         let page_title =
             normalise_and_check_title(page_title).map_err(|e| title_error(e, page_title))?;
-        self.recommend_normalised(wikitext, page_title, pageid, revid, options, cancel)
+        self.recommend_normalised(wikitext, page_title, pageid, revid, options, None)
     }
 
-    /// [`Engine::recommend_cancellable`] for a title that is already normalised (MediaWiki's title rules), as
+    /// [`Engine::recommend`] for a title that is already normalised (MediaWiki's title rules), as
     /// an HTTP front end has it after decoding the path: normalising again would decode a
-    /// `%` in the title a second time.
+    /// `%` in the title a second time. Once `cancel` is set by another thread (e.g. when the
+    /// request that wanted the result is gone), it stops as at the end of the time budget.
     ///
     /// # Errors
     /// As [`Engine::recommend`].

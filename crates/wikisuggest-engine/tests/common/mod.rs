@@ -140,3 +140,21 @@ pub fn py_json_str(s: &str) -> String {
     out.push('"');
     out
 }
+
+/// `bytes` gzip-compressed.
+pub fn gz(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// The decompressed bytes of the gzip file at `path` (every member).
+pub fn gunzip(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}

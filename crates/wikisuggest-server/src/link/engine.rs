@@ -88,14 +88,6 @@ impl LinkBackend for EngineBackend {
         self.engines.keys().cloned().collect()
     }
 
-    fn recommend(
-        &self,
-        wiki_id: &str,
-        request: &LinkRequest,
-    ) -> Result<LinkRecommendationSet, BackendError> {
-        self.recommend_cancellable(wiki_id, request, &AtomicBool::new(false))
-    }
-
     fn reload(&self) -> Vec<(String, ReloadOutcome)> {
         self.engines
             .iter()

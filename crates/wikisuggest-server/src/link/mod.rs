@@ -54,23 +54,23 @@ pub trait LinkBackend: Send + Sync + 'static {
     /// Wiki ids served (`enwiki`, …), sorted.
     fn wikis(&self) -> Vec<String>;
 
-    fn recommend(
-        &self,
-        wiki_id: &str,
-        request: &LinkRequest,
-    ) -> Result<LinkRecommendationSet, BackendError>;
-
-    /// [`LinkBackend::recommend`] for a request that may go away: `cancel` is set when
-    /// nobody waits for the answer any more (client gone, request timed out), and a
-    /// backend that can should then stop working. By default, it is ignored.
+    /// Recommends links for `request` on `wiki_id`: `cancel` is set when nobody waits for
+    /// the answer any more (client gone, request timed out), and a backend that can should
+    /// then stop working; one that cannot may ignore it.
     fn recommend_cancellable(
         &self,
         wiki_id: &str,
         request: &LinkRequest,
         cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<LinkRecommendationSet, BackendError>;
+
+    /// [`LinkBackend::recommend_cancellable`] for a request nobody cancels.
+    fn recommend(
+        &self,
+        wiki_id: &str,
+        request: &LinkRequest,
     ) -> Result<LinkRecommendationSet, BackendError> {
-        let _ = cancel;
-        self.recommend(wiki_id, request)
+        self.recommend_cancellable(wiki_id, request, &std::sync::atomic::AtomicBool::new(false))
     }
 
     /// Opens again the datasets whose files were replaced since they were opened, each

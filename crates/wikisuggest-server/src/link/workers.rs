@@ -243,14 +243,6 @@ mod tests {
             vec!["enwiki".into()]
         }
 
-        fn recommend(
-            &self,
-            wiki_id: &str,
-            request: &LinkRequest,
-        ) -> Result<LinkRecommendationSet, BackendError> {
-            self.recommend_cancellable(wiki_id, request, &AtomicBool::new(false))
-        }
-
         fn recommend_cancellable(
             &self,
             _: &str,

@@ -14,26 +14,15 @@ pub use wikisuggest_translation::wiki::{DOMAIN_MAPPING, link_code};
 use wikisuggest_records::params::TranslationParams;
 /// The translation parameters' values and defaults are the client's (one definition).
 pub use wikisuggest_records::params::{RankMethod, SearchAlgorithm as Algorithm};
+use wikisuggest_translation::engine::Query;
 
+/// A `/translation` request as the service's request model reads it: the translation
+/// engine's one [`Query`] (its `random_seed` is set per request), and the search algorithm.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranslationQuery {
-    pub source: String,
-    pub target: String,
-    pub count: i64,
-    pub seed: Option<String>,
-    pub topic: Option<String>,
-    pub country: Option<String>,
-    pub featured_collection: Option<String>,
-    pub collections: bool,
-    pub lead_section: bool,
-    pub include_pageviews: bool,
+    pub query: Query,
     /// Validated, then unused: the mode follows from the other fields, as in production.
     pub search_algorithm: Algorithm,
-    pub rank_method: RankMethod,
-    pub min_size: Option<i64>,
-    pub max_size: Option<i64>,
-    pub continue_offset: Option<i64>,
-    pub continue_seed: Option<i64>,
 }
 
 pub(crate) fn missing(name: &str) -> Value {
@@ -167,32 +156,37 @@ impl TranslationQuery {
             return Err(errors);
         }
         let query = Self {
-            source,
-            target,
-            count,
-            seed: params.text("seed"),
-            topic: params.text("topic"),
-            country: params.text("country"),
-            featured_collection: params.text("featured_collection"),
-            collections,
-            lead_section,
-            include_pageviews,
+            query: Query {
+                source,
+                target,
+                count,
+                seed: params.text("seed"),
+                topic: params.text("topic"),
+                country: params.text("country"),
+                featured_collection: params.text("featured_collection"),
+                collections,
+                lead_section,
+                include_pageviews,
+                rank_method,
+                min_size,
+                max_size,
+                continue_offset,
+                continue_seed,
+                random_seed: None,
+                follow_redirects: false,
+            },
             search_algorithm,
-            rank_method,
-            min_size,
-            max_size,
-            continue_offset,
-            continue_seed,
         };
         query.check_languages(data).map(|()| query)
     }
 
     fn check_languages(&self, data: &TranslationCatalogs) -> Result<(), Vec<Value>> {
-        let message = if !known_language(data, &self.source) {
+        let q = &self.query;
+        let message = if !known_language(data, &q.source) {
             "Invalid source language code"
-        } else if !known_language(data, &self.target) {
+        } else if !known_language(data, &q.target) {
             "Invalid target language code"
-        } else if self.source == self.target {
+        } else if q.source == q.target {
             "Source and target languages must be different"
         } else {
             return Ok(());
@@ -202,28 +196,16 @@ impl TranslationQuery {
 
     /// Every request field with its parsed value (the `input` of a model-level 422).
     fn echo(&self) -> Value {
+        let q = &self.query;
         json!({
-            "source": self.source, "target": self.target, "count": self.count,
-            "seed": self.seed, "topic": self.topic, "country": self.country,
-            "featured_collection": self.featured_collection, "collections": self.collections,
-            "lead_section": self.lead_section, "include_pageviews": self.include_pageviews,
+            "source": q.source, "target": q.target, "count": q.count,
+            "seed": q.seed, "topic": q.topic, "country": q.country,
+            "featured_collection": q.featured_collection, "collections": q.collections,
+            "lead_section": q.lead_section, "include_pageviews": q.include_pageviews,
             "search_algorithm": self.search_algorithm.as_str(),
-            "rank_method": self.rank_method.as_str(),
-            "min_size": self.min_size, "max_size": self.max_size,
-            "continue_offset": self.continue_offset, "continue_seed": self.continue_seed,
-        })
-    }
-
-    /// Whether any size bound was given.
-    pub fn has_size_bound(&self) -> bool {
-        self.min_size.is_some() || self.max_size.is_some()
-    }
-
-    /// Inclusive size check; an unknown size fails.
-    pub fn size_fits(&self, size: Option<i64>) -> bool {
-        size.is_some_and(|size| {
-            self.min_size.is_none_or(|min| size >= min)
-                && self.max_size.is_none_or(|max| size <= max)
+            "rank_method": q.rank_method.as_str(),
+            "min_size": q.min_size, "max_size": q.max_size,
+            "continue_offset": q.continue_offset, "continue_seed": q.continue_seed,
         })
     }
 }

@@ -3,10 +3,10 @@
 //! page given the shape the server is configured for.
 
 use serde_json::{Value, json};
-use wikisuggest_translation::engine::{Query, RankMethod as EngineRank};
+use wikisuggest_translation::engine::Query;
 
 use super::catalogs::TranslationCatalogs;
-use super::params::{RankMethod, TranslationQuery};
+use super::params::TranslationQuery;
 
 /// The answer before it is given a shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,26 +60,8 @@ impl Outcome {
 /// The engine's query for a parsed request; `random_seed` drives every random draw.
 pub fn engine_query(query: &TranslationQuery, random_seed: u64) -> Query {
     Query {
-        source: query.source.clone(),
-        target: query.target.clone(),
-        count: query.count,
-        seed: query.seed.clone(),
-        topic: query.topic.clone(),
-        country: query.country.clone(),
-        featured_collection: query.featured_collection.clone(),
-        collections: query.collections,
-        lead_section: query.lead_section,
-        include_pageviews: query.include_pageviews,
-        rank_method: match query.rank_method {
-            RankMethod::Default => EngineRank::Default,
-            RankMethod::Sitelinks => EngineRank::Sitelinks,
-        },
-        min_size: query.min_size,
-        max_size: query.max_size,
-        continue_offset: query.continue_offset,
-        continue_seed: query.continue_seed,
         random_seed: Some(random_seed),
-        follow_redirects: false,
+        ..query.query.clone()
     }
 }
 
@@ -92,8 +74,9 @@ pub fn recommend(
 ) -> Outcome {
     // Page collections answer for any source language (their articles carry titles in
     // every language): a catalog with them serves a source the server has no catalog of.
-    let engine = catalogs.engines.get(&query.source).or_else(|| {
+    let engine = catalogs.engines.get(&query.query.source).or_else(|| {
         query
+            .query
             .collections
             .then(|| {
                 catalogs
@@ -117,7 +100,7 @@ pub fn recommend(
             continue_seed: page.continue_seed,
         },
         Err(error) => {
-            log::warn!(target: "wikisuggest.server", "translation {}→{}: {error}", query.source, query.target);
+            log::warn!(target: "wikisuggest.server", "translation {}→{}: {error}", query.query.source, query.query.target);
             Outcome::empty()
         }
     }

@@ -1,14 +1,81 @@
-//! Datasets for the tests that change files under a running server.
+//! What the server's tests share: datasets for the tests that change files under a running
+//! server, and the page, request and answer of the tests that stand in for the engine.
 
 #![allow(dead_code)]
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use wikisuggest_core::models::LinkRecommendationSet;
+use wikisuggest_server::{BackendError, LinkBackend, LinkRequest};
 
 use wikisuggest_engine::native::NativeInput;
 use wikisuggest_engine::{DatasetChecksums, Tables, write_native_file};
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A pages folder (`ws-<name>-<process id>` in the temporary folder) holding the page `Cat`.
+pub fn cat_pages(name: &str) -> PathBuf {
+    let pages = std::env::temp_dir().join(format!("ws-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&pages).unwrap();
+    std::fs::write(pages.join("Cat.wikitext"), "The cat.").unwrap();
+    pages
+}
+
+/// GETs the link recommendations of `Cat` from the server at `addr`: its whole reply.
+pub async fn get_cat(addr: SocketAddr) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let path = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/Cat";
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// What a stand-in for the engine answers a link request with.
+pub type Answer = Result<LinkRecommendationSet, BackendError>;
+
+/// A stand-in for the engine: what it does with each link request of `enwiki`.
+pub trait StandIn: Send + Sync + 'static {
+    fn answer(&self, request: &LinkRequest, cancel: &AtomicBool) -> Answer;
+}
+
+/// The backend of a server that serves `enwiki` with `stand_in`'s answers (the test keeps
+/// `stand_in` to look at what it saw).
+pub fn enwiki<T: StandIn>(stand_in: &Arc<T>) -> Option<Arc<dyn LinkBackend>> {
+    Some(Arc::new(Enwiki(stand_in.clone())))
+}
+
+struct Enwiki<T>(Arc<T>);
+
+impl<T: StandIn> LinkBackend for Enwiki<T> {
+    fn wikis(&self) -> Vec<String> {
+        vec!["enwiki".into()]
+    }
+
+    fn recommend_cancellable(&self, _: &str, request: &LinkRequest, cancel: &AtomicBool) -> Answer {
+        self.0.answer(request, cancel)
+    }
+}
+
+/// The answer of a stand-in backend: no links.
+pub fn no_links() -> LinkRecommendationSet {
+    LinkRecommendationSet {
+        links: Vec::new(),
+        links_count: Some(0),
+        meta: None,
+        page_title: None,
+        pageid: None,
+        revid: None,
+        extra: Default::default(),
+    }
 }
 
 /// The parity sample's tables, model and checksums.

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
+use wikisuggest_search::DocumentRef;
 
 use crate::error::{Error, Result};
 use crate::sources::lead::lead_section_size;
@@ -82,17 +83,6 @@ pub struct Summary {
     pub categories: Vec<String>,
 }
 
-/// A document as the search index builder gets it.
-#[derive(Debug, Clone, Copy)]
-pub struct IndexDocument<'a> {
-    pub page_id: u64,
-    pub title: &'a str,
-    /// The `text` field (the page's rendered text), what `morelike` searches.
-    pub text: &'a str,
-    /// Titles of the redirects to the page (namespace 0).
-    pub redirects: &'a [&'a str],
-}
-
 /// Counts of a shard.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ShardStats {
@@ -117,7 +107,7 @@ fn page_id_of(value: &serde_json::Value) -> Option<u64> {
 pub fn read_shard(
     path: &Path,
     cancel: &AtomicBool,
-    on_document: impl FnMut(Summary, &IndexDocument<'_>) -> Result<()>,
+    on_document: impl FnMut(Summary, &DocumentRef<'_>) -> Result<()>,
 ) -> Result<ShardStats> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let name = path.as_os_str().as_encoded_bytes();
@@ -140,7 +130,7 @@ pub fn read_shard_from(
     source: impl Read,
     path: &Path,
     cancel: &AtomicBool,
-    mut on_document: impl FnMut(Summary, &IndexDocument<'_>) -> Result<()>,
+    mut on_document: impl FnMut(Summary, &DocumentRef<'_>) -> Result<()>,
 ) -> Result<ShardStats> {
     let mut reader = BufReader::with_capacity(1 << 20, source);
     let mut line = Vec::new();
@@ -236,11 +226,15 @@ pub fn read_shard_from(
             .filter(|r| r.namespace.unwrap_or(0) == 0)
             .filter_map(|r| r.title.as_deref())
             .collect();
-        let index_doc = IndexDocument {
+        // The `text` field (the page's rendered text) is what `morelike` searches. Whether a
+        // page is a disambiguation page is in `page_props`, read after the search documents:
+        // the catalog, not the index, carries that flag.
+        let index_doc = DocumentRef {
             page_id,
             title: doc.title.as_deref().unwrap_or_default(),
             text: doc.text.as_deref().unwrap_or_default(),
             redirects: &redirects,
+            disambiguation: false,
         };
         // The document's own Wikidata id is the catalog's from `page_props`; it is not kept.
         let _ = &doc.wikibase_item;
