@@ -385,14 +385,20 @@ fn candidates_read_by_index_score_as_by_title() {
         if compared >= 3000 {
             return Ok(());
         }
-        let by_title: Vec<Candidate<'_>> =
-            read.iter().map(|c| Candidate::new(c.title, c.count)).collect();
+        let by_title: Vec<Candidate<'_>> = read
+            .iter()
+            .map(|c| Candidate::new(c.title, c.count))
+            .collect();
         let a = scorer.score_candidates(&ds, page, anchor, 1, read)?;
         let b = scorer.score_candidates(&ds, page, anchor, 1, &by_title)?;
         assert_eq!(a.candidates.len(), b.candidates.len(), "{anchor}");
         for (x, y) in a.candidates.iter().zip(&b.candidates) {
             assert_eq!(x.title, y.title, "{anchor}");
-            assert_eq!(x.features.w2v.to_bits(), y.features.w2v.to_bits(), "{anchor}");
+            assert_eq!(
+                x.features.w2v.to_bits(),
+                y.features.w2v.to_bits(),
+                "{anchor}"
+            );
             assert_eq!(x.probability.to_bits(), y.probability.to_bits(), "{anchor}");
             with_vectors += usize::from(x.features.w2v != 0.0);
         }
@@ -400,5 +406,8 @@ fn candidates_read_by_index_score_as_by_title() {
         Ok(())
     })
     .unwrap();
-    assert!(with_vectors > 100, "only {with_vectors} candidates had vectors");
+    assert!(
+        with_vectors > 100,
+        "only {with_vectors} candidates had vectors"
+    );
 }

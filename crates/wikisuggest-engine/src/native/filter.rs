@@ -68,7 +68,10 @@ mod tests {
         let slots: Vec<u8> = table.iter().flat_map(|e| e.to_le_bytes()).collect();
         let filter = TagFilter::of_slots(&slots);
         for key in &keys {
-            assert!(filter.may_hold(hash::tag(hash::hash(key.as_bytes()))), "{key}");
+            assert!(
+                filter.may_hold(hash::tag(hash::hash(key.as_bytes()))),
+                "{key}"
+            );
         }
         let absent = (0..20_000)
             .map(|i| hash::tag(hash::hash(format!("no anchor {i}").as_bytes())))
