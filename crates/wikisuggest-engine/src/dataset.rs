@@ -57,6 +57,21 @@ pub struct Candidate<'a> {
     pub title: &'a str,
     /// Number of source articles linking the anchor to it.
     pub count: u32,
+    /// The title's index in the dataset it was read from (titles are unique there), so
+    /// that its vector is found without looking the title up again; `None` for a
+    /// candidate made elsewhere.
+    pub(crate) index: Option<u32>,
+}
+
+impl<'a> Candidate<'a> {
+    /// A candidate `title` with `count`, found by its title when it is scored.
+    pub fn new(title: &'a str, count: u32) -> Self {
+        Self {
+            title,
+            count,
+            index: None,
+        }
+    }
 }
 
 /// A borrowed float32 vector stored little-endian in the dataset.
@@ -319,6 +334,7 @@ impl Dataset {
             out.push(Candidate {
                 title: self.image.title(t)?,
                 count,
+                index: Some(t),
             });
         }
         Ok(Some(out))
@@ -372,6 +388,14 @@ impl Dataset {
         }
     }
 
+    /// The embedding of candidate `c`: by its title's index when it has one.
+    pub(crate) fn candidate_vector(&self, c: &Candidate<'_>) -> Result<Option<Vector<'_>>> {
+        match c.index {
+            Some(t) => Ok(self.image.vector_bytes(t)?.map(|raw| Vector { raw })),
+            None => self.vector(c.title),
+        }
+    }
+
     /// The embedding of `title`, if it has one.
     pub fn vector(&self, title: &str) -> Result<Option<Vector<'_>>> {
         match self.image.find_title(title)? {
@@ -393,6 +417,7 @@ impl Dataset {
                 cands.push(Candidate {
                     title: self.image.title(t)?,
                     count,
+                    index: Some(t),
                 });
             }
             f(self.image.anchor(a)?, &cands)?;

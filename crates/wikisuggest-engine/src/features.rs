@@ -20,6 +20,12 @@ pub const MAX_CANDIDATES: usize = 10;
 pub trait Lowercase: Send + Sync {
     /// Lowercases `s` as Python 3.11's `str.lower()` does.
     fn lower(&self, s: &str) -> String;
+
+    /// Appends [`lower`](Self::lower)`(s)` to `out`, which an implementation may do
+    /// without a string of its own.
+    fn lower_into(&self, s: &str, out: &mut String) {
+        out.push_str(&self.lower(s));
+    }
 }
 
 /// Rust's `str::to_lowercase`: the same algorithm as Python's `str.lower()`, but with
@@ -222,7 +228,7 @@ impl Scorer {
         let mut vector = Vec::new();
         for cand in classification_candidates(all) {
             let w2v = match &page.vector {
-                Some((p, norm)) => match dataset.vector(cand.title)? {
+                Some((p, norm)) => match dataset.candidate_vector(&cand)? {
                     Some(v) => {
                         vector.clear();
                         vector.extend(v.iter());
@@ -238,7 +244,7 @@ impl Scorer {
                 ambig: all.len() as f64,
                 kurtosis,
                 w2v: f64::from(w2v),
-                jaro: buffers.jaro(&mention_lower, &self.lower.lower(cand.title)),
+                jaro: buffers.jaro(&mention_lower, cand.title, &*self.lower),
                 wiki: 0.0,
             };
             f(&cand, features, model.predict(&features.to_row()));
@@ -266,16 +272,20 @@ impl PageVector {
     }
 }
 
-/// Reused code point buffers for [`jaro_chars`].
+/// Reused buffers for [`jaro_chars`]: a title lowercased, and its code points.
 #[derive(Default)]
 struct JaroBuffers {
+    lowered: String,
     title: Vec<char>,
 }
 
 impl JaroBuffers {
-    fn jaro(&mut self, mention: &[char], title: &str) -> f64 {
+    /// The Jaro similarity of `mention` (lowercased code points) and `title` lowercased.
+    fn jaro(&mut self, mention: &[char], title: &str, lower: &dyn Lowercase) -> f64 {
+        self.lowered.clear();
+        lower.lower_into(title, &mut self.lowered);
         self.title.clear();
-        self.title.extend(title.chars());
+        self.title.extend(self.lowered.chars());
         jaro_chars(mention, &self.title)
     }
 }
@@ -289,7 +299,7 @@ mod tests {
         counts
             .iter()
             .zip(NAMES)
-            .map(|(&count, title)| Candidate { title, count })
+            .map(|(&count, title)| Candidate::new(title, count))
             .collect()
     }
 

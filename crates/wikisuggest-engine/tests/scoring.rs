@@ -12,7 +12,7 @@ use std::sync::Arc;
 use wikisuggest_engine::jaro::jaro;
 use wikisuggest_engine::kurtosis::padded_kurtosis;
 use wikisuggest_engine::{
-    Dataset, Error, LinkModel, NUM_FEATURES, RustLowercase, Scorer, SdotKernel,
+    Candidate, Dataset, Error, LinkModel, NUM_FEATURES, RustLowercase, Scorer, SdotKernel,
 };
 
 fn read_f64(path: &Path) -> Vec<f64> {
@@ -364,4 +364,50 @@ fn corrupt_compact_models_never_panic() {
         // Flips of thresholds and leaf values are valid models; structural ones are not.
         assert!(accepted > 0 && accepted < 3000, "{name}: {accepted}");
     }
+}
+
+/// A candidate read from the dataset finds its vector by its title's index; the same
+/// candidates made from their titles alone (looked up by title) score bit for bit alike.
+#[test]
+fn candidates_read_by_index_score_as_by_title() {
+    let root = common::repo_root().join("tests/data/parity");
+    let ds = Dataset::open(&common::parity_dir(), "enwiki").unwrap();
+    let scorer = Scorer::new(Arc::new(RustLowercase));
+    let manifest = std::fs::read_to_string(root.join("articles/manifest.tsv")).unwrap();
+    let page = manifest
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split('\t').nth(1))
+        .find(|title| ds.vector(title).unwrap().is_some())
+        .unwrap();
+    let (mut compared, mut with_vectors) = (0, 0);
+    ds.for_each_anchor(|anchor, read| {
+        if compared >= 3000 {
+            return Ok(());
+        }
+        let by_title: Vec<Candidate<'_>> = read
+            .iter()
+            .map(|c| Candidate::new(c.title, c.count))
+            .collect();
+        let a = scorer.score_candidates(&ds, page, anchor, 1, read)?;
+        let b = scorer.score_candidates(&ds, page, anchor, 1, &by_title)?;
+        assert_eq!(a.candidates.len(), b.candidates.len(), "{anchor}");
+        for (x, y) in a.candidates.iter().zip(&b.candidates) {
+            assert_eq!(x.title, y.title, "{anchor}");
+            assert_eq!(
+                x.features.w2v.to_bits(),
+                y.features.w2v.to_bits(),
+                "{anchor}"
+            );
+            assert_eq!(x.probability.to_bits(), y.probability.to_bits(), "{anchor}");
+            with_vectors += usize::from(x.features.w2v != 0.0);
+        }
+        compared += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        with_vectors > 100,
+        "only {with_vectors} candidates had vectors"
+    );
 }

@@ -34,6 +34,7 @@
 //! corrupt file yields [`Error::Corrupt`](crate::Error::Corrupt), never a panic. The
 //! checksum is checked on demand (`verify`), since it reads the whole file.
 
+mod filter;
 mod guard;
 pub(crate) mod hash;
 mod publish;

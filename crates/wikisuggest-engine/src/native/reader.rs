@@ -3,9 +3,11 @@
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+use super::filter::{MAX_FILTERED_SLOT_BYTES, TagFilter};
 use super::guard::GuardedMap;
 use super::{
     ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
@@ -248,6 +250,8 @@ pub(crate) struct NativeImage {
     body_start: usize,
     /// Longest displacement in the title and anchor hash indexes.
     probe_bounds: [u32; 2],
+    /// The anchor index's tag filter, made at the first look-up (`None`: too large).
+    anchor_filter: OnceLock<Option<TagFilter>>,
 }
 
 impl std::fmt::Debug for NativeImage {
@@ -496,7 +500,18 @@ impl NativeImage {
             dim,
             body_start,
             probe_bounds,
+            anchor_filter: OnceLock::new(),
         })
+    }
+
+    /// The tag filter of the anchor index, when it is small enough to have one.
+    fn anchor_filter(&self) -> Option<&TagFilter> {
+        self.anchor_filter
+            .get_or_init(|| {
+                let slots = self.section(Section::AnchorHash);
+                (slots.len() <= MAX_FILTERED_SLOT_BYTES).then(|| TagFilter::of_slots(slots))
+            })
+            .as_ref()
     }
 
     fn section(&self, s: Section) -> &[u8] {
@@ -677,8 +692,9 @@ impl NativeImage {
             Section::AnchorBytes,
         );
         let bytes = text.as_bytes();
+        let filter = self.anchor_filter();
         if keys.slots.len() + keys.offsets.len() + keys.bytes.len() <= STRAIGHT_INDEX_BYTES {
-            return Self::find_anchor_rows_straight(&keys, text, rows, found);
+            return Self::find_anchor_rows_straight(&keys, filter, text, rows, found);
         }
         // Sized once: a filtered collect would grow it step by step, copying every entry.
         let mut work: Vec<Pending> = Vec::with_capacity(rows.len());
@@ -712,9 +728,14 @@ impl NativeImage {
                 p.hashed = p.end;
                 p.h = p.hasher.finish();
                 p.slot = keys.start(p.h);
-                p.left = keys.probes;
                 p.found = Found::default();
                 p.key = None;
+                if filter.is_some_and(|f| !f.may_hold(hash::tag(p.h))) {
+                    // No slot holds its tag: nothing to scan.
+                    p.left = 0;
+                    continue;
+                }
+                p.left = keys.probes;
                 prefetch(keys.slots, p.slot * 8);
             }
             // Scan each chain up to the first slot whose tag matches an anchor's, and
@@ -766,6 +787,7 @@ impl NativeImage {
     /// have no misses to overlap and only cost their own bookkeeping. The same answers.
     fn find_anchor_rows_straight<R: PrefixRow>(
         keys: &Keys<'_>,
+        filter: Option<&TagFilter>,
         text: &str,
         rows: &[R],
         mut found: impl FnMut(usize, usize, Option<u32>),
@@ -788,6 +810,14 @@ impl NativeImage {
                 hasher.write(bytes.get(hashed..end).unwrap_or_default());
                 hashed = end;
                 let h = hasher.finish();
+                if filter.is_some_and(|f| !f.may_hold(hash::tag(h))) {
+                    // No slot holds its tag: no anchor and no word prefix.
+                    found(r, level, None);
+                    if bytes.get(end) == Some(&b' ') {
+                        break;
+                    }
+                    continue;
+                }
                 let mut p = Pending {
                     row: r,
                     hasher,

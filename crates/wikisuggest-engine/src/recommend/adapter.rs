@@ -20,6 +20,10 @@ impl Lowercase for PyLowercase {
     fn lower(&self, s: &str) -> String {
         pyunicode::lower(s)
     }
+
+    fn lower_into(&self, s: &str, out: &mut String) {
+        pyunicode::lower_into(out, s);
+    }
 }
 
 /// The `ngram` feature: word tokens of the mention, leaving out tokens that

@@ -273,18 +273,15 @@ impl<'a> Words<'a> {
         table
     }
 
-    /// Calls `emit(gram, key)` with every `n`-word gram that `anchors` (the table of
-    /// [`Words::anchors`]) marks as an anchor, in order of their first token.
+    /// Calls `emit(gram, key)` with the `n`-word gram from each start token in `starts`
+    /// (ascending: see [`anchor_starts`]), in that order.
     pub(super) fn anchor_grams(
         &self,
         n: usize,
-        anchors: &[[bool; MAX_GRAM]],
+        starts: &[usize],
         mut emit: impl FnMut(&str, &str) -> bool,
     ) -> bool {
-        for (start, row) in anchors.iter().enumerate() {
-            if !row.get(n - 1).is_some_and(|&a| a) {
-                continue;
-            }
+        for &start in starts {
             let Some((gram, key)) = self
                 .gram_ends(start)
                 .nth(n - 1)
@@ -297,6 +294,25 @@ impl<'a> Words<'a> {
             }
         }
         true
+    }
+}
+
+/// The start tokens of the anchors that `anchors` (the table of [`Words::anchors`]) marks,
+/// by gram length: `out[n - 1]` holds those of the `n`-word grams, ascending. One pass
+/// over the table, rather than one per length.
+pub(super) fn anchor_starts(anchors: &[[bool; MAX_GRAM]], out: &mut [Vec<usize>; MAX_GRAM]) {
+    for list in out.iter_mut() {
+        list.clear();
+    }
+    for (start, row) in anchors.iter().enumerate() {
+        if *row == [false; MAX_GRAM] {
+            continue;
+        }
+        for (list, &anchor) in out.iter_mut().zip(row) {
+            if anchor {
+                list.push(start);
+            }
+        }
     }
 }
 
@@ -315,6 +331,8 @@ pub(super) struct NodeBuffers {
     sentences: Vec<(usize, usize)>,
     words: WordBuffers,
     anchors: AnchorBuffers,
+    /// The anchors' start tokens by length (see [`anchor_starts`]).
+    starts: [Vec<usize>; MAX_GRAM],
     /// The node's mentions.
     pub(super) mentions: Mentions,
 }
@@ -332,6 +350,7 @@ pub(super) fn node_mentions(
         sentences,
         words: word_buffers,
         anchors: anchor_buffers,
+        starts,
         mentions,
     } = buffers;
     mentions.clear();
@@ -344,9 +363,10 @@ pub(super) fn node_mentions(
         }
         let sentence = text.get(start..end).unwrap_or_default();
         let words = Words::new(tokenizer, sentence, word_buffers);
-        let anchors = words.anchors(model, anchor_buffers);
+        anchor_starts(words.anchors(model, anchor_buffers), starts);
         for n in (1..=MAX_GRAM).rev() {
-            let complete = words.anchor_grams(n, anchors, |gram, key| {
+            let of_length = starts.get(n - 1).map_or(&[][..], Vec::as_slice);
+            let complete = words.anchor_grams(n, of_length, |gram, key| {
                 if budget.spent() {
                     return false;
                 }
@@ -380,9 +400,11 @@ mod tests {
             let mut buffers = WordBuffers::default();
             let words = Words::from_tokens(tokens, &mut buffers);
             let every_gram = vec![[true; MAX_GRAM]; tokens.len()];
+            let mut starts = Default::default();
+            anchor_starts(&every_gram, &mut starts);
             for n in 1..=MAX_GRAM {
                 let mut seen = 0;
-                words.anchor_grams(n, &every_gram, |gram, key| {
+                words.anchor_grams(n, &starts[n - 1], |gram, key| {
                     assert_eq!(key, pyunicode::lower(gram), "{gram:?}");
                     seen += 1;
                     true
