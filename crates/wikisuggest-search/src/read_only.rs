@@ -93,7 +93,7 @@ struct NoLock;
 /// Opens the finished index in `dir` through a [`ReadOnlyDirectory`], with the crate's
 /// schema (an index written with another is refused) and the `language`'s analyzer. A folder
 /// whose build never committed (no `meta.json`) is incomplete, not created.
-pub(crate) fn open_read_only(dir: &Path, language: &str) -> crate::Result<(Index, Fields)> {
+pub(crate) fn open_read_only(dir: &Path, language: &str) -> crate::error::Result<(Index, Fields)> {
     let (schema, fields) = schema::schema();
     let directory = MmapDirectory::open(dir).map_err(|e| SearchError::NotAnIndex {
         path: dir.to_path_buf(),
