@@ -47,6 +47,8 @@ use crate::wikitext::tokenizer_page::Source;
 
 /// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
 const MAX_DEPTH: usize = 100;
+/// Characters per top-level item the top frame is sized for (text and nodes alternate).
+const TOP_ITEMS_EVERY: usize = 32;
 /// Longest run of `{` considered for templates and arguments.
 const MAX_BRACES: usize = 255;
 /// Longest entity name or number (`MAX_ENTITY_SIZE`).
@@ -371,6 +373,12 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Tokenizes the whole text into top-level items.
     pub(crate) fn run(&mut self) -> Vec<Item> {
+        // The top-level frame takes the first spare vector: sized for a page with a node
+        // every few dozen characters, so that it seldom grows (and copies) as it fills.
+        if self.frames.is_empty() && self.spare.is_empty() {
+            self.spare
+                .push(Vec::with_capacity(self.text.len() / TOP_ITEMS_EVERY + 16));
+        }
         match self.parse(0, true) {
             Ok(parsed) => parsed.items,
             // The top-level context cannot fail; keep a lossless fallback.
