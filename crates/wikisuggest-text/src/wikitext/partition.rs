@@ -140,30 +140,30 @@ impl Wikitext {
 
     /// The nodes of the tokenizer's items (byte spans), with their code point spans.
     fn from_items(text: &str, lexed: Lexed<'_>, items: Vec<Item>, reads: u64) -> Self {
-        let mut nodes: Vec<Node> = items
-            .into_iter()
-            .filter_map(|item| match item {
-                Item::Text(start, end) => (start < end).then_some(Node {
-                    kind: NodeKind::Text,
-                    start,
-                    end,
-                    byte_start: start,
-                    byte_end: end,
-                    level: 0,
-                }),
-                Item::Node(raw) => Some(Node {
-                    kind: raw.kind,
-                    start: raw.start,
-                    end: raw.end,
-                    byte_start: raw.start,
-                    byte_end: raw.end,
-                    level: raw.level,
-                }),
-            })
-            .collect();
+        // Sized for every item (a filter's iterator gives no lower bound to reserve from).
+        let mut nodes: Vec<Node> = Vec::with_capacity(items.len());
+        nodes.extend(items.into_iter().filter_map(|item| match item {
+            Item::Text(start, end) => (start < end).then_some(Node {
+                kind: NodeKind::Text,
+                start,
+                end,
+                byte_start: start,
+                byte_end: end,
+                level: 0,
+            }),
+            Item::Node(raw) => Some(Node {
+                kind: raw.kind,
+                start: raw.start,
+                end: raw.end,
+                byte_start: raw.start,
+                byte_end: raw.end,
+                level: raw.level,
+            }),
+        }));
         // The nodes follow each other: their bounds ascend, and convert in one pass.
         if !lexed.is_ascii() {
-            let mut offsets: Vec<usize> = nodes.iter().flat_map(|n| [n.start, n.end]).collect();
+            let mut offsets: Vec<usize> = Vec::with_capacity(2 * nodes.len());
+            offsets.extend(nodes.iter().flat_map(|n| [n.start, n.end]));
             lexed.to_code_points(&mut offsets);
             for (node, span) in nodes.iter_mut().zip(offsets.chunks_exact(2)) {
                 if let [start, end] = *span {

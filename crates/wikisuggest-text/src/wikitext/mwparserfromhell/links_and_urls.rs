@@ -46,7 +46,7 @@ impl MwparserfromhellTokenizer<'_> {
         {
             self.check_route(EXT_LINK_URI)?;
             self.charge_many(reads);
-            self.bad_routes.insert((self.head, EXT_LINK_URI));
+            self.bad_routes.insert(self.head, EXT_LINK_URI);
             return Err(BadRoute {
                 context: EXT_LINK_URI,
             });

@@ -47,6 +47,8 @@ use crate::wikitext::tokenizer_page::Source;
 
 /// Maximum number of nested frames, as upstream (`MAX_DEPTH`).
 const MAX_DEPTH: usize = 100;
+/// Characters per top-level item the top frame is sized for (text and nodes alternate).
+const TOP_ITEMS_EVERY: usize = 32;
 /// Longest run of `{` considered for templates and arguments.
 const MAX_BRACES: usize = 255;
 /// Longest entity name or number (`MAX_ENTITY_SIZE`).
@@ -169,8 +171,8 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     head: usize,
     frames: Vec<Frame>,
     global: u64,
-    /// Memoized failed routes, looked up on every push: a fast hasher pays off here.
-    bad_routes: HashSet<(usize, u64), RandomState>,
+    /// Memoized failed routes, looked up on every push.
+    bad_routes: BadRoutes,
     /// Last search for `-->`: (searched from, first match at or after it).
     comment_close: Option<(usize, Option<usize>)>,
     /// Work limits; once exceeded every read sees the end of the text, so
@@ -184,6 +186,53 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     exhausted: Cell<bool>,
     /// Item vectors of finished frames, reused by new frames instead of allocating.
     spare: Vec<Vec<Item>>,
+}
+
+/// The set of failed routes, (position, context) pairs. Every wikilink is first tried as a
+/// bracketed URL, so most failures are of [`EXT_LINK_URI`] routes: those are one bit per
+/// position. The others are in a hash set, behind one bit per position saying whether the
+/// set holds any route there (most pushes are at a position where none failed).
+#[derive(Debug, Default)]
+struct BadRoutes {
+    uris: Vec<u64>,
+    others_at: Vec<u64>,
+    others: HashSet<(usize, u64), RandomState>,
+}
+
+/// Whether bit `at` of `bits` is set (bits past the end are clear).
+#[inline]
+fn bit(bits: &[u64], at: usize) -> bool {
+    bits.get(at / 64).is_some_and(|w| w & (1 << (at % 64)) != 0)
+}
+
+/// Sets bit `at` of `bits`, growing it as needed.
+fn set_bit(bits: &mut Vec<u64>, at: usize) {
+    let word = at / 64;
+    if word >= bits.len() {
+        bits.resize(word + 1, 0);
+    }
+    if let Some(w) = bits.get_mut(word) {
+        *w |= 1 << (at % 64);
+    }
+}
+
+impl BadRoutes {
+    #[inline]
+    fn contains(&self, at: usize, context: u64) -> bool {
+        if context == EXT_LINK_URI {
+            return bit(&self.uris, at);
+        }
+        bit(&self.others_at, at) && self.others.contains(&(at, context))
+    }
+
+    fn insert(&mut self, at: usize, context: u64) {
+        if context == EXT_LINK_URI {
+            set_bit(&mut self.uris, at);
+        } else {
+            set_bit(&mut self.others_at, at);
+            self.others.insert((at, context));
+        }
+    }
 }
 
 /// Optional bounds on the work of one parse.
@@ -281,7 +330,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             head: 0,
             frames: Vec::new(),
             global: 0,
-            bad_routes: HashSet::default(),
+            bad_routes: BadRoutes::default(),
             comment_close: None,
             limits,
             reads: Cell::new(0),
@@ -324,6 +373,12 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     /// Tokenizes the whole text into top-level items.
     pub(crate) fn run(&mut self) -> Vec<Item> {
+        // The top-level frame takes the first spare vector: sized for a page with a node
+        // every few dozen characters, so that it seldom grows (and copies) as it fills.
+        if self.frames.is_empty() && self.spare.is_empty() {
+            self.spare
+                .push(Vec::with_capacity(self.text.len() / TOP_ITEMS_EVERY + 16));
+        }
         match self.parse(0, true) {
             Ok(parsed) => parsed.items,
             // The top-level context cannot fail; keep a lossless fallback.
@@ -508,7 +563,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
     }
 
     fn check_route(&self, context: u64) -> Route<()> {
-        if self.bad_routes.contains(&(self.head, context)) {
+        if self.bad_routes.contains(self.head, context) {
             return Err(BadRoute { context });
         }
         Ok(())
@@ -557,7 +612,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
 
     fn memoize_bad_route(&mut self) {
         if let Some(f) = self.frames.last() {
-            self.bad_routes.insert(f.ident);
+            self.bad_routes.insert(f.ident.0, f.ident.1);
         }
     }
 

@@ -143,6 +143,9 @@ const LINK_MASK: [u8; 256] = {
     table
 };
 
+/// Bytes per candidate of one kind the candidate lists are first sized for.
+const CANDIDATES_EVERY: usize = 64;
+
 /// The positions a search starts from: every `]` and `}`, every `{{` (its first brace),
 /// every `<` and every `>` of the text, each list ascending.
 #[derive(Default)]
@@ -154,6 +157,18 @@ pub(in crate::wikitext) struct Candidates {
 }
 
 impl Candidates {
+    /// Empty lists sized for a page of `len` bytes with a candidate of each kind every
+    /// [`CANDIDATES_EVERY`] bytes, so that they seldom grow as they fill.
+    fn for_page(len: usize) -> Self {
+        let each = len / CANDIDATES_EVERY;
+        Self {
+            closers: Vec::with_capacity(2 * each),
+            opens: Vec::with_capacity(each),
+            tags: Vec::with_capacity(each),
+            closes: Vec::with_capacity(each),
+        }
+    }
+
     /// Files the byte at `i` of `b` under its kind, if it has one.
     #[inline]
     pub(in crate::wikitext) fn file(&mut self, b: &[u8], i: usize) {
@@ -171,7 +186,7 @@ impl<'c> Parser<'c> {
     /// The search of the lexed text: its candidates are among the lexer's markers.
     pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
         let b = lexed.bytes();
-        let mut candidates = Candidates::default();
+        let mut candidates = Candidates::for_page(b.len());
         for i in lexed.markers_from(0) {
             candidates.file(b, i);
         }
