@@ -106,6 +106,17 @@ async fn until(server: &RunningServer, held: usize, waiting: usize) {
     });
 }
 
+/// Waits until the backend has started `count` computations.
+async fn started(gate: &Gate, count: usize) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while gate.started().len() < count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("never {count} started: {:?}", gate.started()));
+}
+
 /// Six requests of one app hold both slots and queue four more; a request of another app
 /// that arrives after them takes the next slot that frees, ahead of the four.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -129,16 +140,13 @@ async fn another_app_takes_the_next_free_slot() {
         })
         .collect();
     until(&server, 2, 4).await;
+    // A slot is counted as held before its engine thread reaches the backend: both
+    // computations must have started before the other app's request arrives.
+    started(&gate, 2).await;
     let light = tokio::spawn(post(addr, "light-app-token-0123456789", "Light", "x"));
     until(&server, 2, 5).await;
     gate.let_one_through();
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while gate.started().len() < 3 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap();
+    started(&gate, 3).await;
     assert_eq!(gate.started()[2], "Light", "{:?}", gate.started());
     for _ in 0..6 {
         gate.let_one_through();
