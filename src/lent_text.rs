@@ -1,33 +1,36 @@
 //! A page's wikitext lent to the engine from its Python `str`, without copying it.
 //!
-//! An ASCII `str` holds its text as UTF-8 already: the engine reads those bytes in place. Any
-//! other `str` is encoded once into a `bytes` object that the engine reads, rather than
-//! through `PyUnicode_AsUTF8AndSize`, which would keep a UTF-8 copy alive in the `str` for as
-//! long as the `str` lives (a page read from a dump or a request is new: nothing would use
-//! that copy again). Encoding is also where a lone surrogate shows: it becomes this
-//! argument's `InvalidParameter`, with the surrogate's position, instead of a scan of its own.
+//! An ASCII `str` holds its text as UTF-8 already: the engine reads those bytes in place,
+//! keeping a reference to the `str` (immutable), so the bytes stay where they are for as long
+//! as the engine reads them, on any thread.
 //!
-//! The lent text keeps a reference to the object that holds the bytes (a `str` or a `bytes`,
-//! both immutable), so the bytes stay where they are for as long as the engine reads them,
-//! on any thread.
+//! Any other `str` is transcoded once into the engine's own UTF-8 copy: its code points are
+//! widened into a per-thread buffer (`PyUnicode_AsUCS4`, a plain copy loop in CPython) and
+//! written as UTF-8 here, runs of ASCII eight at a time. That costs a third of CPython's own
+//! UTF-8 encoder, which reads every character through a branch, and it does not go through
+//! `PyUnicode_AsUTF8AndSize`, which would keep a UTF-8 copy alive in the `str` for as long as
+//! the `str` lives (a page read from a dump or a request is new: nothing would use that copy
+//! again). The transcoding is where a lone surrogate shows: it becomes this argument's
+//! `InvalidParameter`, with the surrogate's position.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyUnicodeEncodeError;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use wikisuggest_engine::{LentText, PageSource};
 
 use crate::errors::invalid_parameter;
 
-/// The UTF-8 bytes of an immutable Python object, and the reference that keeps them alive.
+/// The UTF-8 bytes of an ASCII `str`, and the reference that keeps them alive.
 struct PyUtf8 {
     _owner: Py<PyAny>,
     ptr: *const u8,
     len: usize,
 }
 
-// SAFETY: the bytes belong to an immutable `str` or `bytes` object that `_owner` keeps
+// SAFETY: the bytes belong to an immutable `str` that `_owner` keeps
 // alive: CPython never moves or changes them, so reading them needs no interpreter lock.
 unsafe impl Send for PyUtf8 {}
 // SAFETY: as for `Send`; the bytes are only ever read.
@@ -57,16 +60,95 @@ pub(crate) fn lend(name: &str, value: &Bound<'_, PyAny>) -> PyResult<PageSource>
         let (ptr, len) = (bytes.as_ptr(), bytes.len());
         return Ok(lent(text.clone().into_any().unbind(), ptr, len));
     }
-    let encoded = text.encode_utf8().map_err(|err| surrogate(py, name, err))?;
-    let bytes: &[u8] = encoded.as_bytes();
-    // Python's encoder writes UTF-8; checked all the same, as the engine relies on it.
-    let (ptr, len) = match std::str::from_utf8(bytes) {
-        Ok(checked) => (checked.as_ptr(), checked.len()),
-        Err(_) => {
-            return Err(invalid_parameter(name, "not valid Unicode text"));
+    let units = text.len()?;
+    transcoded(text, units).map_err(|err| match err {
+        Transcoding::Python(err) => err,
+        Transcoding::LoneSurrogate(at) => invalid_parameter(
+            name,
+            &format!("not valid Unicode text: a lone surrogate at position {at}"),
+        ),
+        Transcoding::NotUtf8 => invalid_parameter(name, "not valid Unicode text"),
+    })
+}
+
+/// Why a `str` could not be transcoded.
+enum Transcoding {
+    /// CPython refused to copy its code points.
+    Python(PyErr),
+    /// A lone surrogate at this position (in code points), which UTF-8 cannot hold.
+    LoneSurrogate(usize),
+    /// What was written is not UTF-8 (never: every code point is checked first).
+    NotUtf8,
+}
+
+/// A widening buffer kept by a thread between calls, so that a page's code points are not a
+/// fresh allocation each time; one larger than this many code points is not kept.
+const KEPT_UNITS: usize = 1 << 20;
+
+thread_local! {
+    static CODE_POINTS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The UTF-8 of `text`, a `str` of `units` code points.
+fn transcoded(text: &Bound<'_, PyString>, units: usize) -> Result<PageSource, Transcoding> {
+    CODE_POINTS.with(|cell| {
+        let mut buffer = cell.borrow_mut();
+        if buffer.len() < units {
+            buffer.resize(units, 0);
         }
-    };
-    Ok(lent(encoded.into_any().unbind(), ptr, len))
+        let widened = buffer.get_mut(..units).unwrap_or_default();
+        let capacity = ffi::Py_ssize_t::try_from(units).unwrap_or(ffi::Py_ssize_t::MAX);
+        // SAFETY: `text` is a live `str` (the caller holds the interpreter); `widened` has
+        // room for `units` code points, which is the string's length, so CPython writes
+        // within it (it refuses a buffer that is too short) and no NUL after it.
+        let copied = unsafe {
+            ffi::PyUnicode_AsUCS4(text.as_ptr(), widened.as_mut_ptr(), capacity, 0)
+        };
+        let result = if copied.is_null() {
+            Err(Transcoding::Python(PyErr::fetch(text.py())))
+        } else {
+            utf8_of_code_points(widened).map(PageSource::Owned)
+        };
+        if buffer.len() > KEPT_UNITS {
+            *buffer = Vec::new();
+        }
+        result
+    })
+}
+
+/// `code_points` as UTF-8, or the position of the first that is not a Unicode scalar value
+/// (a lone surrogate; CPython holds nothing above U+10FFFF).
+///
+/// Wikitext is mostly ASCII even where it is not all ASCII: blocks of ASCII code points are
+/// narrowed whole (loops the compiler vectorises), the rest one by one.
+fn utf8_of_code_points(code_points: &[u32]) -> Result<String, Transcoding> {
+    const BLOCK: usize = 64;
+    let mut out = Vec::with_capacity(code_points.len() + code_points.len() / 2);
+    for (n, block) in code_points.chunks(BLOCK).enumerate() {
+        if block.iter().fold(0, |any, &c| any | c) < 0x80 {
+            out.extend(block.iter().map(|&c| c as u8));
+            continue;
+        }
+        for (i, &c) in block.iter().enumerate() {
+            push_utf8(&mut out, c, n * BLOCK + i)?;
+        }
+    }
+    // Whole scalar values written as UTF-8: the check cannot fail, and passes ASCII quickly.
+    String::from_utf8(out).map_err(|_| Transcoding::NotUtf8)
+}
+
+/// Writes the code point `c`, at position `at`, as UTF-8.
+#[inline]
+fn push_utf8(out: &mut Vec<u8>, c: u32, at: usize) -> Result<(), Transcoding> {
+    if let Ok(byte) = u8::try_from(c)
+        && byte.is_ascii()
+    {
+        out.push(byte);
+        return Ok(());
+    }
+    let c = char::from_u32(c).ok_or(Transcoding::LoneSurrogate(at))?;
+    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    Ok(())
 }
 
 fn lent(owner: Py<PyAny>, ptr: *const u8, len: usize) -> PageSource {
@@ -75,22 +157,4 @@ fn lent(owner: Py<PyAny>, ptr: *const u8, len: usize) -> PageSource {
         ptr,
         len,
     }))
-}
-
-/// A lone surrogate's `UnicodeEncodeError` as the argument's `InvalidParameter`.
-fn surrogate(py: Python<'_>, name: &str, err: PyErr) -> PyErr {
-    if !err.is_instance_of::<PyUnicodeEncodeError>(py) {
-        return err;
-    }
-    let start = err
-        .value(py)
-        .getattr(pyo3::intern!(py, "start"))
-        .and_then(|s| s.extract::<usize>());
-    match start {
-        Ok(at) => invalid_parameter(
-            name,
-            &format!("not valid Unicode text: a lone surrogate at position {at}"),
-        ),
-        Err(_) => invalid_parameter(name, "not valid Unicode text: a lone surrogate"),
-    }
 }

@@ -1,6 +1,6 @@
-"""How the engine reads a page's text: in place for an ASCII ``str``, through one UTF-8
-encoding otherwise, without leaving a UTF-8 copy cached in the caller's ``str``; a lone
-surrogate is the page's own ``InvalidParameter``, with its position."""
+"""How the engine reads a page's text: in place for an ASCII ``str``, transcoded once to UTF-8
+otherwise (whatever width CPython stores it in), without leaving a UTF-8 copy cached in the
+caller's ``str``; a lone surrogate is the page's own ``InvalidParameter``, with its position."""
 
 from __future__ import annotations
 
@@ -54,3 +54,30 @@ def test_a_lone_surrogate_is_refused_at_its_position(engine: LinkEngine, at: int
     error = results[0].error
     assert isinstance(error, InvalidParameter) and f"position {at}" in str(error)
     assert results[1].ok
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["café", "中文", "𝄞", "é中𝄞", "é, then a run of ASCII longer than a block of sixty-four code points"],
+    ids=["one-byte", "two-byte", "four-byte", "mixed", "runs"],
+)
+def test_a_page_of_every_str_width_is_read_character_for_character(
+    engine: LinkEngine, extra: str
+) -> None:
+    """CPython stores a ``str`` in one, two or four bytes per character; every width is read
+    as its characters: each link's text stands at its offset, between its contexts, and the
+    contexts hold the inserted characters as they were written."""
+    article = demo_articles()["Aardvark"]
+    page = fresh(article.replace(". ", f". {extra} "))
+    result = engine.recommend(page, "Aardvark", threshold=0.0, max_recommendations=0)
+    assert result.links
+    contexts = ""
+    for link in result.links:
+        at = link.wikitext_offset
+        assert at is not None and link.context_before is not None
+        assert link.context_after is not None
+        assert page[at : at + len(link.link_text)] == link.link_text
+        assert page[:at].endswith(link.context_before)
+        assert page[at + len(link.link_text) :].startswith(link.context_after)
+        contexts += link.context_before + link.context_after
+    assert all(c in contexts for c in extra if not c.isascii())
