@@ -143,6 +143,21 @@ const LINK_MASK: [u8; 256] = {
     table
 };
 
+/// A byte that is no candidate, in [`CANDIDATE_KIND`].
+const NO_CANDIDATE: u8 = 255;
+
+/// The list [`Candidates::of_markers`] files a byte under: `]` and `}` (0), `{` (1, a
+/// template's when another follows, else 4: none), `<` (2), `>` (3).
+const CANDIDATE_KIND: [u8; 256] = {
+    let mut table = [NO_CANDIDATE; 256];
+    table[b']' as usize] = 0;
+    table[b'}' as usize] = 0;
+    table[b'{' as usize] = 1;
+    table[b'<' as usize] = 2;
+    table[b'>' as usize] = 3;
+    table
+};
+
 /// Bytes per candidate of one kind the candidate lists are first sized for.
 const CANDIDATES_EVERY: usize = 64;
 
@@ -157,20 +172,43 @@ pub(in crate::wikitext) struct Candidates {
 }
 
 impl Candidates {
-    /// Empty lists sized for a page of `len` bytes with a candidate of each kind every
-    /// [`CANDIDATES_EVERY`] bytes, so that they seldom grow as they fill.
-    fn for_page(len: usize) -> Self {
-        let each = len / CANDIDATES_EVERY;
+    /// The candidates among the lexer's markers (every candidate byte is one): one test
+    /// per marker, then each candidate filed by table, without a branch on its kind.
+    fn of_markers(lexed: &Lexed<'_>) -> Self {
+        let b = lexed.bytes();
+        let each = b.len() / CANDIDATES_EVERY;
+        let mut lists = [
+            Vec::with_capacity(2 * each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each / 4),
+        ];
+        for i in lexed.markers_from(0) {
+            let c = b.get(i).copied().unwrap_or(0);
+            let kind = CANDIDATE_KIND[usize::from(c)];
+            if kind == NO_CANDIDATE {
+                continue;
+            }
+            // A `{` is a template candidate only when another follows (else it goes to a
+            // list thrown away).
+            let lone_brace = (c == b'{') & (b.get(i + 1).copied() != Some(b'{'));
+            let kind = kind + 3 * u8::from(lone_brace);
+            if let Some(list) = lists.get_mut(usize::from(kind)) {
+                list.push(i as u32);
+            }
+        }
+        let [closers, opens, tags, closes, _] = lists;
         Self {
-            closers: Vec::with_capacity(2 * each),
-            opens: Vec::with_capacity(each),
-            tags: Vec::with_capacity(each),
-            closes: Vec::with_capacity(each),
+            closers,
+            opens,
+            tags,
+            closes,
         }
     }
 
-    /// Files the byte at `i` of `b` under its kind, if it has one.
-    #[inline]
+    /// Files the byte at `i` of `b` under its kind, if it has one (the oracle's way).
+    #[cfg(any(test, feature = "oracle"))]
     pub(in crate::wikitext) fn file(&mut self, b: &[u8], i: usize) {
         match b.get(i) {
             Some(b']' | b'}') => self.closers.push(i as u32),
@@ -185,11 +223,7 @@ impl Candidates {
 impl<'c> Parser<'c> {
     /// The search of the lexed text: its candidates are among the lexer's markers.
     pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
-        let b = lexed.bytes();
-        let mut candidates = Candidates::for_page(b.len());
-        for i in lexed.markers_from(0) {
-            candidates.file(b, i);
-        }
+        let candidates = Candidates::of_markers(lexed);
         Self::with_candidates(Shadow::new(lexed.text()), candidates, work)
     }
 
