@@ -1029,8 +1029,44 @@ pub(super) fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
     find_byte(b, byte, from, end).unwrap_or(end)
 }
 
-/// The listed tag name at `i` (case-insensitive, followed by a non-word byte).
-fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option<&'static str> {
+/// The longest extension tag name (`syntaxhighlight`).
+const LONGEST_EXTENSION: usize = 15;
+
+/// The extension tag name at `i` (case-insensitive, followed by a non-word byte or by
+/// `end`), and whether its content is parsed: the word there, lowercased, looked up in the
+/// lists (a listed name is the whole word, so one comparison of lengths rules out most).
+pub(super) fn extension_name_at(b: &[u8], i: usize, end: usize) -> Option<(&'static str, bool)> {
+    let run = b
+        .get(i..end.min(i + LONGEST_EXTENSION + 1).max(i))
+        .unwrap_or_default();
+    let len = run
+        .iter()
+        .position(|&c| !is_word_byte(c))
+        .unwrap_or(run.len());
+    if len == 0 || len > LONGEST_EXTENSION {
+        return None;
+    }
+    let mut lower = [0u8; LONGEST_EXTENSION];
+    for (l, c) in lower.iter_mut().zip(run) {
+        *l = c.to_ascii_lowercase();
+    }
+    let word = lower.get(..len)?;
+    let listed = |names: &[&'static str]| names.iter().copied().find(|n| n.as_bytes() == word);
+    match listed(&UNPARSABLE_TAGS) {
+        Some(name) => Some((name, false)),
+        None => listed(&PARSABLE_TAGS).map(|name| (name, true)),
+    }
+}
+
+/// The listed tag name at `i` (case-insensitive, followed by a non-word byte): the
+/// lists read name by name, as [`extension_name_at`] must find them.
+#[cfg(test)]
+pub(super) fn tag_name_at(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    names: &[&'static str],
+) -> Option<&'static str> {
     names.iter().copied().find(|n| {
         let e = i + n.len();
         e <= end
@@ -1125,10 +1161,7 @@ pub(super) fn match_extension_at(
             .map_or(end, |p| i + 4 + p + 3);
         return Some(ExtMatch::Comment(close));
     }
-    let (name, parsable) = match tag_name_at(b, i + 1, end, &UNPARSABLE_TAGS) {
-        Some(n) => (n, false),
-        None => (tag_name_at(b, i + 1, end, &PARSABLE_TAGS)?, true),
-    };
+    let (name, parsable) = extension_name_at(b, i + 1, end)?;
     let gt = find_byte(b, b'>', i + 1 + name.len(), end)?;
     if at(gt - 1) == b'/' {
         return Some(if parsable {
