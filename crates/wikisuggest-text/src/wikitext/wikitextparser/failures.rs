@@ -237,13 +237,13 @@ impl LongWindows {
 
     /// [`LongWindows::take_meeting`] in the subtree `node` (leaves `left..right`), for leaves
     /// in `range`, whose `(lo, hi)` passes `meets` (so does any subtree holding one).
-    fn take(
+    fn take<M: Fn(u32, u32) -> bool>(
         &mut self,
         node: usize,
         left: usize,
         right: usize,
         range: (usize, usize),
-        meets: &dyn Fn(u32, u32) -> bool,
+        meets: &M,
         out: &mut Vec<usize>,
     ) -> u64 {
         if range.1 <= left || right <= range.0 || range.0 >= range.1 {

@@ -102,12 +102,26 @@ fn is_word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// Whether `c` may be in a link's or template's title (by table: it runs over every
+/// byte of every title, where a `match` becomes a jump per byte).
+#[inline]
 fn is_title_byte(c: u8) -> bool {
-    !matches!(
-        c,
-        1..=6 | b'|' | b'{' | b'}' | b'[' | b']' | b'<' | b'>' | b'\n'
-    )
+    TITLE_BYTE[usize::from(c)]
 }
+
+/// [`is_title_byte`] by table.
+const TITLE_BYTE: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = !matches!(
+            i as u8,
+            1..=6 | b'|' | b'{' | b'}' | b'[' | b']' | b'<' | b'>' | b'\n'
+        );
+        i += 1;
+    }
+    table
+};
 
 fn is_url_byte(c: u8) -> bool {
     !matches!(c, b' ' | b'\t' | b'\n' | b'"' | b'<' | b'>' | b'[' | b']')
@@ -608,8 +622,9 @@ impl<'c> Parser<'c> {
                 }
                 let name = i + 1 + usize::from(closing);
                 let is_candidate = !closing || b.get(i + 1) == Some(&b'/');
-                let tag_end = known_tag_name(b, name, end)
-                    .filter(|_| is_candidate)
+                let tag_end = is_candidate
+                    .then(|| known_tag_name(b, name, end))
+                    .flatten()
                     .and_then(|n| {
                         let after = b.get(n).copied().unwrap_or(0);
                         let spaced =
