@@ -157,6 +157,17 @@ const LINK_MASK: [u8; 256] = {
     table
 };
 
+/// The bytes without which a frame has nothing to find: `]`, `}` (links, parameters), `{`
+/// (templates), `<` (tags).
+const GIVES_FRAME_WORK: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b']' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'<' as usize] = true;
+    table
+};
+
 /// A byte that is no candidate, in [`CANDIDATE_KIND`].
 const NO_CANDIDATE: u8 = 255;
 
@@ -368,9 +379,8 @@ impl<'c> Parser<'c> {
             && range.len() <= 256
         {
             self.work.charge(range.len() as u64 / 16);
-            if memchr::memchr3(b']', b'}', b'{', range).is_none()
-                && memchr::memchr(b'<', range).is_none()
-            {
+            // One pass by table (most are a few bytes long).
+            if !range.iter().any(|&c| GIVES_FRAME_WORK[usize::from(c)]) {
                 return;
             }
         }
