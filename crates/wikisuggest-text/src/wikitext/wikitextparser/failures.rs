@@ -211,10 +211,10 @@ impl LongWindows {
     }
 
     /// Removes the windows of the candidates `first..last` that meet `start..end`,
-    /// appending their candidates to `out`: a candidate at or after `end` meets it when its
-    /// window starts before `end`, one before `start` when its window reaches `start`, and
-    /// one inside always does (`inside`, `after`: the first candidate indices at or after
-    /// `start` and `end`).
+    /// appending their candidates to `out` in order: a candidate inside always does
+    /// (`inside`, `after`: the first candidate indices at or after `start` and `end`), any
+    /// other when its window starts before `end` and reaches `start` (a window holds its
+    /// candidate, so before the span only the second test can fail, after it the first).
     fn take_meeting(
         &mut self,
         (start, end): (usize, usize),
@@ -226,32 +226,34 @@ impl LongWindows {
         }
         let leaf = |i: usize| i.saturating_sub(self.base).min(self.size);
         let (first, inside, after, last) = (leaf(first), leaf(inside), leaf(after), leaf(last));
-        let size = self.size;
-        let end = end.min(NO_START as usize) as u32;
-        // Before the span: windows reaching its start; inside: every window; after:
-        // windows starting before its end.
-        self.take(1, 0, size, (first, inside), &|_, hi| hi > start as u32, out)
-            + self.take(1, 0, size, (inside, after), &|lo, _| lo != NO_START, out)
-            + self.take(1, 0, size, (after, last), &|lo, _| lo < end, out)
+        let meeting = Meeting {
+            range: (first, last),
+            inside: (inside, after),
+            start: start.min(NO_START as usize) as u32,
+            end: end.min(NO_START as usize) as u32,
+        };
+        self.take(1, 0, self.size, &meeting, out)
     }
 
-    /// [`LongWindows::take_meeting`] in the subtree `node` (leaves `left..right`), for leaves
-    /// in `range`, whose `(lo, hi)` passes `meets` (so does any subtree holding one).
+    /// [`LongWindows::take_meeting`] in the subtree `node` (leaves `left..right`): one
+    /// descent for the whole range, pruned where no window below can meet the span.
     fn take(
         &mut self,
         node: usize,
         left: usize,
         right: usize,
-        range: (usize, usize),
-        meets: &dyn Fn(u32, u32) -> bool,
+        meeting: &Meeting,
         out: &mut Vec<usize>,
     ) -> u64 {
-        if range.1 <= left || right <= range.0 || range.0 >= range.1 {
+        let (first, last) = meeting.range;
+        if last <= left || right <= first || first >= last {
             return 0;
         }
         let lo = self.lo.get(node).copied().unwrap_or(NO_START);
         let hi = self.hi.get(node).copied().unwrap_or(0);
-        if lo == NO_START || !meets(lo, hi) {
+        let (inside, after) = meeting.inside;
+        let holds_inside = inside < after && left < after && inside < right;
+        if lo == NO_START || !(holds_inside || (lo < meeting.end && hi > meeting.start)) {
             return 1;
         }
         if right - left == 1 {
@@ -266,11 +268,20 @@ impl LongWindows {
         }
         let middle = (left + right) / 2;
         let steps = 1
-            + self.take(2 * node, left, middle, range, meets, out)
-            + self.take(2 * node + 1, middle, right, range, meets, out);
+            + self.take(2 * node, left, middle, meeting, out)
+            + self.take(2 * node + 1, middle, right, meeting, out);
         self.pull(node);
         steps
     }
+}
+
+/// What [`LongWindows::take`] looks for: leaves in `range` whose window meets
+/// `start..end`, or any window of the leaves `inside`.
+struct Meeting {
+    range: (usize, usize),
+    inside: (usize, usize),
+    start: u32,
+    end: u32,
 }
 
 #[cfg(test)]

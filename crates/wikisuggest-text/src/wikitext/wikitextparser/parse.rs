@@ -102,12 +102,26 @@ fn is_word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// Whether `c` may be in a link's or template's title (by table: it runs over every
+/// byte of every title, where a `match` becomes a jump per byte).
+#[inline]
 fn is_title_byte(c: u8) -> bool {
-    !matches!(
-        c,
-        1..=6 | b'|' | b'{' | b'}' | b'[' | b']' | b'<' | b'>' | b'\n'
-    )
+    TITLE_BYTE[usize::from(c)]
 }
+
+/// [`is_title_byte`] by table.
+const TITLE_BYTE: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = !matches!(
+            i as u8,
+            1..=6 | b'|' | b'{' | b'}' | b'[' | b']' | b'<' | b'>' | b'\n'
+        );
+        i += 1;
+    }
+    table
+};
 
 fn is_url_byte(c: u8) -> bool {
     !matches!(c, b' ' | b'\t' | b'\n' | b'"' | b'<' | b'>' | b'[' | b']')
@@ -143,6 +157,32 @@ const LINK_MASK: [u8; 256] = {
     table
 };
 
+/// The bytes without which a frame has nothing to find: `]`, `}` (links, parameters), `{`
+/// (templates), `<` (tags).
+const GIVES_FRAME_WORK: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b']' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'<' as usize] = true;
+    table
+};
+
+/// A byte that is no candidate, in [`CANDIDATE_KIND`].
+const NO_CANDIDATE: u8 = 255;
+
+/// The list [`Candidates::of_markers`] files a byte under: `]` and `}` (0), `{` (1, a
+/// template's when another follows, else 4: none), `<` (2), `>` (3).
+const CANDIDATE_KIND: [u8; 256] = {
+    let mut table = [NO_CANDIDATE; 256];
+    table[b']' as usize] = 0;
+    table[b'}' as usize] = 0;
+    table[b'{' as usize] = 1;
+    table[b'<' as usize] = 2;
+    table[b'>' as usize] = 3;
+    table
+};
+
 /// Bytes per candidate of one kind the candidate lists are first sized for.
 const CANDIDATES_EVERY: usize = 64;
 
@@ -157,20 +197,43 @@ pub(in crate::wikitext) struct Candidates {
 }
 
 impl Candidates {
-    /// Empty lists sized for a page of `len` bytes with a candidate of each kind every
-    /// [`CANDIDATES_EVERY`] bytes, so that they seldom grow as they fill.
-    fn for_page(len: usize) -> Self {
-        let each = len / CANDIDATES_EVERY;
+    /// The candidates among the lexer's markers (every candidate byte is one): one test
+    /// per marker, then each candidate filed by table, without a branch on its kind.
+    fn of_markers(lexed: &Lexed<'_>) -> Self {
+        let b = lexed.bytes();
+        let each = b.len() / CANDIDATES_EVERY;
+        let mut lists = [
+            Vec::with_capacity(2 * each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each),
+            Vec::with_capacity(each / 4),
+        ];
+        for i in lexed.markers_from(0) {
+            let c = b.get(i).copied().unwrap_or(0);
+            let kind = CANDIDATE_KIND[usize::from(c)];
+            if kind == NO_CANDIDATE {
+                continue;
+            }
+            // A `{` is a template candidate only when another follows (else it goes to a
+            // list thrown away).
+            let lone_brace = (c == b'{') & (b.get(i + 1).copied() != Some(b'{'));
+            let kind = kind + 3 * u8::from(lone_brace);
+            if let Some(list) = lists.get_mut(usize::from(kind)) {
+                list.push(i as u32);
+            }
+        }
+        let [closers, opens, tags, closes, _] = lists;
         Self {
-            closers: Vec::with_capacity(2 * each),
-            opens: Vec::with_capacity(each),
-            tags: Vec::with_capacity(each),
-            closes: Vec::with_capacity(each),
+            closers,
+            opens,
+            tags,
+            closes,
         }
     }
 
-    /// Files the byte at `i` of `b` under its kind, if it has one.
-    #[inline]
+    /// Files the byte at `i` of `b` under its kind, if it has one (the oracle's way).
+    #[cfg(any(test, feature = "oracle"))]
     pub(in crate::wikitext) fn file(&mut self, b: &[u8], i: usize) {
         match b.get(i) {
             Some(b']' | b'}') => self.closers.push(i as u32),
@@ -185,11 +248,7 @@ impl Candidates {
 impl<'c> Parser<'c> {
     /// The search of the lexed text: its candidates are among the lexer's markers.
     pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
-        let b = lexed.bytes();
-        let mut candidates = Candidates::for_page(b.len());
-        for i in lexed.markers_from(0) {
-            candidates.file(b, i);
-        }
+        let candidates = Candidates::of_markers(lexed);
         Self::with_candidates(Shadow::new(lexed.text()), candidates, work)
     }
 
@@ -320,9 +379,8 @@ impl<'c> Parser<'c> {
             && range.len() <= 256
         {
             self.work.charge(range.len() as u64 / 16);
-            if memchr::memchr3(b']', b'}', b'{', range).is_none()
-                && memchr::memchr(b'<', range).is_none()
-            {
+            // One pass by table (most are a few bytes long).
+            if !range.iter().any(|&c| GIVES_FRAME_WORK[usize::from(c)]) {
                 return;
             }
         }
@@ -574,8 +632,9 @@ impl<'c> Parser<'c> {
                 }
                 let name = i + 1 + usize::from(closing);
                 let is_candidate = !closing || b.get(i + 1) == Some(&b'/');
-                let tag_end = known_tag_name(b, name, end)
-                    .filter(|_| is_candidate)
+                let tag_end = is_candidate
+                    .then(|| known_tag_name(b, name, end))
+                    .flatten()
                     .and_then(|n| {
                         let after = b.get(n).copied().unwrap_or(0);
                         let spaced =
@@ -995,8 +1054,44 @@ pub(super) fn next_byte(b: &[u8], byte: u8, from: usize, end: usize) -> usize {
     find_byte(b, byte, from, end).unwrap_or(end)
 }
 
-/// The listed tag name at `i` (case-insensitive, followed by a non-word byte).
-fn tag_name_at(b: &[u8], i: usize, end: usize, names: &[&'static str]) -> Option<&'static str> {
+/// The longest extension tag name (`syntaxhighlight`).
+const LONGEST_EXTENSION: usize = 15;
+
+/// The extension tag name at `i` (case-insensitive, followed by a non-word byte or by
+/// `end`), and whether its content is parsed: the word there, lowercased, looked up in the
+/// lists (a listed name is the whole word, so one comparison of lengths rules out most).
+pub(super) fn extension_name_at(b: &[u8], i: usize, end: usize) -> Option<(&'static str, bool)> {
+    let run = b
+        .get(i..end.min(i + LONGEST_EXTENSION + 1).max(i))
+        .unwrap_or_default();
+    let len = run
+        .iter()
+        .position(|&c| !is_word_byte(c))
+        .unwrap_or(run.len());
+    if len == 0 || len > LONGEST_EXTENSION {
+        return None;
+    }
+    let mut lower = [0u8; LONGEST_EXTENSION];
+    for (l, c) in lower.iter_mut().zip(run) {
+        *l = c.to_ascii_lowercase();
+    }
+    let word = lower.get(..len)?;
+    let listed = |names: &[&'static str]| names.iter().copied().find(|n| n.as_bytes() == word);
+    match listed(&UNPARSABLE_TAGS) {
+        Some(name) => Some((name, false)),
+        None => listed(&PARSABLE_TAGS).map(|name| (name, true)),
+    }
+}
+
+/// The listed tag name at `i` (case-insensitive, followed by a non-word byte): the
+/// lists read name by name, as [`extension_name_at`] must find them.
+#[cfg(test)]
+pub(super) fn tag_name_at(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    names: &[&'static str],
+) -> Option<&'static str> {
     names.iter().copied().find(|n| {
         let e = i + n.len();
         e <= end
@@ -1091,10 +1186,7 @@ pub(super) fn match_extension_at(
             .map_or(end, |p| i + 4 + p + 3);
         return Some(ExtMatch::Comment(close));
     }
-    let (name, parsable) = match tag_name_at(b, i + 1, end, &UNPARSABLE_TAGS) {
-        Some(n) => (n, false),
-        None => (tag_name_at(b, i + 1, end, &PARSABLE_TAGS)?, true),
-    };
+    let (name, parsable) = extension_name_at(b, i + 1, end)?;
     let gt = find_byte(b, b'>', i + 1 + name.len(), end)?;
     if at(gt - 1) == b'/' {
         return Some(if parsable {

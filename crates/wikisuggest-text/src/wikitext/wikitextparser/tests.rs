@@ -141,6 +141,43 @@ fn html_tag_names_are_the_list() {
     assert!(!parse::is_html_tag(b"") && !parse::is_html_tag(b"ref"));
 }
 
+/// The extension tag names looked up by word are the ones the lists give name by name,
+/// whatever their case, whatever follows and wherever the range ends.
+#[test]
+fn extension_names_are_the_lists() {
+    use super::{PARSABLE_TAGS, UNPARSABLE_TAGS};
+    let by_lists = |b: &[u8], i: usize, end: usize| {
+        parse::tag_name_at(b, i, end, &UNPARSABLE_TAGS)
+            .map(|n| (n, false))
+            .or_else(|| parse::tag_name_at(b, i, end, &PARSABLE_TAGS).map(|n| (n, true)))
+    };
+    let mut found = 0;
+    for name in UNPARSABLE_TAGS.iter().chain(&PARSABLE_TAGS) {
+        let words = [
+            name.to_string(),
+            name.to_uppercase(),
+            format!("{name}x"),
+            format!("{name}_"),
+            format!("{name}9"),
+            format!("x{name}"),
+            name[..name.len() - 1].to_string(),
+            format!("{name}é"),
+        ];
+        for word in words {
+            for after in ["", " ", ">", "/>", "x", "\n"] {
+                let page = format!("<{word}{after}");
+                let b = page.as_bytes();
+                for end in 0..=b.len() {
+                    let got = parse::extension_name_at(b, 1, end);
+                    assert_eq!(got, by_lists(b, 1, end), "{page:?} up to {end}");
+                    found += usize::from(got.is_some());
+                }
+            }
+        }
+    }
+    assert!(found > 32 * 8);
+}
+
 /// Every article of the committed fixtures, and of the full set when
 /// `WIKISUGGEST_TEXT_FIXTURES` names it, gives the reference port's links.
 #[test]
