@@ -101,9 +101,8 @@ fn transcoded(text: &Bound<'_, PyString>, units: usize) -> Result<PageSource, Tr
         // SAFETY: `text` is a live `str` (the caller holds the interpreter); `widened` has
         // room for `units` code points, which is the string's length, so CPython writes
         // within it (it refuses a buffer that is too short) and no NUL after it.
-        let copied = unsafe {
-            ffi::PyUnicode_AsUCS4(text.as_ptr(), widened.as_mut_ptr(), capacity, 0)
-        };
+        let copied =
+            unsafe { ffi::PyUnicode_AsUCS4(text.as_ptr(), widened.as_mut_ptr(), capacity, 0) };
         let result = if copied.is_null() {
             Err(Transcoding::Python(PyErr::fetch(text.py())))
         } else {
