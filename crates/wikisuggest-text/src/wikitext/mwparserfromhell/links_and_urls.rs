@@ -238,15 +238,14 @@ impl MwparserfromhellTokenizer<'_> {
             return false;
         }
         while let Some(&c) = self.text.get(i) {
-            match uri_char_class(c) {
-                UriChar::Plain => end = i + 1,
-                UriChar::Punctuation => {
-                    if brackets {
-                        end = i + 1;
-                    }
-                }
-                UriChar::Special => break,
+            let class = uri_char_class(c);
+            if class == UriChar::Special {
+                break;
             }
+            // Classified by table and tested as conditions: a `match` on the character
+            // compiles to an indirect jump, mispredicted wherever the class changes.
+            let emitted = class == UriChar::Plain || brackets;
+            end = if emitted { i + 1 } else { end };
             i += 1;
         }
         if end == start {
@@ -369,14 +368,28 @@ enum UriChar {
 }
 
 /// Bytes from 0x80 up (of characters that are all plain) are plain.
+#[inline]
 fn uri_char_class(c: u8) -> UriChar {
-    match c {
-        b'&' | b'<' | b'{' | b'}' | b'[' | b']' | b'>' | b'"' | b'\'' | b' ' | b'|' | b'='
-        | b'\0' | b'\n' | b'(' | b')' => UriChar::Special,
-        b',' | b';' | b'\\' | b'.' | b':' | b'!' | b'?' => UriChar::Punctuation,
-        _ => UriChar::Plain,
-    }
+    URI_CHAR_CLASSES[usize::from(c)]
 }
+
+/// [`uri_char_class`] by table.
+const URI_CHAR_CLASSES: [UriChar; 256] = {
+    let mut classes = [UriChar::Plain; 256];
+    let special = b"&<{}[]>\"' |=\0\n()";
+    let mut i = 0;
+    while i < special.len() {
+        classes[special[i] as usize] = UriChar::Special;
+        i += 1;
+    }
+    let punctuation = b",;\\.:!?";
+    let mut i = 0;
+    while i < punctuation.len() {
+        classes[punctuation[i] as usize] = UriChar::Punctuation;
+        i += 1;
+    }
+    classes
+};
 
 /// Trailing punctuation held back from a free external link.
 #[derive(Debug, Default)]
