@@ -6,8 +6,10 @@
 //! only ever be text: a port steps from one marker to the next with a bit scan instead of
 //! reading each byte. The second bit set marks UTF-8 continuation bytes, so that a stretch's
 //! length in code points (the unit of every offset the ports report) is a population count.
+//! The third marks the few markers the wikitextparser port's search starts from
+//! ([`CANDIDATE_BYTES`]), so that it files them without looking at the others.
 //!
-//! Both bit sets are found 32 bytes at a time (AVX2, where the processor has it) or 8 bytes
+//! The bit sets are found 32 bytes at a time (AVX2, where the processor has it) or 8 bytes
 //! at a time otherwise; the two ways are tested against each other.
 
 use std::borrow::Cow;
@@ -16,16 +18,26 @@ use std::ops::Range;
 /// Bytes that may start or end markup (NUL ends the text and is never lexed).
 pub(crate) const MARKER_BYTES: &[u8; 18] = b"{}[]<>|=&'#*;:/-!\n";
 
-/// [`MARKER_BYTES`] by table.
-const IS_MARKER: [bool; 256] = {
+/// The markers the wikitextparser port's search starts from: where a link, parameter or
+/// template may close or a template open, and where a tag may open or close.
+pub(crate) const CANDIDATE_BYTES: &[u8; 5] = b"]}{<>";
+
+/// `bytes` by table.
+const fn byte_table(bytes: &[u8]) -> [bool; 256] {
     let mut table = [false; 256];
     let mut i = 0;
-    while i < MARKER_BYTES.len() {
-        table[MARKER_BYTES[i] as usize] = true;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
         i += 1;
     }
     table
-};
+}
+
+/// [`MARKER_BYTES`] by table.
+const IS_MARKER: [bool; 256] = byte_table(MARKER_BYTES);
+
+/// [`CANDIDATE_BYTES`] by table.
+const IS_CANDIDATE: [bool; 256] = byte_table(CANDIDATE_BYTES);
 
 /// Whether `b` is one of [`MARKER_BYTES`].
 #[inline]
@@ -34,12 +46,13 @@ pub(crate) fn is_marker_byte(b: u8) -> bool {
 }
 
 /// The bytes of a page up to its first NUL (where both ports' reading ends), with their
-/// markers and continuation bytes as bit sets (bit `i % 64` of word `i / 64` for byte `i`).
+/// markers, continuation bytes and candidates as bit sets (bit `i % 64` of word `i / 64` for byte `i`).
 #[derive(Debug, Clone)]
 pub(crate) struct Lexed<'a> {
     text: &'a str,
     markers: Cow<'a, [u64]>,
     continuations: Cow<'a, [u64]>,
+    candidates: Cow<'a, [u64]>,
     /// No continuation byte at all: every byte is a code point.
     ascii: bool,
 }
@@ -54,12 +67,17 @@ impl<'a> Lexed<'a> {
 
     /// Lexes all of `text`, NULs included.
     pub(crate) fn whole(text: &'a str) -> Self {
-        let (markers, continuations) = bit_sets(text.as_bytes());
+        let BitSets {
+            markers,
+            continuations,
+            candidates,
+        } = bit_sets(text.as_bytes());
         let ascii = continuations.iter().all(|&w| w == 0);
         Self {
             text,
             markers: Cow::Owned(markers),
             continuations: Cow::Owned(continuations),
+            candidates: Cow::Owned(candidates),
             ascii,
         }
     }
@@ -69,6 +87,7 @@ impl<'a> Lexed<'a> {
         LexedBits {
             markers: self.markers.into_owned(),
             continuations: self.continuations.into_owned(),
+            candidates: self.candidates.into_owned(),
             ascii: self.ascii,
             len: self.text.len(),
         }
@@ -80,29 +99,14 @@ impl<'a> Lexed<'a> {
             text: page.get(..bits.len).unwrap_or(page),
             markers: Cow::Borrowed(&bits.markers),
             continuations: Cow::Borrowed(&bits.continuations),
+            candidates: Cow::Borrowed(&bits.candidates),
             ascii: bits.ascii,
         }
     }
 
-    /// The markers at or after `from`, in order.
-    pub(crate) fn markers_from(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
-        let len = self.text.len();
-        let mut w = from / 64;
-        let mut word = self
-            .markers
-            .get(w)
-            .map_or(0, |&first| first & (u64::MAX << (from % 64)));
-        std::iter::from_fn(move || {
-            loop {
-                if word != 0 {
-                    let at = w * 64 + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    return (at < len).then_some(at);
-                }
-                w += 1;
-                word = *self.markers.get(w)?;
-            }
-        })
+    /// The candidates ([`CANDIDATE_BYTES`]) at or after `from`, in order.
+    pub(crate) fn candidates_from(&self, from: usize) -> impl Iterator<Item = usize> + '_ {
+        set_from(&self.candidates, from, self.text.len())
     }
 
     /// The text lexed (the page up to its first NUL).
@@ -159,6 +163,7 @@ impl<'a> Lexed<'a> {
 pub(crate) struct LexedBits {
     markers: Vec<u64>,
     continuations: Vec<u64>,
+    candidates: Vec<u64>,
     ascii: bool,
     /// The length of the text lexed (the page up to its first NUL).
     len: usize,
@@ -174,6 +179,25 @@ pub(crate) fn utf8_width(lead: u8) -> usize {
         0xF0..=0xF7 => 4,
         _ => 1,
     }
+}
+
+/// The set bits at or after `from` (below `len`), in order.
+fn set_from(bits: &[u64], from: usize, len: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut w = from / 64;
+    let mut word = bits
+        .get(w)
+        .map_or(0, |&first| first & (u64::MAX << (from % 64)));
+    std::iter::from_fn(move || {
+        loop {
+            if word != 0 {
+                let at = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                return (at < len).then_some(at);
+            }
+            w += 1;
+            word = *bits.get(w)?;
+        }
+    })
 }
 
 /// The first set bit at or after `from` (below `len`), or `len`.
@@ -217,37 +241,68 @@ fn count_set(bits: &[u64], range: Range<usize>) -> usize {
     n as usize
 }
 
-/// The marker and continuation bit sets of `bytes`.
-fn bit_sets(bytes: &[u8]) -> (Vec<u64>, Vec<u64>) {
-    let words = bytes.len().div_ceil(64);
-    let mut markers = vec![0u64; words];
-    let mut continuations = vec![0u64; words];
+/// The three bit sets of a text (bit `i % 64` of word `i / 64` for byte `i`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BitSets {
+    markers: Vec<u64>,
+    continuations: Vec<u64>,
+    candidates: Vec<u64>,
+}
+
+impl BitSets {
+    /// All clear, for `len` bytes.
+    fn clear(len: usize) -> Self {
+        let words = len.div_ceil(64);
+        Self {
+            markers: vec![0; words],
+            continuations: vec![0; words],
+            candidates: vec![0; words],
+        }
+    }
+}
+
+/// The marker, continuation and candidate bit sets of `bytes`.
+fn bit_sets(bytes: &[u8]) -> BitSets {
+    let mut sets = BitSets::clear(bytes.len());
     #[cfg(target_arch = "x86_64")]
     {
         if avx2::available() {
             // SAFETY: the processor has AVX2 (checked just above).
-            unsafe { avx2::bit_sets(bytes, &mut markers, &mut continuations) };
-            return (markers, continuations);
+            unsafe { avx2::bit_sets(bytes, &mut sets) };
+            return sets;
         }
     }
-    portable_bit_sets(bytes, &mut markers, &mut continuations);
-    (markers, continuations)
+    portable_bit_sets(
+        bytes,
+        &mut sets.markers,
+        &mut sets.continuations,
+        &mut sets.candidates,
+    );
+    sets
 }
 
-/// [`bit_sets`] eight bytes at a time, for any processor.
-fn portable_bit_sets(bytes: &[u8], markers: &mut [u64], continuations: &mut [u64]) {
-    for ((chunk, m), c) in bytes
+/// [`bit_sets`] eight bytes at a time, for any processor (into the words from the first).
+fn portable_bit_sets(
+    bytes: &[u8],
+    markers: &mut [u64],
+    continuations: &mut [u64],
+    candidates: &mut [u64],
+) {
+    for (((chunk, m), c), k) in bytes
         .chunks(64)
         .zip(markers.iter_mut())
         .zip(continuations.iter_mut())
+        .zip(candidates.iter_mut())
     {
-        let (mut mw, mut cw) = (0u64, 0u64);
+        let (mut mw, mut cw, mut kw) = (0u64, 0u64, 0u64);
         for (i, &b) in chunk.iter().enumerate() {
             mw |= u64::from(is_marker_byte(b)) << i;
             cw |= u64::from(b & 0xC0 == 0x80) << i;
+            kw |= u64::from(IS_CANDIDATE[usize::from(b)]) << i;
         }
         *m = mw;
         *c = cw;
+        *k = kw;
     }
 }
 
@@ -255,12 +310,14 @@ fn portable_bit_sets(bytes: &[u8], markers: &mut [u64], continuations: &mut [u64
 mod avx2 {
     //! The bit sets 32 bytes at a time: a byte is a marker when the bit its high nibble
     //! selects is set in its low nibble's entry (each high nibble that holds markers has a
-    //! bit of its own; bytes from 0x80 up select none).
+    //! bit of its own; bytes from 0x80 up select none). Candidates are found the same way,
+    //! with low nibble entries of their own (every candidate is a marker, so its high nibble
+    //! has a bit).
 
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
-    use super::MARKER_BYTES;
+    use super::{BitSets, CANDIDATE_BYTES, MARKER_BYTES};
 
     /// Whether the processor has AVX2 (looked up once).
     pub(super) fn available() -> bool {
@@ -269,8 +326,9 @@ mod avx2 {
     }
 
     /// Per low nibble, the bits of the high nibbles that make a marker with it; per high
-    /// nibble, its bit.
-    const TABLES: ([u8; 16], [u8; 16]) = {
+    /// nibble, its bit; per low nibble, the bits of the high nibbles that make a candidate
+    /// with it.
+    const TABLES: ([u8; 16], [u8; 16], [u8; 16]) = {
         let mut low = [0u8; 16];
         let mut high = [0u8; 16];
         let mut next_bit = 0;
@@ -285,20 +343,28 @@ mod avx2 {
             low[(b & 15) as usize] |= high[h];
             i += 1;
         }
-        (low, high)
+        let mut candidate_low = [0u8; 16];
+        let mut i = 0;
+        while i < CANDIDATE_BYTES.len() {
+            let b = CANDIDATE_BYTES[i];
+            candidate_low[(b & 15) as usize] |= high[(b >> 4) as usize];
+            i += 1;
+        }
+        (low, high, candidate_low)
     };
 
     /// # Safety
     /// The processor must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn bit_sets(bytes: &[u8], markers: &mut [u64], continuations: &mut [u64]) {
-        let (low, high) = TABLES;
+    pub(super) unsafe fn bit_sets(bytes: &[u8], sets: &mut BitSets) {
+        let (low, high, candidate_low) = TABLES;
         // SAFETY (this block and the loop's): AVX2 is available (the caller's contract);
         // every load reads 32 bytes inside `bytes` (the chunks are exactly 32 long).
-        let (low, high, nibble, limit) = unsafe {
+        let (low, high, candidate_low, nibble, limit) = unsafe {
             (
                 _mm256_broadcastsi128_si256(_mm_loadu_si128(low.as_ptr().cast())),
                 _mm256_broadcastsi128_si256(_mm_loadu_si128(high.as_ptr().cast())),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(candidate_low.as_ptr().cast())),
                 _mm256_set1_epi8(0x0F),
                 _mm256_set1_epi8(-64),
             )
@@ -306,38 +372,52 @@ mod avx2 {
         let mut chunks = bytes.chunks_exact(64);
         let mut w = 0;
         for chunk in chunks.by_ref() {
-            let (mut m, mut c) = (0u64, 0u64);
+            let (mut m, mut c, mut k) = (0u64, 0u64, 0u64);
             for half in 0..2 {
                 let Some(part) = chunk.get(half * 32..half * 32 + 32) else {
                     continue;
                 };
-                let (mbits, cbits) = unsafe {
+                let (mbits, cbits, kbits) = unsafe {
                     let v = _mm256_loadu_si256(part.as_ptr().cast());
-                    let lo = _mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble));
+                    let low_nibbles = _mm256_and_si256(v, nibble);
+                    let lo = _mm256_shuffle_epi8(low, low_nibbles);
                     let hi = _mm256_shuffle_epi8(
                         high,
                         _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble),
                     );
                     // `shuffle` gives 0 for bytes from 0x80 up, which select no bit.
+                    let zero = _mm256_setzero_si256();
                     let hit = _mm256_and_si256(lo, hi);
-                    let none = _mm256_cmpeq_epi8(hit, _mm256_setzero_si256());
-                    let m = !(_mm256_movemask_epi8(none) as u32);
+                    let m = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, zero)) as u32);
+                    let candidate =
+                        _mm256_and_si256(_mm256_shuffle_epi8(candidate_low, low_nibbles), hi);
+                    let k = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(candidate, zero)) as u32);
                     // Continuation bytes, 0x80..=0xBF, are below -64 as signed bytes.
                     let c = _mm256_movemask_epi8(_mm256_cmpgt_epi8(limit, v)) as u32;
-                    (m, c)
+                    (m, c, k)
                 };
                 m |= u64::from(mbits) << (half * 32);
                 c |= u64::from(cbits) << (half * 32);
+                k |= u64::from(kbits) << (half * 32);
             }
-            if let (Some(mw), Some(cw)) = (markers.get_mut(w), continuations.get_mut(w)) {
+            if let (Some(mw), Some(cw), Some(kw)) = (
+                sets.markers.get_mut(w),
+                sets.continuations.get_mut(w),
+                sets.candidates.get_mut(w),
+            ) {
                 *mw = m;
                 *cw = c;
+                *kw = k;
             }
             w += 1;
         }
         let rest = chunks.remainder();
-        if let (Some(mw), Some(cw)) = (markers.get_mut(w..), continuations.get_mut(w..)) {
-            super::portable_bit_sets(rest, mw, cw);
+        if let (Some(mw), Some(cw), Some(kw)) = (
+            sets.markers.get_mut(w..),
+            sets.continuations.get_mut(w..),
+            sets.candidates.get_mut(w..),
+        ) {
+            super::portable_bit_sets(rest, mw, cw, kw);
         }
     }
 }
@@ -346,11 +426,14 @@ mod avx2 {
 mod tests {
     use super::*;
 
-    fn by_bytes(text: &str) -> (Vec<usize>, Vec<usize>) {
+    fn by_bytes(text: &str) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
         let b = text.as_bytes();
         let markers = (0..b.len()).filter(|&i| is_marker_byte(b[i])).collect();
         let conts = (0..b.len()).filter(|&i| b[i] & 0xC0 == 0x80).collect();
-        (markers, conts)
+        let candidates = (0..b.len())
+            .filter(|&i| CANDIDATE_BYTES.contains(&b[i]))
+            .collect();
+        (markers, conts, candidates)
     }
 
     fn bits_to_positions(bits: &[u64], len: usize) -> Vec<usize> {
@@ -366,27 +449,51 @@ mod tests {
         let unit = "a{b}c[d]e<f>g|h=i&j'k#l*m;n:o/p-q!r\nsé日😀\u{80}\u{7f}~ ";
         for len in 0..300 {
             let text: String = unit.chars().cycle().skip(len % 7).take(len).collect();
-            let (markers, conts) = by_bytes(&text);
+            let (markers, conts, candidates) = by_bytes(&text);
             let b = text.as_bytes();
-            let (m, c) = bit_sets(b);
-            assert_eq!(bits_to_positions(&m, b.len()), markers, "{text:?}");
-            assert_eq!(bits_to_positions(&c, b.len()), conts, "{text:?}");
-            let words = b.len().div_ceil(64);
-            let (mut pm, mut pc) = (vec![0; words], vec![0; words]);
-            portable_bit_sets(b, &mut pm, &mut pc);
-            assert_eq!((pm, pc), (m, c));
+            let sets = bit_sets(b);
+            assert_eq!(
+                bits_to_positions(&sets.markers, b.len()),
+                markers,
+                "{text:?}"
+            );
+            assert_eq!(
+                bits_to_positions(&sets.continuations, b.len()),
+                conts,
+                "{text:?}"
+            );
+            assert_eq!(
+                bits_to_positions(&sets.candidates, b.len()),
+                candidates,
+                "{text:?}"
+            );
+            let mut portable = BitSets::clear(b.len());
+            portable_bit_sets(
+                b,
+                &mut portable.markers,
+                &mut portable.continuations,
+                &mut portable.candidates,
+            );
+            assert_eq!(portable, sets);
         }
         for b in 0..=255u8 {
-            let bytes = [b; 64];
-            let (m, _) = bit_sets(&bytes);
-            assert_eq!(m[0] != 0, is_marker_byte(b), "{b:#x}");
+            let sets = bit_sets(&[b; 64]);
+            assert_eq!(sets.markers[0] != 0, is_marker_byte(b), "{b:#x}");
+            assert_eq!(
+                sets.candidates[0] != 0,
+                CANDIDATE_BYTES.contains(&b),
+                "{b:#x}"
+            );
         }
     }
 
     #[test]
     fn markers_and_code_points() {
         let text = "ab{{é}}日\0[[x]]";
-        assert_eq!(Lexed::new(&"x{".repeat(100)).markers_from(64).count(), 68);
+        assert_eq!(
+            Lexed::new(&"x{".repeat(100)).candidates_from(64).count(),
+            68
+        );
         let lexed = Lexed::new(text);
         assert_eq!(lexed.text(), "ab{{é}}日");
         assert_eq!(lexed.next_marker(0), 2);
@@ -397,12 +504,15 @@ mod tests {
         let mut offsets = [0, 4, 6, 8, 11];
         lexed.to_code_points(&mut offsets);
         assert_eq!(offsets, [0, 4, 5, 7, 8]);
-        let markers: Vec<usize> = lexed.markers_from(3).collect();
-        assert_eq!(markers, [3, 6, 7]);
+        let candidates: Vec<usize> = lexed.candidates_from(3).collect();
+        assert_eq!(candidates, [3, 6, 7]);
+        let lexed_tags = Lexed::new("a|b<c>d]e=f}");
+        let candidates: Vec<usize> = lexed_tags.candidates_from(0).collect();
+        assert_eq!(candidates, [3, 5, 7, 11]);
         let kept = lexed.clone().into_bits();
         let again = Lexed::with_text(text, &kept);
         assert_eq!(again.text(), lexed.text());
-        assert_eq!(again.markers_from(0).count(), 4);
+        assert_eq!(again.candidates_from(0).count(), 4);
         let long = "é".repeat(100) + "{";
         let lexed = Lexed::new(&long);
         assert_eq!(lexed.next_marker(0), 200);

@@ -171,7 +171,7 @@ const GIVES_FRAME_WORK: [bool; 256] = {
 /// A byte that is no candidate, in [`CANDIDATE_KIND`].
 const NO_CANDIDATE: u8 = 255;
 
-/// The list [`Candidates::of_markers`] files a byte under: `]` and `}` (0), `{` (1, a
+/// The list [`Candidates::of_lexed`] files a byte under: `]` and `}` (0), `{` (1, a
 /// template's when another follows, else 4: none), `<` (2), `>` (3).
 const CANDIDATE_KIND: [u8; 256] = {
     let mut table = [NO_CANDIDATE; 256];
@@ -197,9 +197,8 @@ pub(in crate::wikitext) struct Candidates {
 }
 
 impl Candidates {
-    /// The candidates among the lexer's markers (every candidate byte is one): one test
-    /// per marker, then each candidate filed by table, without a branch on its kind.
-    fn of_markers(lexed: &Lexed<'_>) -> Self {
+    /// The lexer's candidates, each filed by table, without a branch on its kind.
+    fn of_lexed(lexed: &Lexed<'_>) -> Self {
         let b = lexed.bytes();
         let each = b.len() / CANDIDATES_EVERY;
         let mut lists = [
@@ -209,12 +208,10 @@ impl Candidates {
             Vec::with_capacity(each),
             Vec::with_capacity(each / 4),
         ];
-        for i in lexed.markers_from(0) {
+        for i in lexed.candidates_from(0) {
             let c = b.get(i).copied().unwrap_or(0);
+            // Every candidate has a kind (a byte without one would go to no list).
             let kind = CANDIDATE_KIND[usize::from(c)];
-            if kind == NO_CANDIDATE {
-                continue;
-            }
             // A `{` is a template candidate only when another follows (else it goes to a
             // list thrown away).
             let lone_brace = (c == b'{') & (b.get(i + 1).copied() != Some(b'{'));
@@ -246,9 +243,9 @@ impl Candidates {
 }
 
 impl<'c> Parser<'c> {
-    /// The search of the lexed text: its candidates are among the lexer's markers.
+    /// The search of the lexed text, from the lexer's candidates.
     pub(super) fn new(lexed: &Lexed<'_>, work: Work<'c>) -> Self {
-        let candidates = Candidates::of_markers(lexed);
+        let candidates = Candidates::of_lexed(lexed);
         Self::with_candidates(Shadow::new(lexed.text()), candidates, work)
     }
 
