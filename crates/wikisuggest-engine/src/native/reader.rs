@@ -853,7 +853,12 @@ impl NativeImage {
                     found(r, level, None);
                     continue;
                 }
-                hasher.write(bytes.get(hashed..end).unwrap_or_default());
+                let piece = bytes.get(hashed..end).unwrap_or_default();
+                // Most pieces (a space and a word) fit in the eight bytes from `hashed`.
+                match bytes.get(hashed..).and_then(<[u8]>::first_chunk::<8>) {
+                    Some(&window) if piece.len() <= 8 => hasher.write_window(window, piece.len()),
+                    _ => hasher.write(piece),
+                }
                 hashed = end;
                 let h = hasher.finish();
                 let hit = match tags.look_up(hash::tag(h)) {
