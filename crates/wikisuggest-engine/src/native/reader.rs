@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use super::filter::{MAX_FILTERED_SLOT_BYTES, TagFilter};
+use super::filter::{MAX_FILTERED_SLOT_BYTES, TagFilter, TagTable, Tagged};
 use super::guard::GuardedMap;
 use super::{
     ALIGN, DIGEST_AT, ENTRY_LEN, HEADER_LEN, MAGIC, Meta, NO_PAGE, NONE_U32, Section, VERSION, hash,
@@ -236,6 +236,36 @@ impl Keys<'_> {
 /// gram at a time ([`NativeImage::find_anchor_rows`]): it fits in the caches.
 const STRAIGHT_INDEX_BYTES: usize = 4 << 20;
 
+/// What is known of an anchor index's tags without reading its slots.
+#[derive(Debug)]
+enum TagSummary {
+    /// Every tag, for an index probed one gram at a time.
+    Table(TagTable),
+    /// Which classes of tags occur, for a larger index.
+    Filter(TagFilter),
+    /// Nothing: the index is too large for either.
+    None,
+}
+
+impl TagSummary {
+    fn filter(&self) -> Option<&TagFilter> {
+        match self {
+            TagSummary::Filter(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// What the summary tells of `tag`.
+    #[inline(always)]
+    fn look_up(&self, tag: u32) -> Tagged {
+        match self {
+            TagSummary::Table(t) => t.look_up(tag),
+            TagSummary::Filter(f) if !f.may_hold(tag) => Tagged::Absent,
+            _ => Tagged::Unknown,
+        }
+    }
+}
+
 /// A validated native image. All accessors are bounds-checked.
 pub(crate) struct NativeImage {
     storage: Storage,
@@ -250,8 +280,8 @@ pub(crate) struct NativeImage {
     body_start: usize,
     /// Longest displacement in the title and anchor hash indexes.
     probe_bounds: [u32; 2],
-    /// The anchor index's tag filter, made at the first look-up (`None`: too large).
-    anchor_filter: OnceLock<Option<TagFilter>>,
+    /// The anchor index's tag summary, made at the first look-up.
+    anchor_tags: OnceLock<TagSummary>,
 }
 
 impl std::fmt::Debug for NativeImage {
@@ -500,18 +530,37 @@ impl NativeImage {
             dim,
             body_start,
             probe_bounds,
-            anchor_filter: OnceLock::new(),
+            anchor_tags: OnceLock::new(),
         })
     }
 
-    /// The tag filter of the anchor index, when it is small enough to have one.
-    fn anchor_filter(&self) -> Option<&TagFilter> {
-        self.anchor_filter
-            .get_or_init(|| {
-                let slots = self.section(Section::AnchorHash);
-                (slots.len() <= MAX_FILTERED_SLOT_BYTES).then(|| TagFilter::of_slots(slots))
-            })
-            .as_ref()
+    /// The tag summary of the anchor index: an exact table when the index is probed one
+    /// gram at a time ([`STRAIGHT_INDEX_BYTES`]), a filter when it is not too large.
+    fn anchor_tags(&self) -> &TagSummary {
+        self.anchor_tags.get_or_init(|| {
+            let keys = self.anchor_keys();
+            let straight =
+                keys.slots.len() + keys.offsets.len() + keys.bytes.len() <= STRAIGHT_INDEX_BYTES;
+            let n_keys = self
+                .n_anchors
+                .saturating_add(usize::try_from(self.meta.anchor_prefixes).unwrap_or(usize::MAX));
+            if straight && let Some(table) = TagTable::of_slots(keys.slots, n_keys) {
+                TagSummary::Table(table)
+            } else if keys.slots.len() <= MAX_FILTERED_SLOT_BYTES {
+                TagSummary::Filter(TagFilter::of_slots(keys.slots))
+            } else {
+                TagSummary::None
+            }
+        })
+    }
+
+    /// The anchor index over the anchor strings.
+    fn anchor_keys(&self) -> Keys<'_> {
+        self.keys(
+            Section::AnchorHash,
+            Section::AnchorOffsets,
+            Section::AnchorBytes,
+        )
     }
 
     fn section(&self, s: Section) -> &[u8] {
@@ -686,16 +735,13 @@ impl NativeImage {
         rows: &[R],
         mut found: impl FnMut(usize, usize, Option<u32>),
     ) -> Result<()> {
-        let keys = self.keys(
-            Section::AnchorHash,
-            Section::AnchorOffsets,
-            Section::AnchorBytes,
-        );
+        let keys = self.anchor_keys();
         let bytes = text.as_bytes();
-        let filter = self.anchor_filter();
+        let tags = self.anchor_tags();
         if keys.slots.len() + keys.offsets.len() + keys.bytes.len() <= STRAIGHT_INDEX_BYTES {
-            return Self::find_anchor_rows_straight(&keys, filter, text, rows, found);
+            return Self::find_anchor_rows_straight(&keys, tags, text, rows, found);
         }
+        let filter = tags.filter();
         // Sized once: a filtered collect would grow it step by step, copying every entry.
         let mut work: Vec<Pending> = Vec::with_capacity(rows.len());
         work.extend(
@@ -787,7 +833,7 @@ impl NativeImage {
     /// have no misses to overlap and only cost their own bookkeeping. The same answers.
     fn find_anchor_rows_straight<R: PrefixRow>(
         keys: &Keys<'_>,
-        filter: Option<&TagFilter>,
+        tags: &TagSummary,
         text: &str,
         rows: &[R],
         mut found: impl FnMut(usize, usize, Option<u32>),
@@ -807,37 +853,40 @@ impl NativeImage {
                     found(r, level, None);
                     continue;
                 }
-                hasher.write(bytes.get(hashed..end).unwrap_or_default());
+                let piece = bytes.get(hashed..end).unwrap_or_default();
+                // Most pieces (a space and a word) fit in the eight bytes from `hashed`.
+                match bytes.get(hashed..).and_then(<[u8]>::first_chunk::<8>) {
+                    Some(&window) if piece.len() <= 8 => hasher.write_window(window, piece.len()),
+                    _ => hasher.write(piece),
+                }
                 hashed = end;
                 let h = hasher.finish();
-                if filter.is_some_and(|f| !f.may_hold(hash::tag(h))) {
-                    // No slot holds its tag: no anchor and no word prefix.
-                    found(r, level, None);
-                    if bytes.get(end) == Some(&b' ') {
-                        break;
-                    }
-                    continue;
-                }
-                let mut p = Pending {
-                    row: r,
-                    hasher,
-                    hashed,
-                    end,
-                    asked: true,
-                    more: false,
-                    h,
-                    slot: keys.start(h),
-                    left: keys.probes,
-                    found: Found::default(),
-                    key: None,
-                };
-                keys.scan(&mut p);
-                let hit = match p.key {
-                    None => p.found,
-                    Some(_) => {
+                let hit = match tags.look_up(hash::tag(h)) {
+                    Tagged::Absent => Found::default(),
+                    // The one key with this tag, if any, is this gram's only candidate: a
+                    // well-formed index holds a key with the gram's bytes in the gram's chain.
+                    Tagged::Once {
+                        index: Some(i),
+                        prefix,
+                    } => {
                         let key = bytes.get(row.start()..end).unwrap_or_default();
-                        keys.probe(key, &mut p)?
+                        if keys.key(i)? == key {
+                            Found {
+                                index: Some(i),
+                                prefix,
+                            }
+                        } else {
+                            Found::default()
+                        }
                     }
+                    Tagged::Once {
+                        index: None,
+                        prefix,
+                    } => Found {
+                        index: None,
+                        prefix,
+                    },
+                    Tagged::Unknown => Self::probe_gram(keys, bytes, row.start(), end, h)?,
                 };
                 found(r, level, hit.index);
                 // No anchor continues this gram with a space: no longer one is an anchor.
@@ -847,6 +896,29 @@ impl NativeImage {
             }
         }
         Ok(())
+    }
+
+    /// The look-up of `bytes[start..end]`, hash `h`, along the slots.
+    fn probe_gram(
+        keys: &Keys<'_>,
+        bytes: &[u8],
+        start: usize,
+        end: usize,
+        h: u64,
+    ) -> Result<Found> {
+        let mut p = Pending {
+            end,
+            asked: true,
+            h,
+            slot: keys.start(h),
+            left: keys.probes,
+            ..Pending::default()
+        };
+        keys.scan(&mut p);
+        match p.key {
+            None => Ok(p.found),
+            Some(_) => keys.probe(bytes.get(start..end).unwrap_or_default(), &mut p),
+        }
     }
 
     /// Title `i` as text.
