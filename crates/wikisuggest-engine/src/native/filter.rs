@@ -90,10 +90,17 @@ pub(crate) enum Tagged {
 /// predict). Built from the slots when the file is first probed; the format is unchanged.
 #[derive(Debug)]
 pub(crate) struct TagTable {
-    tags: Vec<[u32; LANES]>,
-    values: Vec<[u32; LANES]>,
+    buckets: Vec<Bucket>,
     /// Buckets that had more tags than lanes: a tag absent from them is [`Tagged::Unknown`].
     overflowed: Vec<bool>,
+}
+
+/// One bucket's tags and what their slots say, in one cache line: a look-up reads one line.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Bucket {
+    tags: [u32; LANES],
+    values: [u32; LANES],
 }
 
 impl TagTable {
@@ -105,9 +112,12 @@ impl TagTable {
         }
         // About three keys per bucket of eight lanes: one in a few hundred overflows.
         let n = keys.div_ceil(3).max(1);
+        let empty = Bucket {
+            tags: [NO_TAG; LANES],
+            values: [0; LANES],
+        };
         let mut table = Self {
-            tags: vec![[NO_TAG; LANES]; n],
-            values: vec![[0; LANES]; n],
+            buckets: vec![empty; n],
             overflowed: vec![false; n],
         };
         for entry in slots.as_chunks::<8>().0 {
@@ -118,7 +128,7 @@ impl TagTable {
                 return None;
             }
             let b = table.bucket(slot.tag);
-            let (tags, values) = (&mut table.tags[b], &mut table.values[b]);
+            let Bucket { tags, values } = &mut table.buckets[b];
             if let Some(lane) = tags.iter().position(|&t| t == slot.tag) {
                 values[lane] = LANE_SHARED;
             } else if let Some(lane) = tags.iter().position(|&t| t == NO_TAG) {
@@ -138,14 +148,14 @@ impl TagTable {
 
     #[inline]
     fn bucket(&self, tag: u32) -> usize {
-        ((u64::from(tag) * self.tags.len() as u64) >> 31) as usize
+        ((u64::from(tag) * self.buckets.len() as u64) >> 31) as usize
     }
 
     /// What the index holds under `tag`.
     #[inline(always)]
     pub(crate) fn look_up(&self, tag: u32) -> Tagged {
         let b = self.bucket(tag);
-        let (Some(tags), Some(values)) = (self.tags.get(b), self.values.get(b)) else {
+        let Some(Bucket { tags, values }) = self.buckets.get(b) else {
             return Tagged::Unknown;
         };
         // One comparison per lane, folded without a branch (into one vector compare).

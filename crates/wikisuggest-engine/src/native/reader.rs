@@ -116,6 +116,7 @@ struct Pending {
 }
 
 /// String `i` of the table with offsets column `offsets` over `bytes`.
+#[inline]
 fn string_at<'a>(offsets: &[u8], bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
     let (a, b) = (le_u64(offsets, i * 8)?, le_u64(offsets, i * 8 + 8)?);
     bytes.get(a as usize..b as usize).filter(|_| a <= b)
@@ -157,6 +158,7 @@ impl Keys<'_> {
     }
 
     /// Key `i` of the string table.
+    #[inline]
     fn key(&self, i: u32) -> Result<&[u8]> {
         string_at(self.offsets, self.bytes, i as usize).ok_or_else(|| {
             let what = self.bytes_section;
@@ -293,11 +295,13 @@ impl std::fmt::Debug for NativeImage {
     }
 }
 
+#[inline]
 fn le_u32(b: &[u8], at: usize) -> Option<u32> {
     let s = b.get(at..at.checked_add(4)?)?;
     Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
+#[inline]
 fn le_u64(b: &[u8], at: usize) -> Option<u64> {
     let s = b.get(at..at.checked_add(8)?)?;
     let mut a = [0u8; 8];
@@ -372,6 +376,7 @@ impl NativeImage {
         Self::new(Storage::Owned(bytes), PathBuf::from("<memory>"))
     }
 
+    #[cold]
     fn corrupt(&self, reason: impl Into<String>) -> Error {
         Error::Corrupt {
             path: self.path.clone(),
@@ -563,6 +568,7 @@ impl NativeImage {
         )
     }
 
+    #[inline]
     fn section(&self, s: Section) -> &[u8] {
         // Ranges were checked against the buffer length when opening.
         self.storage
@@ -601,16 +607,19 @@ impl NativeImage {
         Ok(())
     }
 
+    #[inline]
     fn u64_at(&self, s: Section, i: usize) -> Result<u64> {
         le_u64(self.section(s), i.saturating_mul(8))
             .ok_or_else(|| self.corrupt(format!("{s:?} index {i} out of range")))
     }
 
+    #[inline]
     fn u32_at(&self, s: Section, i: usize) -> Result<u32> {
         le_u32(self.section(s), i.saturating_mul(4))
             .ok_or_else(|| self.corrupt(format!("{s:?} index {i} out of range")))
     }
 
+    #[inline]
     fn string(&self, offsets: Section, bytes: Section, i: usize) -> Result<&[u8]> {
         string_at(self.section(offsets), self.section(bytes), i)
             .ok_or_else(|| self.corrupt(format!("{bytes:?} string {i} out of range")))
