@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.builder_data import read_sql_gz, synthetic_dump
 from support.clients import USER_AGENT
 from support.dataset_mirror import Mirror, dataset_files
 from support.paths import PARITY
@@ -213,7 +214,6 @@ def test_bad_cache_folders_and_another_wiki_s_dump(mirror: Mirror, tmp_path: Pat
 def test_diff_reports_what_the_published_dataset_misses(mirror: Mirror, tmp_path: Path) -> None:
     pytest.importorskip("numpy")
     pytest.importorskip("xgboost")
-    from test_build import read_sql_gz, synthetic_dump
 
     dump = tmp_path / "current.xml"
     synthetic_dump(dump, articles=80)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.builder_data import synthetic_dump
 
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
@@ -121,8 +122,6 @@ def _enwiki_articles() -> list[tuple[int, int, str, str]]:
 def testwiki(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A second wiki's dataset, built by the package from a small synthetic dump."""
     pytest.importorskip("xgboost")
-    from test_build import synthetic_dump
-
     from wikisuggest.datasets.build import build
 
     root = tmp_path_factory.mktemp("testwiki")

@@ -57,11 +57,34 @@ fn dump_xml() -> String {
     xml
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+/// A fresh empty folder (`wikisuggest-build-<name>-<pid>` in the temporary folder), removed
+/// with everything in it when dropped, whether the test passes or panics.
+struct TempDir(PathBuf);
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("wikisuggest-build-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 fn build(dir: &Path) -> Scan {

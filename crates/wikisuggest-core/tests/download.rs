@@ -328,14 +328,56 @@ fn sha256_hex(data: &[u8]) -> String {
         .collect()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+/// A fresh empty folder (`wikisuggest-download-<name>-<pid>` in the temporary folder),
+/// removed with everything in it when dropped, whether the test passes or panics.
+struct TempDir(PathBuf);
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!(
         "wikisuggest-download-{name}-{}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
+}
+
+/// A file in a [`TempDir`] of its own, which goes with it.
+struct TempFile {
+    path: PathBuf,
+    _dir: TempDir,
+}
+
+impl AsRef<Path> for TempFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
 }
 
 async fn fetch(
@@ -354,15 +396,20 @@ async fn fetch(
 }
 
 /// Serves `data` by `plan` and downloads it with `d` as `data.sql.gz` in a fresh folder
-/// `name`, checked against its sha256: the server, the file's path and the outcome.
+/// `name`, checked against its sha256: the server, the file (which keeps its folder) and
+/// the outcome.
 async fn serve_and_fetch(
     data: &[u8],
     plan: Vec<Answer>,
     name: &str,
     d: &Downloader,
-) -> (Server, PathBuf, wikisuggest_core::Result<Downloaded>) {
+) -> (Server, TempFile, wikisuggest_core::Result<Downloaded>) {
     let server = serve(data.to_vec(), plan).await;
-    let dest = temp_dir(name).join("data.sql.gz");
+    let dir = temp_dir(name);
+    let dest = TempFile {
+        path: dir.join("data.sql.gz"),
+        _dir: dir,
+    };
     let done = fetch(d, &server, &dest, Some(sha256_hex(data))).await;
     (server, dest, done)
 }
@@ -633,7 +680,7 @@ async fn a_partial_left_by_an_earlier_run_is_resumed_by_the_next() {
     let progress = Mutex::new(Vec::new());
     let request = DownloadRequest {
         url: format!("{}data.sql.gz", server.url),
-        dest: dest.clone(),
+        dest: dest.to_path_buf(),
         checksum: Some(Checksum::parse("sha256", &sha256_hex(&data)).unwrap()),
         max_size: 1 << 30,
     };

@@ -245,3 +245,33 @@ fn work_files_are_held_to_the_space_reserved_for_them() {
         assert!(leftovers(&out).is_empty(), "{:?}", leftovers(&out));
     }
 }
+
+#[test]
+fn temporary_folders_are_removed_when_dropped_even_by_a_panic() {
+    let dir = temp_dir("dropped");
+    std::fs::create_dir_all(dir.join("a/b")).unwrap();
+    std::fs::write(dir.join("a/b/file"), b"x").unwrap();
+    let path = dir.to_path_buf();
+    drop(dir);
+    assert!(!path.exists(), "{path:?} is left");
+
+    // A file handed out with its folder keeps the folder until the file goes.
+    let dir = temp_dir("dropped-file");
+    let path = dir.to_path_buf();
+    std::fs::write(dir.join("f"), b"x").unwrap();
+    let file = dir.file(path.join("f"));
+    assert!(file.is_file());
+    drop(file);
+    assert!(!path.exists(), "{path:?} is left");
+
+    // A failing test unwinds through its folder.
+    let seen = Mutex::new(None);
+    let failed = std::panic::catch_unwind(|| {
+        let dir = parity_copy("panicking");
+        *seen.lock().unwrap() = Some(dir.to_path_buf());
+        panic!("a failing test");
+    });
+    assert!(failed.is_err());
+    let path = seen.into_inner().unwrap().unwrap();
+    assert!(!path.exists(), "{path:?} is left");
+}

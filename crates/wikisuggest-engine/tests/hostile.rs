@@ -13,16 +13,18 @@ use wikisuggest_engine::{
     Dataset, Engine, Error, LinkOptions, NativeOpenOptions, PickleError, RecommendOptions,
 };
 
-use common::{gunzip, gz, parity_copy, parity_dir, rewrite_checksum};
+use common::{TempFile, gunzip, gz, parity_copy, parity_dir, rewrite_checksum};
 
 /// Header layout (see `native/mod.rs`): 64-byte header, then 15 entries of 24 bytes.
 const HEADER_LEN: usize = 64;
 const ENTRY_LEN: usize = 24;
 const SECTIONS: usize = 15;
 
-fn parity_native(name: &str) -> std::path::PathBuf {
+/// The parity datasets converted to a native file in a temporary folder of its own.
+fn parity_native(name: &str) -> TempFile {
     let out = common::temp_dir(name);
-    wikisuggest_engine::convert(&parity_dir(), "enwiki", &out).unwrap()
+    let path = wikisuggest_engine::convert(&parity_dir(), "enwiki", &out).unwrap();
+    out.file(path)
 }
 
 fn first_candidate(ds: &Dataset, anchor: &str) -> Option<String> {
@@ -361,7 +363,7 @@ fn changing_a_mapped_file_in_place_is_a_typed_error() {
     let path = parity_native("live-change");
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["live_change_child", "--exact", "--ignored", "--nocapture"])
-        .env(CHILD_ENV, &path)
+        .env(CHILD_ENV, path.as_os_str())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -458,7 +460,7 @@ fn truncation_while_pages_run_is_a_typed_error_never_a_signal() {
             "--ignored",
             "--nocapture",
         ])
-        .env(TRUNCATION_ENV, &path)
+        .env(TRUNCATION_ENV, path.as_os_str())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

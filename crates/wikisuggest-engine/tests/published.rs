@@ -452,7 +452,7 @@ fn legacy_sqlite_files_read_like_the_dumps() {
     )
     .unwrap();
     let ds = Dataset::open(&dir, "enwiki").unwrap();
-    assert_eq!(ds.info().source, DatasetSource::Sqlite(dir.clone()));
+    assert_eq!(ds.info().source, DatasetSource::Sqlite(dir.to_path_buf()));
     assert!(ds.checksums().to_map().is_empty());
     let data = parity();
     for (anchor, cands) in data.tables.anchors.iter().step_by(7) {

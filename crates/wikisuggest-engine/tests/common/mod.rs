@@ -1,7 +1,9 @@
 //! Paths to the repository's test data, and small helpers shared by the test files.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
@@ -69,21 +71,85 @@ pub fn parity_articles() -> Vec<Article> {
         .collect()
 }
 
-/// A fresh empty temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "wikisuggest-engine-{}-{n}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh empty temporary folder for one test (`wikisuggest-engine-<pid>-<n>-<name>` in the
+/// system's temporary folder), removed with everything in it when dropped, whether the test
+/// passes or panics. It derefs to its path.
+pub struct TempDir {
+    path: PathBuf,
 }
 
-/// Copies the parity datasets into a fresh temporary directory.
-pub fn parity_copy(name: &str) -> PathBuf {
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "wikisuggest-engine-{}-{n}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self { path }
+    }
+
+    /// The file `path` inside this folder, which keeps the folder alive.
+    pub fn file(self, path: PathBuf) -> TempFile {
+        assert!(path.starts_with(&self.path), "{path:?} is outside {self:?}");
+        TempFile { path, _dir: self }
+    }
+}
+
+impl Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::fmt::Debug for TempDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.path.fmt(f)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A file in a [`TempDir`]: the folder goes when the file is dropped. It derefs to the
+/// file's path.
+pub struct TempFile {
+    path: PathBuf,
+    _dir: TempDir,
+}
+
+impl Deref for TempFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A fresh empty temporary folder for one test, removed when dropped.
+pub fn temp_dir(name: &str) -> TempDir {
+    TempDir::new(name)
+}
+
+/// Copies the parity datasets into a fresh temporary folder, removed when dropped.
+pub fn parity_copy(name: &str) -> TempDir {
     let dir = temp_dir(name);
     for entry in std::fs::read_dir(parity_dir()).unwrap() {
         let entry = entry.unwrap();
