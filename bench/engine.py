@@ -328,8 +328,8 @@ def main() -> int:
 
     settings = {"api": {}, "exhaustive": {"threshold": 0.0, "max_recommendations": 0}}
     # One-core runs are timed in this process's CPU time, immune to other processes competing
-    # for the cores (not this thread's: `recommend` runs each page on the extension's worker
-    # pool while the caller waits). Multi-core runs can only be timed by the wall clock.
+    # for the cores (not this thread's: `recommend` runs each page on a worker thread of the
+    # extension while the caller waits). Multi-core runs can only be timed by the wall clock.
     cpu, wall = time.process_time, time.perf_counter
     rows: list[tuple[str, Callable[[], object], Callable[[], float]]] = [
         ("mwparserfromhell.parse, 1 core", parse_all, cpu)

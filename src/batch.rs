@@ -145,7 +145,7 @@ impl NativeBatch {
         origin: Origin,
     ) -> PyResult<Self> {
         let rt = runtime()?;
-        Python::attach(crate::logging::refresh);
+        Python::attach(crate::logging::refresh)?;
         let requests = items.into_iter().map(|args| args.prepare(client)).collect();
         let stream = RequestStream::spawn(client.clone(), requests, A::KIND, raw, rt.handle());
         Ok(Self {

@@ -16,17 +16,42 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 
 use crate::errors::{IntoPyErr, wikisuggest_error};
-use crate::runtime::{InFlight, runtime, wait_for_task};
+use crate::runtime::{InFlight, Worker, runtime, wait_for_task};
 
 /// A finished call's value (or error), converted once the interpreter is held.
 pub type Deliver = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
 
 type Work = Pin<Box<dyn Future<Output = Deliver> + Send>>;
 
+/// CPU-bound work, run on a thread rather than polled.
+type Job = Box<dyn FnOnce() -> Deliver + Send>;
+
+/// What a call does when sent.
+enum Prepared {
+    /// I/O: polled on the shared runtime.
+    Future(Work),
+    /// CPU-bound: run on the caller's own worker thread (`send`) or the runtime's blocking
+    /// pool (`send_async`).
+    Job(Job),
+}
+
 /// A prepared operation, sent once: blocking (`send`) or awaited (`send_async`).
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeCall {
-    work: Mutex<Option<Work>>,
+    work: Mutex<Option<Prepared>>,
+}
+
+/// The conversion of a finished call's `outcome` to Python, run with the interpreter.
+fn deliver<T, E, C>(outcome: Result<T, E>, convert: C) -> Deliver
+where
+    T: Send + 'static,
+    E: IntoPyErr + Send + 'static,
+    C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+{
+    Box::new(move |py| match outcome {
+        Ok(value) => convert(py, value),
+        Err(error) => Err(error.into_pyerr(py)),
+    })
 }
 
 impl NativeCall {
@@ -38,16 +63,9 @@ impl NativeCall {
         F: Future<Output = Result<T, E>> + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
-        let work = async move {
-            let outcome = work.await;
-            let deliver: Deliver = Box::new(move |py| match outcome {
-                Ok(value) => convert(py, value),
-                Err(error) => Err(error.into_pyerr(py)),
-            });
-            deliver
-        };
+        let work = async move { deliver(work.await, convert) };
         Self {
-            work: Mutex::new(Some(Box::pin(work))),
+            work: Mutex::new(Some(Prepared::Future(Box::pin(work)))),
         }
     }
 
@@ -62,8 +80,9 @@ impl NativeCall {
         })
     }
 
-    /// CPU-bound `work` (a page of the local engine), run on the runtime's blocking pool
-    /// rather than on its I/O threads.
+    /// CPU-bound `work` (a page of the local engine): sent blocking, it runs on the calling
+    /// thread's own worker thread (one hand-over each way); awaited, on the runtime's
+    /// blocking pool, never on its I/O threads.
     pub fn blocking<T, E, C>(
         work: impl FnOnce() -> Result<T, E> + Send + 'static,
         convert: C,
@@ -73,15 +92,17 @@ impl NativeCall {
         E: IntoPyErr + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
-        let work = async move {
-            tokio::task::spawn_blocking(work)
-                .await
-                .unwrap_or_else(|joined| Err(E::internal(&format!("the task failed: {joined}"))))
-        };
-        Self::new(work, convert)
+        let job: Job = Box::new(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| Err(E::internal("the task failed: it panicked")));
+            deliver(outcome, convert)
+        });
+        Self {
+            work: Mutex::new(Some(Prepared::Job(job))),
+        }
     }
 
-    fn take(&self) -> PyResult<Work> {
+    fn take(&self) -> PyResult<Prepared> {
         self.work
             .lock()
             .ok()
@@ -95,9 +116,15 @@ impl NativeCall {
     /// Send and wait, without the GIL and interruptibly: Ctrl-C drops the work (an HTTP
     /// request is closed; a page already running on the engine finishes unseen).
     fn send<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let work = self.take()?;
+        let work = match self.take()? {
+            Prepared::Future(work) => work,
+            Prepared::Job(job) => {
+                crate::logging::refresh(py)?;
+                return Worker::on_own_thread(job)?.wait(py)?(py);
+            }
+        };
         let rt = runtime()?;
-        crate::logging::refresh(py);
+        crate::logging::refresh(py)?;
         let task = rt.spawn(async move {
             let _guard = InFlight::enter();
             work.await
@@ -107,9 +134,19 @@ impl NativeCall {
 
     /// Send as an awaitable for the running asyncio loop; cancelling it drops the work.
     fn send_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let work = self.take()?;
+        let work: Work = match self.take()? {
+            Prepared::Future(work) => work,
+            Prepared::Job(job) => Box::pin(async move {
+                tokio::task::spawn_blocking(job)
+                    .await
+                    .unwrap_or_else(|joined| {
+                        let message = format!("internal error: a native task failed: {joined}");
+                        Box::new(move |_| Err(wikisuggest_error(&message)))
+                    })
+            }),
+        };
         runtime()?;
-        crate::logging::refresh(py);
+        crate::logging::refresh(py)?;
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let _guard = InFlight::enter();
             let deliver = work.await;

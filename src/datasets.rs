@@ -353,7 +353,7 @@ where
     F: Future<Output = wikisuggest_core::Result<T>> + Send + 'static,
 {
     let rt = runtime()?;
-    crate::logging::refresh(py);
+    crate::logging::refresh(py)?;
     let task = rt.spawn(async move {
         let _guard = InFlight::enter();
         request.await

@@ -238,8 +238,9 @@ impl NativeEngine {
     }
 
     /// One page with `options`, as a call sent blocking or awaited (with `explain`, what the
-    /// rules removed too: see `set_to_py`); the page runs on the
-    /// shared runtime's blocking pool either way, so a blocking caller can be interrupted.
+    /// rules removed too: see `set_to_py`); the page runs on a worker thread either way (the
+    /// caller's own when sent blocking, the runtime's blocking pool when awaited), so a
+    /// blocking caller can be interrupted.
     #[pyo3(signature = (page, options, explain=false))]
     fn recommend(
         &self,

@@ -72,15 +72,21 @@ pub fn install() {
 
 /// Read the effective level of the `wikisuggest.http` logger (all our targets share it);
 /// called at every public entry.
-pub fn refresh(py: Python<'_>) {
-    let Ok(logger) = logger(py) else {
-        return;
-    };
-    let Ok(level) = logger
-        .call_method0(py, "getEffectiveLevel")
-        .and_then(|l| l.extract::<u32>(py))
-    else {
-        return;
+///
+/// # Errors
+/// The exception of a signal handler that ran while the logger's Python code did (Ctrl-C's
+/// `KeyboardInterrupt`): it belongs to the caller, which must not go on as if the key had not
+/// been pressed. Any other failure leaves the level as it was.
+pub fn refresh(py: Python<'_>) -> PyResult<()> {
+    let level = logger(py).and_then(|logger| {
+        logger
+            .call_method0(py, "getEffectiveLevel")?
+            .extract::<u32>(py)
+    });
+    let level = match level {
+        Ok(level) => level,
+        Err(err) if !err.is_instance_of::<pyo3::exceptions::PyException>(py) => return Err(err),
+        Err(_) => return Ok(()),
     };
     let filter = match level {
         0..=10 => log::LevelFilter::Debug,
@@ -90,4 +96,5 @@ pub fn refresh(py: Python<'_>) {
         _ => log::LevelFilter::Off,
     };
     LEVEL.store(filter as usize, Ordering::Relaxed);
+    Ok(())
 }

@@ -176,6 +176,23 @@ impl<T: Send + 'static> Worker<T> {
         })
     }
 
+    /// `work` on the calling thread's own worker: a long-lived thread started at the thread's
+    /// first call and reused by its next ones, so that a sync call hands its work over once
+    /// and is handed the result once (a thread of its own, or a task pool, costs more
+    /// wake-ups than a short page costs work). A call made while the worker still runs an
+    /// earlier, abandoned one (the caller was interrupted) gets a new worker; the old one ends
+    /// after its work. A panic in `work` ends only `work`: its caller gets an error.
+    pub fn on_own_thread(work: impl FnOnce() -> T + Send + 'static) -> PyResult<Self> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        own_thread::run(Box::new(move || {
+            // The receiver only goes away if the caller is gone; nothing to report then.
+            let _ = tx.send(work());
+        }))?;
+        Ok(Self {
+            done: Mutex::new(rx),
+        })
+    }
+
     fn poll(&self, interval: Duration) -> Option<PyResult<T>> {
         let stopped = || {
             Some(Err(wikisuggest_error(
@@ -211,5 +228,95 @@ impl<T: Send + 'static> Worker<T> {
         tick: impl FnMut(Python<'_>) -> PyResult<()>,
     ) -> PyResult<T> {
         wait_reporting(py, |interval| self.poll(interval), tick)?
+    }
+}
+
+/// The long-lived worker thread of each thread that makes sync calls (see
+/// [`Worker::on_own_thread`]).
+mod own_thread {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc;
+
+    use pyo3::PyResult;
+
+    use crate::errors::wikisuggest_error;
+
+    pub(super) type Job = Box<dyn FnOnce() + Send>;
+
+    /// The workers' thread name (at most 15 bytes: what Linux keeps of a name).
+    const NAME: &str = "wikisuggest-cpu";
+
+    struct OwnWorker {
+        jobs: mpsc::Sender<Job>,
+        /// Set while a job runs.
+        busy: Arc<AtomicBool>,
+        /// The process that started it: a forked child has no such thread.
+        pid: u32,
+    }
+
+    thread_local! {
+        // Dropped when the calling thread ends: the worker then ends too.
+        static OWN: RefCell<Option<OwnWorker>> = const { RefCell::new(None) };
+    }
+
+    impl OwnWorker {
+        fn start() -> PyResult<Self> {
+            let (jobs, queue) = mpsc::channel::<Job>();
+            let busy = Arc::new(AtomicBool::new(false));
+            let running = Arc::clone(&busy);
+            std::thread::Builder::new()
+                .name(NAME.to_owned())
+                .spawn(move || {
+                    for job in queue {
+                        // A panic ends the job (its result's sender is dropped: the caller
+                        // hears of it), not the thread.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                        running.store(false, Ordering::Release);
+                    }
+                })
+                .map_err(|e| wikisuggest_error(&format!("cannot start a worker thread: {e}")))?;
+            Ok(Self {
+                jobs,
+                busy,
+                pid: std::process::id(),
+            })
+        }
+
+        fn is_free(&self) -> bool {
+            self.pid == std::process::id() && !self.busy.load(Ordering::Acquire)
+        }
+    }
+
+    /// Runs `job` on the calling thread's worker (started, or replaced when busy, first).
+    pub(super) fn run(job: Job) -> PyResult<()> {
+        let mut job = Some(job);
+        let handed = OWN.try_with(|own| {
+            let mut own = own.borrow_mut();
+            let worker = match own.take() {
+                Some(worker) if worker.is_free() => worker,
+                _ => OwnWorker::start()?,
+            };
+            worker.busy.store(true, Ordering::Release);
+            let sent = job.take().map(|job| worker.jobs.send(job));
+            *own = Some(worker);
+            match sent {
+                Some(Err(_)) => Err(wikisuggest_error(
+                    "internal error: a worker thread has stopped",
+                )),
+                _ => Ok(()),
+            }
+        });
+        match (handed, job) {
+            (Ok(handed), _) => handed,
+            // The calling thread is ending (its worker is gone): a thread for this job alone.
+            (Err(_), Some(job)) => std::thread::Builder::new()
+                .name(NAME.to_owned())
+                .spawn(job)
+                .map(drop)
+                .map_err(|e| wikisuggest_error(&format!("cannot start a worker thread: {e}"))),
+            (Err(_), None) => Ok(()),
+        }
     }
 }

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import contextlib
 import json
 import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -239,6 +241,100 @@ def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine)
             )
         else:
             assert isinstance(item.error, wikisuggest.Cancelled)
+
+
+def _engine_call_threads() -> int:
+    """Threads of this process that are the engine's per-caller workers (by name)."""
+    count = 0
+    for comm in Path("/proc/self/task").glob("*/comm"):
+        # A thread may end while the folder is listed.
+        with contextlib.suppress(OSError):
+            count += comm.read_text("utf-8").strip() == "wikisuggest-cpu"
+    return count
+
+
+def _worker_cpu_ticks() -> dict[str, int]:
+    """CPU time (user, clock ticks) of each of the engine's per-caller workers, by thread id."""
+    ticks = {}
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            if (task / "comm").read_text("utf-8").strip() == "wikisuggest-cpu":
+                # Fields after the parenthesised name; user time is the 14th field.
+                fields = (task / "stat").read_text("utf-8").rsplit(")", 1)[1].split()
+                ticks[task.name] = int(fields[11])
+    return ticks
+
+
+def _interrupt_once_a_worker_computes() -> threading.Thread:
+    """Ctrl-C for the main thread once some worker has used 50 ms more CPU than now: the
+    page was handed over and runs."""
+    start = _worker_cpu_ticks()
+
+    def watch() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = _worker_cpu_ticks()
+            if any(t - start.get(tid, 0) >= 5 for tid, t in now.items()):
+                _thread.interrupt_main()
+                return
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    return watcher
+
+
+def _eventually(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
+def test_a_threads_sync_calls_share_one_worker_that_ends_with_the_thread(
+    engine: LinkEngine,
+) -> None:
+    before = _engine_call_threads()
+    seen: list[int] = []
+
+    def calls() -> None:
+        for article in ARTICLES[:8]:
+            result = engine.recommend(**page(article))
+            assert differences(result, expected("api", article["name"])) == []
+            seen.append(_engine_call_threads())
+
+    thread = threading.Thread(target=calls)
+    thread.start()
+    thread.join()
+    # One worker for all of the thread's calls, not one per call...
+    assert seen == [before + 1] * 8
+    # ... and it ends with the thread.
+    assert _eventually(lambda: _engine_call_threads() == before)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
+def test_ctrl_c_during_recommend_leaves_the_page_behind_and_the_next_call_runs(
+    engine: LinkEngine,
+) -> None:
+    # A page of several megabytes, classified whole: it runs long after the interrupt.
+    big = "\n".join(a["wikitext"] for a in ARTICLES) * 3
+    engine.recommend("Warm.", "Warm")  # this thread's worker is started
+    before = _engine_call_threads()
+    watcher = _interrupt_once_a_worker_computes()
+    with pytest.raises(KeyboardInterrupt):
+        engine.recommend(big, "Big", threshold=0.0, max_recommendations=0)
+    watcher.join()
+    # The interrupted page still runs on the worker it was handed to: the next call is
+    # handed to a new one, and answers as always.
+    article = ARTICLES[0]
+    result = engine.recommend(**page(article))
+    assert differences(result, expected("api", article["name"])) == []
+    assert _engine_call_threads() == before + 1
+    # The page left behind ends, and its worker with it.
+    assert _eventually(lambda: _engine_call_threads() == before)
 
 
 def test_an_interrupt_between_items_settles_every_page_read(engine: LinkEngine) -> None:

@@ -11,6 +11,7 @@ import bz2
 import glob
 import os
 import shutil
+import signal
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -78,6 +79,9 @@ def spark() -> Iterator[SparkSession]:
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     # Python workers run this interpreter (the one with wikisuggest), whatever PATH holds.
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    # Spark's context installs a Ctrl-C handler that outlives it (and fails once it is
+    # stopped): the tests after these get Python's own back.
+    ctrl_c = signal.getsignal(signal.SIGINT)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("wikisuggest-tests")
@@ -92,6 +96,7 @@ def spark() -> Iterator[SparkSession]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    signal.signal(signal.SIGINT, ctrl_c)
 
 
 def _enwiki_articles() -> list[tuple[int, int, str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -148,6 +149,8 @@ def test_the_gap_table_on_spark(catalogs: dict[str, Path]) -> None:
 
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    # Spark's context installs a Ctrl-C handler that outlives it: put Python's own back.
+    ctrl_c = signal.getsignal(signal.SIGINT)
     spark = (
         SparkSession.builder.master("local[1]")
         .appName("gaps")
@@ -165,6 +168,7 @@ def test_the_gap_table_on_spark(catalogs: dict[str, Path]) -> None:
         rows = gaps.orderBy("target", "rank").collect()
     finally:
         spark.stop()
+        signal.signal(signal.SIGINT, ctrl_c)
     engine = TranslationEngine.open(catalogs["enwiki"])
     for target in ("sw", "nb"):
         spark_titles = [r["title"] for r in rows if r["target"] == target]
