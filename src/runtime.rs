@@ -185,8 +185,11 @@ impl<T: Send + 'static> Worker<T> {
     pub fn on_own_thread(work: impl FnOnce() -> T + Send + 'static) -> PyResult<Self> {
         let (tx, rx) = mpsc::sync_channel(1);
         own_thread::run(Box::new(move || {
-            // The receiver only goes away if the caller is gone; nothing to report then.
-            let _ = tx.send(work());
+            let value = work();
+            Box::new(move || {
+                // The receiver only goes away if the caller is gone; nothing to report then.
+                let _ = tx.send(value);
+            })
         }))?;
         Ok(Self {
             done: Mutex::new(rx),
@@ -243,7 +246,10 @@ mod own_thread {
 
     use crate::errors::wikisuggest_error;
 
-    pub(super) type Job = Box<dyn FnOnce() + Send>;
+    /// Work, and what hands its result over: the worker is free again before the caller
+    /// hears of it, so the caller's next call finds it free.
+    pub(super) type Job = Box<dyn FnOnce() -> Reply + Send>;
+    pub(super) type Reply = Box<dyn FnOnce() + Send>;
 
     /// The workers' thread name (at most 15 bytes: what Linux keeps of a name).
     const NAME: &str = "wikisuggest-cpu";
@@ -272,8 +278,11 @@ mod own_thread {
                     for job in queue {
                         // A panic ends the job (its result's sender is dropped: the caller
                         // hears of it), not the thread.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                        let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                         running.store(false, Ordering::Release);
+                        if let Ok(reply) = reply {
+                            reply();
+                        }
                     }
                 })
                 .map_err(|e| wikisuggest_error(&format!("cannot start a worker thread: {e}")))?;
@@ -313,7 +322,7 @@ mod own_thread {
             // The calling thread is ending (its worker is gone): a thread for this job alone.
             (Err(_), Some(job)) => std::thread::Builder::new()
                 .name(NAME.to_owned())
-                .spawn(job)
+                .spawn(move || job()())
                 .map(drop)
                 .map_err(|e| wikisuggest_error(&format!("cannot start a worker thread: {e}"))),
             (Err(_), None) => Ok(()),

@@ -243,14 +243,19 @@ def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine)
             assert isinstance(item.error, wikisuggest.Cancelled)
 
 
-def _engine_call_threads() -> int:
-    """Threads of this process that are the engine's per-caller workers (by name)."""
-    count = 0
-    for comm in Path("/proc/self/task").glob("*/comm"):
+def _engine_call_workers() -> set[str]:
+    """Thread ids of this process's per-caller workers of the engine (found by name)."""
+    ids = set()
+    for task in Path("/proc/self/task").iterdir():
         # A thread may end while the folder is listed.
         with contextlib.suppress(OSError):
-            count += comm.read_text("utf-8").strip() == "wikisuggest-cpu"
-    return count
+            if (task / "comm").read_text("utf-8").strip() == "wikisuggest-cpu":
+                ids.add(task.name)
+    return ids
+
+
+def _engine_call_threads() -> int:
+    return len(_engine_call_workers())
 
 
 def _worker_cpu_ticks() -> dict[str, int]:
@@ -300,17 +305,25 @@ def test_a_threads_sync_calls_share_one_worker_that_ends_with_the_thread(
     before = _engine_call_threads()
     seen: list[int] = []
 
+    workers: list[set[str]] = []
+
     def calls() -> None:
         for article in ARTICLES[:8]:
             result = engine.recommend(**page(article))
             assert differences(result, expected("api", article["name"])) == []
             seen.append(_engine_call_threads())
+        workers.append(_engine_call_workers())
+        # Calls back to back: each finds the worker free again, none starts another.
+        for _ in range(200):
+            engine.recommend("A short page.", "Short")
+        workers.append(_engine_call_workers())
 
     thread = threading.Thread(target=calls)
     thread.start()
     thread.join()
     # One worker for all of the thread's calls, not one per call...
     assert seen == [before + 1] * 8
+    assert len(workers) == 2 and workers[0] == workers[1]
     # ... and it ends with the thread.
     assert _eventually(lambda: _engine_call_threads() == before)
 
