@@ -21,15 +21,19 @@ after the last one. See ``docs/whole-wikis.md``.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import hashlib
 import json
 import os
 import re
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
@@ -121,6 +125,27 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Runs the block whole: a Ctrl-C that lands in it is handled after it, by the handler
+    it would have met (``KeyboardInterrupt`` by default). Only the main thread handles
+    signals, so elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[FrameType | None] = []
+    previous = signal.signal(signal.SIGINT, lambda _signum, frame: pressed.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        if callable(previous):
+            previous(signal.SIGINT, pressed[-1])
+        else:
+            raise KeyboardInterrupt
 
 
 def _write_atomically(path: Path, write: Any) -> None:
@@ -306,7 +331,12 @@ class _Output:
         and no progress through the dump writes no part, unless it ends the dump.
 
         The part comes first so that a recorded part always exists: a process killed between
-        the two steps leaves one unrecorded part, which the next run removes and redoes."""
+        the two steps leaves one unrecorded part, which the next run removes and redoes. A
+        Ctrl-C during the two steps is raised after them: the part is recorded."""
+        with _ctrl_c_after():
+            self._commit(batch, complete)
+
+    def _commit(self, batch: dict[str, Any], complete: bool) -> None:
         state = self.state
         # The batch that ends the dump is always a part (with no rows if need be): its
         # metadata is what makes ``complete`` believed when the folder is opened again.
