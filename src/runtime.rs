@@ -251,7 +251,7 @@ mod own_thread {
     pub(super) type Job = Box<dyn FnOnce() -> Reply + Send>;
     pub(super) type Reply = Box<dyn FnOnce() + Send>;
 
-    /// The workers' thread name (at most 15 bytes: what Linux keeps of a name).
+    /// The workers' thread name (short enough for Linux to keep it whole).
     const NAME: &str = "wikisuggest-cpu";
 
     struct OwnWorker {
