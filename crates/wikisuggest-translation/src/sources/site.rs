@@ -2,7 +2,7 @@
 //! part of MediaWiki's `Title::newFromText` that places a title of the top list: its
 //! namespace and its stored form.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -21,8 +21,9 @@ pub struct Namespace {
 /// The namespaces of a wiki, by every name they are known by.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
-    /// Lower-cased names and aliases (spaces, not underscores) → namespace.
-    names: HashMap<String, i32>,
+    /// Lower-cased names and aliases (spaces, not underscores) → namespace; in name order,
+    /// so that a catalog's `catalog.json` is the same for the same namespaces.
+    names: BTreeMap<String, i32>,
     /// Namespaces whose titles are case-sensitive in their first letter.
     case_sensitive: Vec<i32>,
 }
@@ -30,7 +31,7 @@ pub struct Site {
 impl Default for Site {
     /// Wikipedia's usual namespaces in English, for catalogs built without a siteinfo file.
     fn default() -> Self {
-        let mut names = HashMap::new();
+        let mut names = BTreeMap::new();
         for (id, name) in [
             (-2, "Media"),
             (-1, "Special"),
@@ -96,7 +97,7 @@ impl Site {
             .and_then(Value::as_object)
             .ok_or("no `namespaces` object")?;
         let mut site = Self {
-            names: HashMap::new(),
+            names: BTreeMap::new(),
             case_sensitive: Vec::new(),
         };
         for ns in namespaces.values() {
@@ -278,5 +279,37 @@ mod tests {
         for bad in ["", "a|b", "x[y]", "%41bc", "../x", "Special:"] {
             assert_eq!(site.place(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_namespaces_are_written_in_name_order() {
+        // The same namespaces, read in a different order, describe a catalog identically.
+        let reordered = SITEINFO.replace(
+            r#""-1":{"id":-1,"case":"first-letter","name":"Special","canonical":"Special"},"#,
+            "",
+        );
+        let reordered = reordered.replace(
+            r#""namespaces":{"#,
+            r#""namespaces":{"-1":{"id":-1,"case":"first-letter","name":"Special","canonical":"Special"},"#,
+        );
+        assert_ne!(reordered, SITEINFO);
+        let (a, b) = (
+            Site::parse(SITEINFO.as_bytes()).unwrap(),
+            Site::parse(reordered.as_bytes()).unwrap(),
+        );
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(json, serde_json::to_string(&b).unwrap());
+        let names: Vec<String> = serde_json::from_str::<serde_json::Value>(&json).unwrap()["names"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(names.len() >= 5, "{names:?}");
+        let default = serde_json::to_string(&Site::default()).unwrap();
+        assert_eq!(default, serde_json::to_string(&Site::default()).unwrap());
     }
 }
