@@ -11,6 +11,7 @@
 //! The client's [`NativeBatch`] (HTTP requests, results as they complete) is here; the
 //! engine's (pages, results in input order) is `crate::engine_batch`.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -24,7 +25,7 @@ use wikisuggest_core::batch::{FinishedRequest, RequestStream};
 use crate::call::Deliver;
 use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
 use crate::errors::core_error;
-use crate::runtime::{InFlight, runtime, wait_for_task};
+use crate::runtime::{runtime, wait_for_task};
 
 /// Most items handed to Python per call.
 const GROUP_LIMIT: usize = 256;
@@ -82,6 +83,19 @@ pub struct NativeGroup(std::sync::Mutex<Option<Deliver>>);
 impl NativeGroup {
     pub fn new(deliver: Deliver) -> Self {
         Self(std::sync::Mutex::new(Some(deliver)))
+    }
+
+    /// An awaitable of the group whose items `work` ends with: both batches' `next_async`.
+    pub fn awaitable<'py, F>(py: Python<'py>, work: F) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: Future<Output = Deliver> + Send + 'static,
+    {
+        crate::awaitable::awaitable(py, async move {
+            let items = work.await;
+            let group: Deliver =
+                Box::new(move |py| Bound::new(py, NativeGroup::new(items)).map(Bound::into_any));
+            group
+        })
     }
 }
 
@@ -210,12 +224,10 @@ impl NativeBatch {
         runtime()?;
         let stream = self.stream.clone();
         let origin = self.origin.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let _guard = InFlight::enter();
+        NativeGroup::awaitable(py, async move {
             let group = stream.lock().await.next_group(GROUP_LIMIT).await;
-            Ok(NativeGroup::new(Box::new(move |py| {
-                origin.items(py, group)
-            })))
+            let items: Deliver = Box::new(move |py| origin.items(py, group));
+            items
         })
     }
 

@@ -145,12 +145,7 @@ impl NativeCall {
                     })
             }),
         };
-        runtime()?;
         crate::logging::refresh(py)?;
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let _guard = InFlight::enter();
-            let deliver = work.await;
-            Python::attach(|py| deliver(py).map(Bound::unbind))
-        })
+        crate::awaitable::awaitable(py, work)
     }
 }

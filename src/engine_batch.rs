@@ -15,9 +15,10 @@ use pyo3::{IntoPyObjectExt, PyTypeInfo};
 use wikisuggest_engine::{BatchStream, LinkRecommendationSet};
 
 use crate::batch::{NativeGroup, extend, item};
+use crate::call::Deliver;
 use crate::engine::PageArgs;
 use crate::errors::engine_error;
-use crate::runtime::{InFlight, runtime, wait_interruptibly};
+use crate::runtime::{runtime, wait_interruptibly};
 
 type Outcome = Option<wikisuggest_engine::Result<LinkRecommendationSet>>;
 
@@ -197,17 +198,16 @@ impl NativeEngineBatch {
     fn next_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let rt = runtime()?;
         let shared = self.shared.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let _guard = InFlight::enter();
+        NativeGroup::awaitable(py, async move {
             while shared.must_wait() {
                 let waiting = shared.clone();
                 let _ = rt
                     .spawn_blocking(move || waiting.take(ASYNC_WAIT_SLICE))
                     .await;
             }
-            Ok(NativeGroup::new(Box::new(move |py| {
-                shared.queue().settle(py, false, shared.explain)
-            })))
+            let items: Deliver =
+                Box::new(move |py| shared.queue().settle(py, false, shared.explain));
+            items
         })
     }
 

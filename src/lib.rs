@@ -14,6 +14,7 @@
 
 use pyo3::prelude::*;
 
+mod awaitable;
 mod batch;
 mod build;
 mod call;
@@ -39,7 +40,6 @@ mod translation;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    runtime::register_builder();
     logging::install();
     m.add("__version__", wikisuggest_core::VERSION)?;
     m.add_class::<client::NativeClient>()?;

@@ -19,19 +19,11 @@ const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 static FIRST_PID: OnceLock<u32> = OnceLock::new();
 static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
-/// Hand pyo3-async-runtimes a builder; the runtime (and its threads) is only built on first
-/// use, so importing the module stays cheap and fork-safe.
-pub fn register_builder() {
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    builder
-        .worker_threads(2)
-        .thread_name("wikisuggest-io")
-        .enable_all();
-    pyo3_async_runtimes::tokio::init(builder);
-}
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
-/// The shared runtime. A tokio runtime does not survive `fork()`: in a child process we
-/// raise instead of hanging forever.
+/// The shared runtime, built on first use (importing the module stays cheap and fork-safe).
+/// A tokio runtime does not survive `fork()`: in a child process we raise instead of hanging
+/// forever.
 pub fn runtime() -> PyResult<&'static Runtime> {
     let pid = std::process::id();
     let first = *FIRST_PID.get_or_init(|| pid);
@@ -41,7 +33,17 @@ pub fn runtime() -> PyResult<&'static Runtime> {
              create clients in the child (e.g. use multiprocessing's 'spawn' start method)",
         ));
     }
-    Ok(pyo3_async_runtimes::tokio::get_runtime())
+    if let Some(rt) = RUNTIME.get() {
+        return Ok(rt);
+    }
+    let built = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("wikisuggest-io")
+        .enable_all()
+        .build()
+        .map_err(|error| wikisuggest_error(&format!("cannot start the I/O threads: {error}")))?;
+    // Two first callers may race: one runtime is kept, the other dropped unused.
+    Ok(RUNTIME.get_or_init(move || built))
 }
 
 /// Counts a task while it exists, so tests can check that cancelled work was dropped.

@@ -459,6 +459,40 @@ def test_an_engine_coroutine_in_flight_at_exit_does_not_crash() -> None:
     assert any("leaving with 0 " not in r.stdout for r in runs)
 
 
+def test_a_result_for_a_closed_loop_is_dropped_quietly() -> None:
+    """Pages still running when their event loop is closed (not cancelled: the loop simply
+    ended) finish unseen: nothing is printed and nothing is left running. The bridge checks
+    the future, then schedules its result on the loop; a loop closed between the two, or
+    before, refuses the result, and that refusal is expected, not an error to report."""
+    script = (
+        "import asyncio, logging, time, wikisuggest\n"
+        "from wikisuggest._native import in_flight_tasks\n"
+        "from wikisuggest.engine import demo_articles\n"
+        "logging.getLogger('asyncio').setLevel(logging.CRITICAL)  # pending tasks' own notice\n"
+        "engine = wikisuggest.LinkEngine.default()\n"
+        "text = '\\n'.join(demo_articles().values()) * 3\n"
+        "loop = asyncio.new_event_loop()\n"
+        "async def start():\n"
+        "    tasks = [asyncio.ensure_future(engine.recommend_async(text, 'All', threshold=0.0))\n"
+        "             for _ in range(3)]\n"
+        "    await asyncio.sleep(0)\n"
+        "    return tasks\n"
+        "tasks = loop.run_until_complete(start())\n"
+        "running = in_flight_tasks()\n"
+        "loop.close()\n"
+        "deadline = time.monotonic() + 60\n"
+        "while in_flight_tasks() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+        "print('running at close', running, 'left', in_flight_tasks(),\n"
+        "      'done', sum(t.done() for t in tasks))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert (out.returncode, out.stderr) == (0, "")
+    assert out.stdout.strip() == "running at close 3 left 0 done 0"
+
+
 def test_score_inspection(engine: LinkEngine) -> None:
     want = expected("api", "Aardvark")["links"][0]
     scores = engine.score("Aardvark", want["link_text"])

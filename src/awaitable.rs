@@ -1,0 +1,122 @@
+//! Native work as an asyncio awaitable: the one bridge of every `*_async` door
+//! (`NativeCall::send_async`, the batches' `next_async`).
+//!
+//! The work runs on the shared runtime and is counted by [`InFlight`] until its result is in
+//! the loop's hands (the exit-time `quiesce` waits for that). Its [`Deliver`] runs with the
+//! interpreter on the blocking pool, never on an I/O thread, and the value is set on the
+//! loop's own thread, only if the future is still pending. Cancelling the future aborts the
+//! work. A loop that closed before the result came back (a program that ended while work still
+//! ran) is given nothing and nothing is printed: no one is waiting for that result.
+
+use std::future::Future;
+
+use pyo3::prelude::*;
+use pyo3::{intern, wrap_pyfunction};
+use tokio::task::{AbortHandle, JoinError};
+
+use crate::call::Deliver;
+use crate::errors::wikisuggest_error;
+use crate::runtime::{InFlight, runtime};
+
+/// An awaitable (an `asyncio.Future` of the running loop) of what `work` delivers. Raises
+/// `RuntimeError` outside a running loop, as asyncio's own functions do.
+pub fn awaitable<'py, F>(py: Python<'py>, work: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = Deliver> + Send + 'static,
+{
+    let rt = runtime()?;
+    let event_loop = py
+        .import(intern!(py, "asyncio"))?
+        .call_method0(intern!(py, "get_running_loop"))?;
+    let future = event_loop.call_method0(intern!(py, "create_future"))?;
+    let guard = InFlight::enter();
+    let task = rt.spawn(work);
+    future.call_method1(
+        intern!(py, "add_done_callback"),
+        (AbortOnCancel(task.abort_handle()),),
+    )?;
+    let (event_loop, target) = (event_loop.unbind(), future.clone().unbind());
+    rt.spawn(async move {
+        let deliver = match task.await {
+            Ok(deliver) => deliver,
+            Err(joined) if joined.is_cancelled() => return,
+            Err(joined) => failed(joined),
+        };
+        let _ = tokio::task::spawn_blocking(move || {
+            let _guard = guard;
+            Python::attach(|py| hand_over(py, event_loop.bind(py), target.bind(py), deliver));
+        })
+        .await;
+    });
+    Ok(future)
+}
+
+/// The error a task that panicked delivers (clippy keeps panics out of the work; this is the
+/// net under it, so that an awaiting coroutine never waits forever).
+fn failed(joined: JoinError) -> Deliver {
+    let message = format!("internal error: a native task failed: {joined}");
+    Box::new(move |_| Err(wikisuggest_error(&message)))
+}
+
+/// Makes the delivered value and schedules its setting on the loop's thread.
+fn hand_over(
+    py: Python<'_>,
+    event_loop: &Bound<'_, PyAny>,
+    future: &Bound<'_, PyAny>,
+    deliver: Deliver,
+) {
+    if is_true(future.call_method0(intern!(py, "done"))).unwrap_or(true) {
+        return; // cancelled meanwhile
+    }
+    let (ok, value) = match deliver(py) {
+        Ok(value) => (true, value),
+        Err(error) => (false, error.into_value(py).into_bound(py).into_any()),
+    };
+    let scheduled = wrap_pyfunction!(settle, py).and_then(|settle| {
+        event_loop.call_method1(
+            intern!(py, "call_soon_threadsafe"),
+            (settle, future, ok, value),
+        )
+    });
+    if let Err(error) = scheduled {
+        // A closed loop refuses callbacks: the program ended with this work running.
+        if !is_true(event_loop.call_method0(intern!(py, "is_closed"))).unwrap_or(false) {
+            error.write_unraisable(py, Some(future));
+        }
+    }
+}
+
+/// Runs on the loop's thread: the future takes the value (or exception) unless it was
+/// cancelled after the value was scheduled.
+#[pyfunction]
+fn settle(future: &Bound<'_, PyAny>, ok: bool, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = future.py();
+    if is_true(future.call_method0(intern!(py, "done")))? {
+        return Ok(());
+    }
+    let setter = if ok {
+        intern!(py, "set_result")
+    } else {
+        intern!(py, "set_exception")
+    };
+    future.call_method1(setter, (value,)).map(drop)
+}
+
+fn is_true(value: PyResult<Bound<'_, PyAny>>) -> PyResult<bool> {
+    value?.is_truthy()
+}
+
+/// The future's done-callback: a cancelled future aborts its work (an HTTP request is
+/// closed; a page already running on the engine finishes unseen).
+#[pyclass(frozen, module = "wikisuggest._native")]
+struct AbortOnCancel(AbortHandle);
+
+#[pymethods]
+impl AbortOnCancel {
+    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
+        if is_true(future.call_method0(intern!(future.py(), "cancelled")))? {
+            self.0.abort();
+        }
+        Ok(())
+    }
+}
