@@ -283,7 +283,7 @@ async fn a_full_house_of_busy_connections_answers_503() {
     let backend = Arc::new(Held::default());
     let config = ServerConfig {
         port: 0,
-        pages: Some(pages.clone()),
+        pages: Some(pages.to_path_buf()),
         max_connections: 3,
         link_workers: 3,
         ..ServerConfig::default()
@@ -330,7 +330,6 @@ async fn a_full_house_of_busy_connections_answers_503() {
         TcpStream::connect(addr).await.is_err(),
         "still accepting after shutdown"
     );
-    std::fs::remove_dir_all(&pages).unwrap();
 }
 
 #[tokio::test]

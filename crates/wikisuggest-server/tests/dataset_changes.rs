@@ -17,6 +17,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use wikisuggest_server::{RateLimits, ReloadOutcome, RunningServer, Server, ServerConfig};
 
+use support::TempDir;
+
 const LINKS: &str = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en";
 const CLIENTS: &str = r#"
 [[personal_tokens]]
@@ -26,9 +28,9 @@ name = "tester"
 const PAGE: &str = "Anarchism is a political philosophy. The cat and the river. Autism is a \
                     condition. An exclamation mark! The ants and the bees. Albedo is a measure.";
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ws-datasets-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A folder of its own (removed when dropped) with the clients and an empty `datasets/enwiki`.
+fn with_clients(name: &str) -> TempDir {
+    let dir = TempDir::new(&format!("datasets-{name}"));
     std::fs::create_dir_all(dir.join("datasets/enwiki")).unwrap();
     std::fs::write(dir.join("clients.toml"), CLIENTS).unwrap();
     dir
@@ -129,7 +131,7 @@ async fn until_answered(addr: SocketAddr) -> Value {
 /// in place (as `cp` does), the server answers from it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_truncated_under_the_server_is_refused_then_opened_again() {
-    let dir = temp_dir("truncate");
+    let dir = with_clients("truncate");
     let master = support::large_native(&dir.join("master"));
     let original = std::fs::read(&master).unwrap();
     let live = dir.join("datasets/enwiki/enwiki.linkdata");
@@ -189,14 +191,13 @@ async fn a_file_truncated_under_the_server_is_refused_then_opened_again() {
         server.shutdown().await.unwrap();
     }
     println!("{trials} truncations, {refused} requests refused with 503 while they ran");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A new file renamed into place is swapped in when the operator asks, whole: until then
 /// the old one answers; a damaged new file is refused and the old engine goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_swaps_in_a_new_file() {
-    let dir = temp_dir("swap");
+    let dir = with_clients("swap");
     let sample = Sample::written(&dir);
     let live = &sample.live;
     let server = start(&dir).await;
@@ -242,14 +243,13 @@ async fn the_operator_swaps_in_a_new_file() {
     let (status, kept) = post(addr).await;
     assert_eq!((status, checksum(&kept)), (200, json!("0".repeat(64))));
     server.shutdown().await.unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// SIGHUP asks for the same reload (the `wikisuggest-server` binary installs it).
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sighup_reloads() {
-    let dir = temp_dir("sighup");
+    let dir = with_clients("sighup");
     let sample = Sample::written(&dir);
     let server = start(&dir).await;
     server.reload_on_sighup().unwrap();
@@ -268,5 +268,4 @@ async fn sighup_reloads() {
     }
     assert!(swapped, "SIGHUP did not swap the new file in");
     server.shutdown().await.unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }

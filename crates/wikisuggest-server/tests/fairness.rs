@@ -6,7 +6,6 @@
 mod support;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -16,7 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use wikisuggest_server::{LinkRequest, RunningServer, Server, ServerConfig};
 
-use support::{Answer, StandIn};
+use support::{Answer, StandIn, TempDir};
 
 const LINKS: &str = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en";
 const CLIENTS: &str = r#"
@@ -28,9 +27,9 @@ token = "light-app-token-0123456789"
 name = "light"
 "#;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ws-fair-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A folder of its own (removed when dropped) with the clients.
+fn with_clients(name: &str) -> TempDir {
+    let dir = TempDir::new(&format!("fair-{name}"));
     std::fs::write(dir.join("clients.toml"), CLIENTS).unwrap();
     dir
 }
@@ -121,7 +120,7 @@ async fn started(gate: &Gate, count: usize) {
 /// that arrives after them takes the next slot that frees, ahead of the four.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_app_takes_the_next_free_slot() {
-    let dir = temp_dir("order");
+    let dir = with_clients("order");
     let gate = Arc::new(Gate::default());
     let config = ServerConfig {
         port: 0,
@@ -157,7 +156,6 @@ async fn another_app_takes_the_next_free_slot() {
     }
     assert_eq!(server.link_load(), (0, 0));
     server.shutdown().await.unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The reproducer: one token keeps both engine slots busy with 150 KB pages of nested
@@ -166,8 +164,8 @@ async fn another_app_takes_the_next_free_slot() {
 /// requests is answered (before: they waited out the heavy ones, one got a 408).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_heavy_app_cannot_starve_another() {
-    let dir = temp_dir("heavy");
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = with_clients("heavy");
+    let repo = support::repo();
     let config = ServerConfig {
         port: 0,
         datasets: Some(repo.join("tests/data/parity/datasets")),
@@ -211,5 +209,4 @@ async fn a_heavy_app_cannot_starve_another() {
         );
     }
     server.shutdown().await.unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }

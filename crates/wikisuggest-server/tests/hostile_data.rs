@@ -3,20 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use wikisuggest_server::{Server, ServerConfig};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ws-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use support::{TempDir, repo};
 
 /// A copy of the translation catalog shipped in the Python package, in `dir/enwiki`.
 fn catalog_copy(dir: &Path) -> PathBuf {
@@ -54,7 +47,7 @@ async fn refusal(catalogs: Vec<(Option<String>, PathBuf)>) -> String {
 
 #[tokio::test]
 async fn a_cut_or_lying_catalog_file_is_refused_by_name() {
-    let dir = temp_dir("catalog");
+    let dir = TempDir::new("hostile-catalog");
     let catalog = catalog_copy(&dir);
     let articles = catalog.join("articles.parquet");
     let bytes = std::fs::read(&articles).unwrap();
@@ -102,12 +95,11 @@ async fn a_cut_or_lying_catalog_file_is_refused_by_name() {
     std::fs::remove_dir_all(catalog.join("search")).unwrap();
     let error = refusal(vec![(None, catalog.clone())]).await;
     assert!(error.contains("search"), "{error}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_catalog_named_for_another_wiki_or_a_folder_without_one_is_refused() {
-    let dir = temp_dir("named");
+    let dir = TempDir::new("hostile-named");
     let catalog = catalog_copy(&dir);
     let error = refusal(vec![(Some("frwiki".to_owned()), catalog)]).await;
     assert!(
@@ -120,12 +112,11 @@ async fn a_catalog_named_for_another_wiki_or_a_folder_without_one_is_refused() {
     assert!(error.contains("no translation catalog"), "{error}");
     let error = refusal(vec![(None, dir.join("absent"))]).await;
     assert!(error.contains("absent"), "{error}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_damaged_native_dataset_is_refused_at_start_up() {
-    let dir = temp_dir("native");
+    let dir = TempDir::new("hostile-native");
     let wiki = dir.join("enwiki");
     wikisuggest_engine::convert(
         &repo().join("tests/data/parity/datasets/enwiki"),
@@ -140,12 +131,11 @@ async fn a_damaged_native_dataset_is_refused_at_start_up() {
     std::fs::write(&path, bytes).unwrap();
     let config = ServerConfig {
         port: 0,
-        datasets: Some(dir.clone()),
+        datasets: Some(dir.to_path_buf()),
         ..ServerConfig::default()
     };
     match Server::bind(config).await {
         Err(e) => assert!(e.to_string().contains("checksum"), "{e}"),
         Ok(_) => panic!("served a damaged dataset"),
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +18,8 @@ use axum::http::Request;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use wikisuggest_server::{RateLimits, Server, ServerConfig};
+
+use support::{TempDir, repo};
 
 const LINKS: &str = "/service/linkrecommendation/v1/linkrecommendations";
 const TRANSLATION: &str = "/service/lw/recommendation/api/v1/translation";
@@ -92,10 +96,6 @@ async fn form(app: &Router, body: &str) -> Reply {
     .await
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// The translation catalog shipped in the Python package (English Wikipedia articles of
 /// the translation test dumps, with every part).
 fn shipped_catalog() -> PathBuf {
@@ -120,40 +120,21 @@ fn recorded(file: &str, name: &str) -> Value {
 /// clients above, as `tweak` changes its configuration, with the directory holding its
 /// files (removed on drop).
 async fn app(tweak: impl FnOnce(&mut ServerConfig)) -> (Router, TempDir) {
-    let dir = TempDir::new();
-    std::fs::create_dir_all(dir.0.join("pages")).unwrap();
-    std::fs::write(dir.0.join("pages/Anarchism.wikitext"), PAGE).unwrap();
-    std::fs::write(dir.0.join("clients.toml"), CLIENTS).unwrap();
+    let dir = TempDir::new("router");
+    std::fs::create_dir_all(dir.join("pages")).unwrap();
+    std::fs::write(dir.join("pages/Anarchism.wikitext"), PAGE).unwrap();
+    std::fs::write(dir.join("clients.toml"), CLIENTS).unwrap();
     let mut config = ServerConfig {
         port: 0,
         datasets: Some(repo().join("tests/data/parity/datasets")),
-        pages: Some(dir.0.join("pages")),
+        pages: Some(dir.join("pages")),
         translation_catalogs: vec![(Some("enwiki".to_owned()), shipped_catalog())],
-        clients: Some(dir.0.join("clients.toml")),
+        clients: Some(dir.join("clients.toml")),
         seed: Some(3),
         ..ServerConfig::default()
     };
     tweak(&mut config);
     (Server::router(config).await.unwrap(), dir)
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!("ws-router-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 #[tokio::test]

@@ -1,12 +1,14 @@
-//! What the server's tests share: datasets for the tests that change files under a running
-//! server, and the page, request and answer of the tests that stand in for the engine.
+//! What the server's tests share: their temporary folders, datasets for the tests that change
+//! files under a running server, and the page, request and answer of the tests that stand in
+//! for the engine.
 
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -20,10 +22,71 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A pages folder (`ws-<name>-<process id>` in the temporary folder) holding the page `Cat`.
-pub fn cat_pages(name: &str) -> PathBuf {
-    let pages = std::env::temp_dir().join(format!("ws-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&pages).unwrap();
+/// A fresh empty temporary folder for one test (`wikisuggest-server-<pid>-<n>-<name>` in the
+/// system's temporary folder), removed with everything in it when dropped, whether the test
+/// passes or panics. It derefs to its path.
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "wikisuggest-server-{}-{n}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self { path }
+    }
+}
+
+impl Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::fmt::Debug for TempDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.path.fmt(f)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A failing test unwinds through its folder: the folder and what was written in it go.
+#[test]
+fn a_temp_dir_is_removed_when_its_test_panics() {
+    let seen = std::sync::Mutex::new(None);
+    let failed = std::panic::catch_unwind(|| {
+        let dir = TempDir::new("panicking");
+        std::fs::create_dir_all(dir.join("nested")).unwrap();
+        std::fs::write(dir.join("nested/file"), b"x").unwrap();
+        *seen.lock().unwrap() = Some(dir.to_path_buf());
+        panic!("a failing test");
+    });
+    assert!(failed.is_err());
+    let path = seen.into_inner().unwrap().unwrap();
+    assert!(!path.exists(), "{path:?} is left");
+}
+
+/// A pages folder of its own holding the page `Cat`, removed when dropped.
+pub fn cat_pages(name: &str) -> TempDir {
+    let pages = TempDir::new(name);
     std::fs::write(pages.join("Cat.wikitext"), "The cat.").unwrap();
     pages
 }
