@@ -18,15 +18,18 @@ fuzz_target!(|data: &[u8]| {
         max_page_bytes: LIMIT,
         all_revisions: selector & 4 != 0,
     };
+    let mut written = None;
     let reader = match selector % 3 {
         0 => DumpReader::new(Box::new(std::io::Cursor::new(rest.to_vec())), Path::new("-"), &options),
         kind => {
             let name = if kind == 1 { "xml.bz2" } else { "xml.gz" };
-            let path = std::env::temp_dir().join(format!("ws-fuzz-dump-{}.{name}", std::process::id()));
-            if std::fs::write(&path, rest).is_err() {
+            let file = written.insert(Written(
+                std::env::temp_dir().join(format!("ws-fuzz-dump-{}.{name}", std::process::id())),
+            ));
+            if std::fs::write(&file.0, rest).is_err() {
                 return;
             }
-            open(&path, &options)
+            open(&file.0, &options)
         }
     };
     let Ok(mut reader) = reader else {
@@ -47,3 +50,12 @@ fuzz_target!(|data: &[u8]| {
         last = Some(offset);
     }
 });
+
+/// The file an input is written to, removed when the input is done (after its reader).
+struct Written(std::path::PathBuf);
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}

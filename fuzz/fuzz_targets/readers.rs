@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
             if std::fs::write(&path, rest).is_ok() {
                 let _ = read_dump(&path, "lr_fuzz_redirects", |_| Ok(()));
             }
+            let _ = std::fs::remove_file(&path);
         }
     }
 });

@@ -139,3 +139,19 @@ async fn a_damaged_native_dataset_is_refused_at_start_up() {
         Ok(_) => panic!("served a damaged dataset"),
     }
 }
+
+/// A failing test unwinds through its folder: the folder and what was written in it go.
+#[test]
+fn a_temp_dir_is_removed_when_its_test_panics() {
+    let seen = std::sync::Mutex::new(None);
+    let failed = std::panic::catch_unwind(|| {
+        let dir = support::TempDir::new("panicking");
+        std::fs::create_dir_all(dir.join("nested")).unwrap();
+        std::fs::write(dir.join("nested/file"), b"x").unwrap();
+        *seen.lock().unwrap() = Some(dir.to_path_buf());
+        panic!("a failing test");
+    });
+    assert!(failed.is_err());
+    let path = seen.into_inner().unwrap().unwrap();
+    assert!(!path.exists(), "{path:?} is left");
+}

@@ -68,22 +68,6 @@ impl Drop for TempDir {
     }
 }
 
-/// A failing test unwinds through its folder: the folder and what was written in it go.
-#[test]
-fn a_temp_dir_is_removed_when_its_test_panics() {
-    let seen = std::sync::Mutex::new(None);
-    let failed = std::panic::catch_unwind(|| {
-        let dir = TempDir::new("panicking");
-        std::fs::create_dir_all(dir.join("nested")).unwrap();
-        std::fs::write(dir.join("nested/file"), b"x").unwrap();
-        *seen.lock().unwrap() = Some(dir.to_path_buf());
-        panic!("a failing test");
-    });
-    assert!(failed.is_err());
-    let path = seen.into_inner().unwrap().unwrap();
-    assert!(!path.exists(), "{path:?} is left");
-}
-
 /// A pages folder of its own holding the page `Cat`, removed when dropped.
 pub fn cat_pages(name: &str) -> TempDir {
     let pages = TempDir::new(name);
