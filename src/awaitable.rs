@@ -11,12 +11,17 @@
 use std::future::Future;
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::{intern, wrap_pyfunction};
 use tokio::task::{AbortHandle, JoinError};
 
 use crate::call::Deliver;
 use crate::errors::wikisuggest_error;
 use crate::runtime::{InFlight, runtime};
+
+/// `asyncio.get_running_loop` and [`settle`], looked up once.
+static GET_RUNNING_LOOP: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static SETTLE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// An awaitable (an `asyncio.Future` of the running loop) of what `work` delivers. Raises
 /// `RuntimeError` outside a running loop, as asyncio's own functions do.
@@ -25,9 +30,14 @@ where
     F: Future<Output = Deliver> + Send + 'static,
 {
     let rt = runtime()?;
-    let event_loop = py
-        .import(intern!(py, "asyncio"))?
-        .call_method0(intern!(py, "get_running_loop"))?;
+    let event_loop = GET_RUNNING_LOOP
+        .get_or_try_init(py, || {
+            py.import("asyncio")?
+                .getattr("get_running_loop")
+                .map(Bound::unbind)
+        })?
+        .bind(py)
+        .call0()?;
     let future = event_loop.call_method0(intern!(py, "create_future"))?;
     let guard = InFlight::enter();
     let task = rt.spawn(work);
@@ -72,12 +82,16 @@ fn hand_over(
         Ok(value) => (true, value),
         Err(error) => (false, error.into_value(py).into_bound(py).into_any()),
     };
-    let scheduled = wrap_pyfunction!(settle, py).and_then(|settle| {
-        event_loop.call_method1(
-            intern!(py, "call_soon_threadsafe"),
-            (settle, future, ok, value),
-        )
-    });
+    let scheduled = SETTLE
+        .get_or_try_init(py, || {
+            wrap_pyfunction!(settle, py).map(|settle| settle.into_any().unbind())
+        })
+        .and_then(|settle| {
+            event_loop.call_method1(
+                intern!(py, "call_soon_threadsafe"),
+                (settle, future, ok, value),
+            )
+        });
     if let Err(error) = scheduled {
         // A closed loop refuses callbacks: the program ended with this work running.
         if !is_true(event_loop.call_method0(intern!(py, "is_closed"))).unwrap_or(false) {
