@@ -22,7 +22,10 @@ CPU time. A row's ratio is the median over the rounds of parse time / row time w
 round (best round in brackets). The machine's load (1-minute average) is printed before and
 after. ``--instructions`` counts instructions instead (valgrind's callgrind, independent of
 the load): the Python API's per article (a fresh ``str`` per call) and, from the Rust
-example ``profile_recommend``, the pass's stages. Run ``bash bench/run engine``.
+example ``profile_recommend``, the pass's stages. ``--block K`` times instead a loop that
+parses K articles and then recommends the same K (fresh ``str``), block after block: the
+engine then starts each block with the parser's allocations in the caches, as in a program
+that does both page by page; the ratio is the round's sums. Run ``bash bench/run engine``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PARITY = ROOT / "tests" / "data" / "parity"
@@ -279,10 +283,45 @@ def stages(pages: list[tuple[str, str]], folder: str) -> None:
             print(f"  {stage:44}{n / len(pages) / 1e6:8.2f} M per article {share:6.1f} %")
 
 
+def blocked(pages: list[tuple[str, str]], engine: Any, block: int, rounds: int) -> int:
+    """Parse ``block`` articles, then recommend the same ones (API defaults, fresh strs)."""
+    import mwparserfromhell
+
+    cpu = time.process_time
+    ratios, parse_s, engine_s = [], [], []
+    for _ in range(rounds):
+        parsed = recommended = 0.0
+        for at in range(0, len(pages), block):
+            part = pages[at : at + block]
+            copies = [(title, fresh(text)) for title, text in part]
+            start = cpu()
+            for _, text in part:
+                mwparserfromhell.parse(text)
+            middle = cpu()
+            for title, text in copies:
+                engine.recommend(text, title)
+            parsed, recommended = parsed + middle - start, recommended + cpu() - middle
+        ratios.append(parsed / recommended)
+        parse_s.append(parsed)
+        engine_s.append(recommended)
+    print(
+        f"\nblocks of {block}: parse median {statistics.median(parse_s):.3f} s, recommend (api) "
+        f"median {statistics.median(engine_s):.3f} s; vs parse {statistics.median(ratios):.1f}x "
+        f"(rounds {min(ratios):.1f}x to {max(ratios):.1f}x)\nload after: {load()}"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--parity-only", action="store_true", help="skip the gensim sample")
+    parser.add_argument(
+        "--block",
+        type=int,
+        default=0,
+        help="parse and recommend in blocks of this many articles, instead of whole rows",
+    )
     parser.add_argument(
         "--instructions",
         action="store_true",
@@ -325,6 +364,10 @@ def main() -> int:
 
     def refresh() -> None:
         copies[:] = [(title, fresh(text)) for title, text in pages]
+
+    if args.block > 0:
+        engine.recommend(pages[0][1], pages[0][0])
+        return blocked(pages, engine, args.block, args.rounds)
 
     settings = {"api": {}, "exhaustive": {"threshold": 0.0, "max_recommendations": 0}}
     # One-core runs are timed in this process's CPU time, immune to other processes competing
