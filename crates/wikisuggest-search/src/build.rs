@@ -135,6 +135,26 @@ pub(crate) fn open_index(dir: &Path, language: &str) -> Result<(Index, Fields)> 
     Ok((index, fields))
 }
 
+/// The lock files of tantivy's writer, and of its readers while they open the segments.
+const LOCK_FILES: [&str; 2] = [".tantivy-writer.lock", ".tantivy-meta.lock"];
+
+/// A finished index's folder as it is kept: its files shared as its settings are
+/// ([`share_files`]), and without the lock files the writer left (empty once it ended; the
+/// index's readers take no lock, see `read_only`).
+fn leave_finished(dir: &Path) -> Result<()> {
+    share_files(dir)?;
+    for name in LOCK_FILES {
+        let path = dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                return Err(SearchError::Io { path, source });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The files tantivy writes atomically (through a private temporary file) readable by whoever
 /// may read the rest of the index: they get the settings file's permissions, which follow the
 /// user's umask, so a finished index can be shared with other users.
@@ -325,7 +345,7 @@ impl IndexBuilder {
         let documents = self.progress.documents;
         merge_if_small(&mut self.writer, documents)?;
         self.writer.wait_merging_threads()?;
-        share_files(&self.dir)?;
+        leave_finished(&self.dir)?;
         Ok(documents)
     }
 }
@@ -452,7 +472,7 @@ impl SharedIndexBuilder {
         prepared.commit()?;
         merge_if_small(&mut writer, progress.documents)?;
         writer.wait_merging_threads()?;
-        share_files(&self.dir)?;
+        leave_finished(&self.dir)?;
         Ok(progress.documents)
     }
 }
