@@ -470,7 +470,7 @@ def test_a_result_for_a_closed_loop_is_dropped_quietly() -> None:
         "from wikisuggest.engine import demo_articles\n"
         "logging.getLogger('asyncio').setLevel(logging.CRITICAL)  # pending tasks' own notice\n"
         "engine = wikisuggest.LinkEngine.default()\n"
-        "text = '\\n'.join(demo_articles().values()) * 3\n"
+        "text = '\\n'.join(demo_articles().values()) * 20\n"
         "loop = asyncio.new_event_loop()\n"
         "async def start():\n"
         "    tasks = [asyncio.ensure_future(engine.recommend_async(text, 'All', threshold=0.0))\n"
@@ -483,14 +483,16 @@ def test_a_result_for_a_closed_loop_is_dropped_quietly() -> None:
         "deadline = time.monotonic() + 60\n"
         "while in_flight_tasks() and time.monotonic() < deadline:\n"
         "    time.sleep(0.01)\n"
-        "print('running at close', running, 'left', in_flight_tasks(),\n"
+        "print('running at close', running > 0, 'left', in_flight_tasks(),\n"
         "      'done', sum(t.done() for t in tasks))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert (out.returncode, out.stderr) == (0, "")
-    assert out.stdout.strip() == "running at close 3 left 0 done 0"
+    # At least one page was still running when the loop closed (all three, unless a fast
+    # build finished one first); none of them is left running, and no task was resolved.
+    assert out.stdout.strip() == "running at close True left 0 done 0"
 
 
 def test_score_inspection(engine: LinkEngine) -> None:
