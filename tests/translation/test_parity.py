@@ -110,9 +110,8 @@ def test_bad_requests_are_refused_as_production_refuses_them(
     assert got == want
 
 
-def kwargs(query: str) -> dict[str, Any] | None:
-    """A recorded query as ``recommend`` arguments, or ``None`` when a Python call cannot
-    express it (a negative count, which the client refuses)."""
+def kwargs(query: str) -> dict[str, Any]:
+    """A recorded query as ``TranslationEngine.page`` arguments."""
     params = dict(urllib.parse.parse_qsl(query))
     out: dict[str, Any] = {}
     for name, value in params.items():
@@ -128,26 +127,46 @@ def kwargs(query: str) -> dict[str, Any] | None:
             out[name] = [value]
         else:
             out[name] = value
-    if out.get("count", 0) < 0:
-        return None
     return out
 
 
+def refused_by_the_client(case: dict[str, Any]) -> bool:
+    """Production answers a negative count (Python slices the list with it); the client
+    refuses it before sending, as a count below zero is a caller's mistake."""
+    return bool(kwargs(case["query"]).get("count", 0) < 0)
+
+
+ENGLISH = [c for mode in MODES for c in cases(mode) if "source=en&" in c["query"]]
+
+
 @pytest.mark.parametrize(
-    "case",
-    [c for mode in MODES for c in cases(mode) if "source=en&" in c["query"]],
-    ids=lambda c: str(c["name"]),
+    "case", [c for c in ENGLISH if not refused_by_the_client(c)], ids=lambda c: str(c["name"])
 )
 def test_the_python_engine_answers_as_production(
     catalogs: dict[str, Path], case: dict[str, Any]
 ) -> None:
-    options = kwargs(case["query"])
-    if options is None:
-        pytest.skip("a negative count is refused by the client")
     engine = TranslationEngine.open(catalogs["enwiki"])
     target = dict(urllib.parse.parse_qsl(case["query"]))["target"]
-    try:
-        page = engine.page(target, random_seed=3, **options)
-    except wikisuggest.InvalidParameter:
-        pytest.skip("the client refuses this query before sending it")
+    page = engine.page(target, random_seed=3, **kwargs(case["query"]))
     check(case, [item.to_dict() for item in page.items])
+
+
+REFUSED = [c for c in ENGLISH if refused_by_the_client(c)]
+
+
+def test_the_recorded_cases_include_one_the_client_refuses() -> None:
+    assert [c["name"] for c in REFUSED] == ["popular-fr-count-negative"]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=lambda c: str(c["name"]))
+def test_the_python_engine_refuses_what_only_production_accepts(
+    catalogs: dict[str, Path], server: wikisuggest.Server, case: dict[str, Any]
+) -> None:
+    engine = TranslationEngine.open(catalogs["enwiki"])
+    target = dict(urllib.parse.parse_qsl(case["query"]))["target"]
+    with pytest.raises(wikisuggest.InvalidParameter, match="count"):
+        engine.page(target, random_seed=3, **kwargs(case["query"]))
+    # The reference server, which answers as production, still serves the query.
+    status, body = fetch(server, case["query"])
+    assert status == case["status"] == 200
+    check(case, body["recommendations"])
