@@ -15,7 +15,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::{intern, wrap_pyfunction};
 use tokio::task::{AbortHandle, JoinError};
 
-use crate::call::Deliver;
+use crate::deliver::Deliver;
 use crate::errors::wikisuggest_error;
 use crate::runtime::{InFlight, runtime};
 

@@ -22,8 +22,8 @@ use tokio::sync::Mutex;
 use wikisuggest_core::Client;
 use wikisuggest_core::batch::{FinishedRequest, RequestStream};
 
-use crate::call::Deliver;
 use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
+use crate::deliver::Deliver;
 use crate::errors::core_error;
 use crate::runtime::{runtime, wait_for_task};
 
@@ -132,7 +132,7 @@ impl Origin {
                 let index = self.native_index.bind(py).get_item(done.index)?;
                 let input = self.inputs.bind(py).get_item(index.extract::<usize>()?)?;
                 let outcome = match done.result {
-                    Ok(response) => crate::convert::undecoded(py, &response)?,
+                    Ok(response) => crate::records_json::undecoded(py, &response)?,
                     Err(error) => Err(error),
                 };
                 item(py, index, input, outcome.map_err(|e| core_error(py, e)))

@@ -15,11 +15,9 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 
+use crate::deliver::{Deliver, deliver};
 use crate::errors::{IntoPyErr, wikisuggest_error};
 use crate::runtime::{InFlight, Worker, runtime, wait_for_task};
-
-/// A finished call's value (or error), converted once the interpreter is held.
-pub type Deliver = Box<dyn for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyAny>> + Send>;
 
 type Work = Pin<Box<dyn Future<Output = Deliver> + Send>>;
 
@@ -39,19 +37,6 @@ enum Prepared {
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeCall {
     work: Mutex<Option<Prepared>>,
-}
-
-/// The conversion of a finished call's `outcome` to Python, run with the interpreter.
-fn deliver<T, E, C>(outcome: Result<T, E>, convert: C) -> Deliver
-where
-    T: Send + 'static,
-    E: IntoPyErr + Send + 'static,
-    C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
-{
-    Box::new(move |py| match outcome {
-        Ok(value) => convert(py, value),
-        Err(error) => Err(error.into_pyerr(py)),
-    })
 }
 
 impl NativeCall {

@@ -212,7 +212,9 @@ impl NativeClient {
         let client = self.inner.clone();
         NativeCall::new(
             async move { client.fetch_undecoded(&request?, A::KIND, raw).await },
-            |py, response| crate::convert::undecoded(py, &response)?.map_err(|e| core_error(py, e)),
+            |py, response| {
+                crate::records_json::undecoded(py, &response)?.map_err(|e| core_error(py, e))
+            },
         )
     }
 

@@ -13,8 +13,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, intern};
 use serde_json::{Map, Number, Value};
-use wikisuggest_core::Error;
-use wikisuggest_core::client::{Fetched, ResponseKind, Undecoded};
+use wikisuggest_core::client::Fetched;
 use wikisuggest_core::models::{
     DatasetChecksums, LinkRecommendation, LinkRecommendationSet, Meta, PageCollectionMetadata,
     TranslationRecommendation,
@@ -349,24 +348,5 @@ pub fn fetched<'py>(py: Python<'py>, value: &Fetched) -> PyResult<Bound<'py, PyA
         Fetched::LinkRecommendationSet(s) => link_set(py, s),
         Fetched::TranslationRecommendations(items) => translations(py, items),
         Fetched::Raw(value) => Ok(pythonize::pythonize(py, value)?),
-    }
-}
-
-/// A response's result as Python sees it: a link set of the common shape straight from its
-/// body, anything else decoded first. `Ok(Err(_))` when the body does not decode as its kind
-/// (that request's error); `Err` only for a failure of Python itself.
-pub fn undecoded<'py>(
-    py: Python<'py>,
-    u: &Undecoded,
-) -> PyResult<Result<Bound<'py, PyAny>, Error>> {
-    if u.kind == ResponseKind::LinkRecommendationSet
-        && !u.raw
-        && let Some(set) = crate::records_json::link_set(py, &u.response.body)
-    {
-        return set.map(Ok);
-    }
-    match u.decode() {
-        Ok(value) => fetched(py, &value).map(Ok),
-        Err(error) => Ok(Err(error)),
     }
 }

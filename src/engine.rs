@@ -5,17 +5,17 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList};
 use wikisuggest_engine::{
-    BatchStream, Dataset, DatasetSource, Engine, LinkOptions, LinkRecommendationSet, MentionScores,
-    NativeOpenOptions, Page, RecommendOptions, default_workers,
+    BatchStream, Dataset, DatasetSource, Engine, LinkOptions, MentionScores, NativeOpenOptions,
+    Page, RecommendOptions, default_workers,
 };
 
 use crate::call::NativeCall;
 use crate::contract::positive_seconds;
 use crate::engine_batch::NativeEngineBatch;
+use crate::engine_page::{PageArgs, set_to_py};
 use crate::errors::engine_error;
 use crate::rules::NativeLinkRules;
 
@@ -57,58 +57,6 @@ impl OptionArgs {
         options.validate().map_err(|e| engine_error(py, &e))?;
         Ok(options)
     }
-}
-
-/// A page of the engine as the Python layer passes it (`_args.py`'s `NativePage`):
-/// `(wikitext, page_title, pageid, revid, language_code)`, the order `recommend` takes them.
-/// Not the dump reader's `(page_id, revision_id, title, wikitext)` rows (`crate::dump`).
-/// The wikitext is lent, not copied (`crate::lent_text`): a lone surrogate in it is this
-/// page's `InvalidParameter`.
-pub struct PageArgs(Page);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for PageArgs {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let tuple = obj.cast::<PyTuple>()?;
-        if tuple.len() != 5 {
-            return Err(PyTypeError::new_err(
-                "a native page is (wikitext, page_title, pageid, revid, language_code)",
-            ));
-        }
-        Ok(Self(Page {
-            wikitext: crate::lent_text::lend("wikitext", &tuple.get_item(0)?)?,
-            page_title: tuple.get_item(1)?.extract()?,
-            pageid: tuple.get_item(2)?.extract()?,
-            revid: tuple.get_item(3)?.extract()?,
-            language_code: tuple.get_item(4)?.extract()?,
-        }))
-    }
-}
-
-impl From<PageArgs> for Page {
-    fn from(PageArgs(page): PageArgs) -> Self {
-        page
-    }
-}
-
-/// The result's record; with `explain`, the `ExplainedResult` of it (see
-/// `crate::rules::explained`).
-pub(crate) fn set_to_py(
-    py: Python<'_>,
-    mut set: LinkRecommendationSet,
-    explain: bool,
-) -> PyResult<Bound<'_, PyAny>> {
-    if !explain {
-        return crate::convert::link_set(py, &set.into());
-    }
-    let excluded = std::mem::take(&mut set.excluded);
-    let page = set.page_excluded.take();
-    let links: Vec<_> = (excluded.iter())
-        .map(|e| wikisuggest_engine::link_record(e.link.clone()))
-        .collect();
-    let record = crate::convert::link_set(py, &set.into())?;
-    crate::rules::explained(py, record, &excluded, page.as_ref(), &links)
 }
 
 fn source_name(source: &DatasetSource) -> (&'static str, Option<String>) {

@@ -15,8 +15,8 @@ use pyo3::{IntoPyObjectExt, PyTypeInfo};
 use wikisuggest_engine::{BatchStream, LinkRecommendationSet};
 
 use crate::batch::{NativeGroup, extend, item};
-use crate::call::Deliver;
-use crate::engine::PageArgs;
+use crate::deliver::Deliver;
+use crate::engine_page::{PageArgs, set_to_py};
 use crate::errors::engine_error;
 use crate::runtime::{runtime, wait_interruptibly};
 
@@ -62,7 +62,7 @@ impl Queue {
                 Err(PyErr::from_value(error.bind(py).clone()))
             } else {
                 match self.outcomes.pop_front() {
-                    Some(Some(Ok(set))) => crate::engine::set_to_py(py, set, explain),
+                    Some(Some(Ok(set))) => set_to_py(py, set, explain),
                     Some(Some(Err(error))) => Err(engine_error(py, &error)),
                     Some(None) => Err(not_started(py)),
                     None if all => Err(not_started(py)),
@@ -100,7 +100,7 @@ struct Shared {
     /// Held while outcomes move from the stream to the queue, so that two takers (the
     /// asyncio side's wait and an interruption) never append out of order.
     taking: Mutex<()>,
-    /// Items carry what the rules removed (see `crate::engine::set_to_py`).
+    /// Items carry what the rules removed (see `crate::engine_page::set_to_py`).
     explain: bool,
 }
 
@@ -131,7 +131,7 @@ pub struct NativeEngineBatch {
 }
 
 impl NativeEngineBatch {
-    /// With `explain`, items carry what the rules removed (`crate::engine::set_to_py`).
+    /// With `explain`, items carry what the rules removed (`crate::engine_page::set_to_py`).
     pub fn new(stream: BatchStream, explain: bool) -> Self {
         Self {
             shared: Arc::new(Shared {

@@ -360,7 +360,7 @@ pub fn rules_preview<'py>(
             dump: DumpOptions::default(),
         }
     } else {
-        let given: Vec<crate::engine::PageArgs> = pages.extract()?;
+        let given: Vec<crate::engine_page::PageArgs> = pages.extract()?;
         let take = sample.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
         PreviewPages::Given(given.into_iter().take(take).map(Into::into).collect())
     };

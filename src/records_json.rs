@@ -15,6 +15,8 @@ use pyo3::types::{PyString, PyTuple};
 use pyo3::{IntoPyObjectExt, intern};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Map;
+use wikisuggest_core::Error;
+use wikisuggest_core::client::{ResponseKind, Undecoded};
 use wikisuggest_core::models::{Meta, lenient_int};
 
 use crate::convert::{Builders, builders, meta, record};
@@ -359,5 +361,24 @@ impl<'de, 'py> Visitor<'de> for SetSeed<'_, '_, 'py> {
             (intern!(py, "revid"), fields.take(5, ctx)),
         ];
         ctx.py(record(py, ctx.b, &ctx.b.link_set, &values, &Map::new()))
+    }
+}
+
+/// A response's result as Python sees it: a link set of the common shape straight from its
+/// body, anything else decoded first. `Ok(Err(_))` when the body does not decode as its kind
+/// (that request's error); `Err` only for a failure of Python itself.
+pub fn undecoded<'py>(
+    py: Python<'py>,
+    u: &Undecoded,
+) -> PyResult<Result<Bound<'py, PyAny>, Error>> {
+    if u.kind == ResponseKind::LinkRecommendationSet
+        && !u.raw
+        && let Some(set) = link_set(py, &u.response.body)
+    {
+        return set.map(Ok);
+    }
+    match u.decode() {
+        Ok(value) => crate::convert::fetched(py, &value).map(Ok),
+        Err(error) => Ok(Err(error)),
     }
 }

@@ -7,14 +7,49 @@ characters spelled out, so what the table shows is what will be linked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from enum import Enum
+from typing import Protocol
 
 from .._html import SKIPPED, WINDOW, caption, escape, score, snippet, table
-
-if TYPE_CHECKING:
-    from .apply import AppliedLinks
+from ..records import LinkRecommendation
 
 __all__ = ["applied_links_html", "visible"]
+
+
+# What the view reads of :class:`~wikisuggest.AppliedLinks` and its items (the records are
+# made where links are applied, and their ``to_html`` calls this view).
+class _Placed(Protocol):
+    @property
+    def link(self) -> LinkRecommendation: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def markup(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+
+
+class _Skipped(Protocol):
+    @property
+    def link(self) -> LinkRecommendation: ...
+    @property
+    def reason(self) -> Enum: ...
+    @property
+    def detail(self) -> str: ...
+
+
+class _Applied(Protocol):
+    @property
+    def original(self) -> str: ...
+    @property
+    def applied(self) -> Sequence[_Placed]: ...
+    @property
+    def skipped(self) -> Sequence[_Skipped]: ...
+    @property
+    def page_title(self) -> str | None: ...
+    @property
+    def revid(self) -> int | None: ...
 
 
 def visible(text: object) -> str:
@@ -24,7 +59,7 @@ def visible(text: object) -> str:
     return "".join(ch if ch.isprintable() or ch == " " else f"\\u{ord(ch):04x}" for ch in value)
 
 
-def applied_links_html(result: AppliedLinks) -> str:
+def applied_links_html(result: _Applied) -> str:
     """The links placed in a page, each in a window of the original text, and the skipped
     ones with their reason."""
     text = result.original
