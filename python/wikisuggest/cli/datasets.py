@@ -10,11 +10,11 @@ import json
 import logging
 import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError, WikisuggestError
 from .environment import CACHE, FETCH, describe
+from .options import add_cache_options
 from .output import bars_wanted
 
 __all__ = ["add_parser"]
@@ -326,11 +326,7 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser, *, network: bool = True) -> None:
-    p.add_argument(
-        "--cache-dir",
-        type=Path,
-        help="cache root (default: WIKISUGGEST_CACHE_DIR, else the platform's cache folder)",
-    )
+    add_cache_options(p, network=network)
     if network:
         p.add_argument(
             "--source",
@@ -338,12 +334,6 @@ def _common(p: argparse.ArgumentParser, *, network: bool = True) -> None:
             help="'auto' (v2, else legacy), 'v2', 'legacy' or a mirror's URL (the bases' URLs: "
             "ANALYTICS_BASE_URL, ANALYTICS_BASE_URL_LEGACY)",
         )
-        p.add_argument(
-            "--offline",
-            action="store_true",
-            help="never touch the network (also: WIKISUGGEST_OFFLINE=1)",
-        )
-        p.add_argument("--user-agent", help="default: WIKISUGGEST_USER_AGENT, else wikisuggest's")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

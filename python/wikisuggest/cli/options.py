@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import inspect
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from .._native import LINK_DEFAULTS
 
-__all__ = ["add_link_options", "given", "keys", "keywords"]
+__all__ = ["add_cache_options", "add_link_options", "given", "keys", "keywords"]
 
 
 def add_link_options(parser: argparse.ArgumentParser, *, every: bool = True) -> None:
@@ -39,6 +40,26 @@ def add_link_options(parser: argparse.ArgumentParser, *, every: bool = True) -> 
     if every:
         parser.add_argument(
             "--exclude-section", dest="sections_to_exclude", action="append", help="repeatable"
+        )
+
+
+def add_cache_options(parser: argparse.ArgumentParser, *, network: bool = True) -> None:
+    """The options of the commands that keep published files in the cache (``datasets``,
+    ``translation``): ``--cache-dir``, and for those that may download ``--offline`` and
+    ``--user-agent`` (these downloads fall back to wikisuggest's own User-Agent)."""
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="cache root (default: WIKISUGGEST_CACHE_DIR, else the platform's cache folder)",
+    )
+    if network:
+        parser.add_argument(
+            "--offline",
+            action="store_true",
+            help="never touch the network (also: WIKISUGGEST_OFFLINE=1)",
+        )
+        parser.add_argument(
+            "--user-agent", help="default: WIKISUGGEST_USER_AGENT, else wikisuggest's"
         )
 
 

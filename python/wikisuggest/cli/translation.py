@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameter, WikisuggestError
+from .options import add_cache_options
 
 __all__ = ["add_parser"]
 
@@ -319,19 +320,6 @@ def _gaps(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(p: argparse.ArgumentParser, *, network: bool = True) -> None:
-    p.add_argument(
-        "--cache-dir",
-        type=Path,
-        help="cache root (default: WIKISUGGEST_CACHE_DIR, else the platform's cache folder)",
-    )
-    if network:
-        p.add_argument(
-            "--offline", action="store_true", help="never touch the network (WIKISUGGEST_OFFLINE=1)"
-        )
-        p.add_argument("--user-agent", help="default: WIKISUGGEST_USER_AGENT, else wikisuggest's")
-
-
 def _parts_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--parts",
@@ -353,7 +341,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fetch.add_argument("wiki", nargs="+", help="e.g. enwiki, en or en.wikipedia.org")
     _parts_option(fetch)
     fetch.add_argument("--day", help="day of views, YYYY-MM-DD (pageviews part)")
-    _common(fetch)
+    add_cache_options(fetch)
     fetch.add_argument("--update", action="store_true", help="use newer dumps if published")
     fetch.add_argument("--quiet", action="store_true", help="no sizes or progress")
     fetch.set_defaults(run=_fetch)
@@ -376,24 +364,24 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     listing = sub.add_parser("list", help="cached catalogs: parts, dump dates, size")
     listing.add_argument("wiki", nargs="*")
-    _common(listing, network=False)
+    add_cache_options(listing, network=False)
     listing.add_argument("--format", choices=["json", "table"], default=None)
     listing.set_defaults(run=_list)
 
     path = sub.add_parser("path", help="print the folder of a cached catalog (no network)")
     path.add_argument("wiki")
     _parts_option(path)
-    _common(path, network=False)
+    add_cache_options(path, network=False)
     path.set_defaults(run=_path)
 
     verify = sub.add_parser("verify", help="open every cached catalog and check its counts")
     verify.add_argument("wiki", nargs="*")
-    _common(verify, network=False)
+    add_cache_options(verify, network=False)
     verify.set_defaults(run=_verify)
 
     prune = sub.add_parser("prune", help="remove catalogs other than the current ones")
     prune.add_argument("wiki", nargs="*")
-    _common(prune, network=False)
+    add_cache_options(prune, network=False)
     prune.add_argument("--keep", type=int, default=0, help="older catalogs to keep per wiki")
     prune.add_argument("--dry-run", action="store_true")
     prune.set_defaults(run=_prune)
@@ -411,6 +399,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gaps.add_argument("--max-size", type=int)
     gaps.add_argument("--order-by", choices=["pageviews", "langlinks_count"], default="pageviews")
     gaps.add_argument("--limit", type=int, default=20, help="rows printed without -o")
-    _common(gaps)
+    add_cache_options(gaps)
     gaps.add_argument("--quiet", action="store_true")
     gaps.set_defaults(run=_gaps)
