@@ -1,5 +1,5 @@
-"""The package's layout, as a rule: each wing imports only the floors below it, and the module
-paths of 0.1 still import (with a warning) for one release."""
+"""The package's layout, as a rule: each wing imports only the floors below it, no two modules
+import each other, and the module paths of 0.1 still import (with a warning) for one release."""
 
 from __future__ import annotations
 
@@ -105,6 +105,82 @@ def test_the_rule_sees_an_upward_import(tmp_path: Path) -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             rooms.add(node.module.split(".")[0])
     assert _floor("engine") > _floor("records") and rooms == {"engine"}
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_imports(package: Path) -> dict[str, set[str]]:
+    """Each module of ``package`` and the package's modules it imports, at its top or inside
+    a function, typing-only imports included: ``from .x import y`` names ``x.y`` when that is
+    a module, else ``x``."""
+    files = {_module_name(p, package): p for p in package.rglob("*.py")}
+    modules = set(files) | {_module_name(p, package) for p in package.glob("*.pyi")}
+    root = package.name
+
+    def known(name: str) -> str:
+        while name not in modules and "." in name:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        own = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = own.split(".")[: len(own.split(".")) - max(node.level - 1, 0)]
+                target = (
+                    ".".join([*base, *([node.module] if node.module else [])])
+                    if node.level
+                    else node.module or ""
+                )
+                if target.split(".")[0] == root:
+                    found.update(known(f"{target}.{alias.name}") for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(known(a.name) for a in node.names if a.name.split(".")[0] == root)
+        graph[name] = found - {name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that reach each other through their imports."""
+    reach = {m: set(targets) for m, targets in graph.items()}
+    changed = True
+    while changed:
+        changed = False
+        for targets in reach.values():
+            more = set().union(*(reach.get(t, set()) for t in targets)) - targets
+            if more:
+                targets |= more
+                changed = True
+    groups = {frozenset({m, *(t for t in reach[m] if m in reach.get(t, ()))}) for m in reach}
+    return sorted(sorted(g) for g in groups if len(g) > 1)
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """Within a wing as between them, the imports draw no circle, lazy and typing-only
+    imports included: a module that needs another's types takes what it reads as a protocol
+    instead (as the applied links' HTML view does)."""
+    assert _circles(_module_imports(PACKAGE)) == []
+
+
+def test_the_rule_sees_a_circle(tmp_path: Path) -> None:
+    package = tmp_path / "wikisuggest"
+    (package / "edits").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .edits.apply import apply_links\n")
+    (package / "edits" / "__init__.py").write_text("")
+    (package / "edits" / "apply.py").write_text(
+        "def view():\n    from .review import html\n    return html\n"
+    )
+    (package / "edits" / "review.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .apply import view\n"
+    )
+    assert _circles(_module_imports(package)) == [
+        ["wikisuggest.edits.apply", "wikisuggest.edits.review"]
+    ]
 
 
 @pytest.mark.parametrize(("old", "new"), sorted(_aliases.MOVED.items()))
