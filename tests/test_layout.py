@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -181,6 +182,29 @@ def test_the_rule_sees_a_circle(tmp_path: Path) -> None:
     assert _circles(_module_imports(package)) == [
         ["wikisuggest.edits.apply", "wikisuggest.edits.review"]
     ]
+
+
+def _binding_uses(src: Path) -> dict[str, set[str]]:
+    """Each module of the extension (``src/*.rs``) and the modules it names as ``crate::x``
+    in its code (comments left out)."""
+    modules = {p.stem for p in src.glob("*.rs")} - {"lib"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        code = re.sub(r"//[^\n]*", "", (src / f"{name}.rs").read_text("utf-8"))
+        named = set(re.findall(r"\bcrate::(\w+)", code))
+        for group in re.findall(r"\buse crate::\{([^}]*)\}", code):
+            named.update(part.strip().split("::")[0] for part in group.split(","))
+        graph[name] = (named & modules) - {name}
+    return graph
+
+
+def test_no_binding_module_uses_one_that_uses_it_back(tmp_path: Path) -> None:
+    """The extension's modules draw no circle either (see the architecture page)."""
+    assert _circles(_binding_uses(PACKAGE.parent.parent / "src")) == []
+    (tmp_path / "call.rs").write_text("use crate::{awaitable::awaitable, errors};\n")
+    (tmp_path / "awaitable.rs").write_text("// crate::errors\nfn f() -> crate::call::Deliver {}\n")
+    (tmp_path / "errors.rs").write_text("")
+    assert _circles(_binding_uses(tmp_path)) == [["awaitable", "call"]]
 
 
 @pytest.mark.parametrize(("old", "new"), sorted(_aliases.MOVED.items()))
