@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from support.clients import USER_AGENT
 from support.contract_server import VALID_TOKEN, ContractServer
@@ -56,3 +58,24 @@ def test_client_credentials_from_environment_need_both(monkeypatch: pytest.Monke
     monkeypatch.setenv("WIKISUGGEST_CLIENT_SECRET", "s3cret-value")
     client = wikisuggest.Client(USER_AGENT)
     assert "s3cret-value" not in repr(client)
+
+
+def test_a_user_agent_from_the_environment_is_checked_alike_everywhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The clients, the token manager and dataset downloads take ``WIKISUGGEST_USER_AGENT``
+    by one rule: a value that cannot be sent (a byte the environment could not decode, read
+    as a lone surrogate) is that argument's error in each, before anything is sent."""
+    monkeypatch.setenv("WIKISUGGEST_USER_AGENT", "Bot/1.0 (bot@example.org)\udcff")
+    calls = [
+        lambda: wikisuggest.Client(base_url="http://127.0.0.1:9"),
+        lambda: wikisuggest.TokenManager.client_credentials(
+            "id", "secret", auth_url="http://127.0.0.1:9"
+        ),
+        lambda: wikisuggest.datasets.fetch("frwiki", cache_dir=tmp_path, offline=True),
+    ]
+    for call in calls:
+        with pytest.raises(wikisuggest.InvalidParameter) as refused:
+            call()
+        assert refused.value.parameter == "user_agent"
+    assert list(tmp_path.iterdir()) == []

@@ -218,10 +218,15 @@ def flag(name: str, value: Any) -> bool:
     return value
 
 
-def user_agent(value: str | None) -> str:
-    """The explicit argument, else ``WIKISUGGEST_USER_AGENT``; the native layer checks it."""
+def user_agent(value: Any) -> str | None:
+    """Where a User-Agent comes from, for every caller: the explicit argument (a string), else
+    ``WIKISUGGEST_USER_AGENT``, else ``None``, which each caller answers in its own way (the
+    clients refuse to send without one, dataset downloads send wikisuggest's own). The native
+    layer checks its form."""
     if value is None:
-        value = os.environ.get("WIKISUGGEST_USER_AGENT", "")
+        value = os.environ.get("WIKISUGGEST_USER_AGENT") or None
+        if value is None:
+            return None
     return text("user_agent", value)
 
 

@@ -3,7 +3,6 @@ given to, renewing it single-flight (one request however many threads and tasks 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +28,7 @@ def _manager_args(
     path, load, save = _store_parts(store)
     return {
         "auth_url": _args.optional_text("auth_url", auth_url),
-        "user_agent": _manager_user_agent(user_agent),
+        "user_agent": _args.user_agent(user_agent),
         "leeway": _leeway(leeway),
         "store_path": path,
         "store_load": load,
@@ -57,12 +56,6 @@ def _store_parts(
         "store must be a FileTokenStore, an object with load() and save(), or a (load, save) pair",
         parameter="store",
     )
-
-
-def _manager_user_agent(value: str | None) -> str | None:
-    if value is None:
-        return os.environ.get("WIKISUGGEST_USER_AGENT") or None
-    return _args.text("user_agent", value)
 
 
 class TokenManager:

@@ -128,7 +128,7 @@ class ClientBase:
         self._native = NativeClient(
             base_url=_args.text("base_url", base_url),
             auth_url=_args.text("auth_url", auth_url),
-            user_agent=_args.user_agent(user_agent),
+            user_agent=_args.user_agent(user_agent) or "",
             timeout=_args.seconds("timeout", timeout),
             connect_timeout=_args.seconds("connect_timeout", connect_timeout),
             max_retries=retries,

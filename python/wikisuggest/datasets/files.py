@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import _progress
+from .. import _args, _progress
 from .._native import NativeDownloader, __version__
 from ..errors import DatasetError, InvalidParameter, WikisuggestError
 from . import cache as _cache
@@ -164,11 +164,7 @@ def offline_default(offline: bool | None) -> bool:
 
 def user_agent_default(user_agent: str | None) -> str:
     """``user_agent``, else ``WIKISUGGEST_USER_AGENT``, else wikisuggest's own."""
-    if user_agent is not None:
-        if not isinstance(user_agent, str):
-            raise InvalidParameter("user_agent must be a string", parameter="user_agent")
-        return user_agent
-    return os.environ.get("WIKISUGGEST_USER_AGENT") or DEFAULT_USER_AGENT
+    return _args.user_agent(user_agent) or DEFAULT_USER_AGENT
 
 
 def downloader(settings: DownloadSettings, user_agent: str | None) -> NativeDownloader:

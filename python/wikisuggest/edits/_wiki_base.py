@@ -236,7 +236,7 @@ class WikiBase:
         self._site: SiteInfo | None = None
         self._native = NativeWiki(
             api_url=_args.text("api_url", api_url),
-            user_agent=_args.user_agent(user_agent),
+            user_agent=_args.user_agent(user_agent) or "",
             timeout=_args.seconds("timeout", timeout),
             max_retries=retries,
             maxlag=None if maxlag is None else _args.integer("maxlag", maxlag),
