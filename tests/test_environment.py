@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def test_a_user_agent_from_the_environment_is_checked_alike_everywhere(
     by one rule: a value that cannot be sent (a byte the environment could not decode, read
     as a lone surrogate) is that argument's error in each, before anything is sent."""
     monkeypatch.setenv("WIKISUGGEST_USER_AGENT", "Bot/1.0 (bot@example.org)\udcff")
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: wikisuggest.Client(base_url="http://127.0.0.1:9"),
         lambda: wikisuggest.TokenManager.client_credentials(
             "id", "secret", auth_url="http://127.0.0.1:9"
