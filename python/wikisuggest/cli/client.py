@@ -12,7 +12,7 @@ from typing import Any
 
 from .._native import TRANSLATION_DEFAULTS
 from .environment import CLIENT, describe
-from .options import add_link_options, given, keys
+from .options import add_link_options, add_user_agent, given, keys
 from .output import emit
 
 
@@ -61,11 +61,7 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-url", default=os.environ.get("WIKISUGGEST_BASE_URL", DEFAULT_BASE_URL)
     )
-    parser.add_argument(
-        "--user-agent",
-        default=None,
-        help="<app>/<version> (<contact>); default: $WIKISUGGEST_USER_AGENT",
-    )
+    add_user_agent(parser)
     parser.add_argument("--concurrency", type=int, default=None, help="requests in flight")
     parser.add_argument(
         "--format",

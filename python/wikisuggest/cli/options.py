@@ -15,7 +15,7 @@ from typing import Any
 
 from .._native import LINK_DEFAULTS
 
-__all__ = ["add_cache_options", "add_link_options", "given", "keys", "keywords"]
+__all__ = ["add_cache_options", "add_link_options", "add_user_agent", "given", "keys", "keywords"]
 
 
 def add_link_options(parser: argparse.ArgumentParser, *, every: bool = True) -> None:
@@ -58,9 +58,19 @@ def add_cache_options(parser: argparse.ArgumentParser, *, network: bool = True) 
             action="store_true",
             help="never touch the network (also: WIKISUGGEST_OFFLINE=1)",
         )
-        parser.add_argument(
-            "--user-agent", help="default: WIKISUGGEST_USER_AGENT, else wikisuggest's"
-        )
+        add_user_agent(parser, own_fallback=True)
+
+
+def add_user_agent(parser: argparse.ArgumentParser, *, own_fallback: bool = False) -> None:
+    """``--user-agent``: the option, else ``WIKISUGGEST_USER_AGENT``. Without either, a
+    command that calls a wiki or the service stops with the policy's error; downloads of
+    published files (``own_fallback``) send wikisuggest's own."""
+    fallback = ", else wikisuggest's" if own_fallback else ""
+    parser.add_argument(
+        "--user-agent",
+        default=None,
+        help=f"<app>/<version> (<contact>); default: WIKISUGGEST_USER_AGENT{fallback}",
+    )
 
 
 def keywords(function: Callable[..., Any]) -> frozenset[str]:

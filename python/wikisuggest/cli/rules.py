@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .environment import describe
-from .options import add_link_options
+from .options import add_link_options, add_user_agent
 
 __all__ = ["add_parser"]
 
@@ -150,7 +150,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     source = community.add_mutually_exclusive_group(required=True)
     source.add_argument("--api", help="the wiki's api.php")
     source.add_argument("--file", help="a local copy of its configuration page (JSON)")
-    community.add_argument("--user-agent", default=None)
+    add_user_agent(community)
     community.add_argument("--out", default=None, help="rule file to write (.toml or .json)")
     community.set_defaults(run=_community)
     describe(community, ("WIKISUGGEST_USER_AGENT",))
@@ -162,7 +162,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fill.add_argument("--wikidata", required=True, help="Wikidata's api.php")
     fill.add_argument("--out", required=True, help="the table (TSV), resumed when it exists")
     fill.add_argument("--pause", type=float, default=1.0, help="seconds between requests (1)")
-    fill.add_argument("--user-agent", default=None)
+    add_user_agent(fill)
     fill.set_defaults(run=_fill)
     describe(fill, ("WIKISUGGEST_USER_AGENT",))
 
@@ -176,6 +176,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     audit.add_argument("--margin", type=float, default=0.1, help="homonym margin (0.1)")
     audit.add_argument("--save", action="store_true", help="save the fixes (default: dry run)")
     audit.add_argument("--username", default=None, help="bot password user (User@app)")
-    audit.add_argument("--user-agent", default=None)
+    add_user_agent(audit)
     audit.set_defaults(run=_audit)
     describe(audit, ("WIKISUGGEST_USER_AGENT",))

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from .environment import TOKEN, describe
+from .options import add_user_agent
 from .output import table
 
 
@@ -55,7 +56,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     token.add_argument(
         "--show-token", action="store_true", help="print the access token itself (a secret)"
     )
-    token.add_argument("--user-agent", default=None)
+    add_user_agent(token)
     token.add_argument(
         "--format", choices=["json", "table"], default="table" if sys.stdout.isatty() else "json"
     )
