@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from support.clients import USER_AGENT
-from support.contract_server import ContractServer
+from support.contract_server import VALID_TOKEN, ContractServer
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,3 +70,18 @@ def test_missing_user_agent_is_a_clear_error(contract_server: ContractServer) ->
     assert result.returncode == 2
     assert "ConfigurationError" in result.stderr and "User-Agent" in result.stderr
     assert contract_server.requests == []
+
+
+def test_links_take_the_base_url_and_token_from_the_environment(
+    contract_server: ContractServer,
+) -> None:
+    """The command reads what the client reads, by the client's rule."""
+    result = run(
+        "links",
+        "en",
+        "Cat",
+        env={"WIKISUGGEST_BASE_URL": contract_server.url, "WIKISUGGEST_TOKEN": VALID_TOKEN},
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)[0]["result"]["page_title"] == "Cat"
+    assert contract_server.requests[-1].headers["authorization"] == f"Bearer {VALID_TOKEN}"

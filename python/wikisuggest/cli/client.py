@@ -1,12 +1,12 @@
 """``wikisuggest links`` and ``wikisuggest translate``: the services, from the command line.
 
-The User-Agent comes from ``--user-agent`` or ``WIKISUGGEST_USER_AGENT``; a token from
-``WIKISUGGEST_TOKEN``."""
+The User-Agent comes from ``--user-agent`` or ``WIKISUGGEST_USER_AGENT``; the base URL and
+the credentials from the environment, as the client reads them (``WIKISUGGEST_TOKEN``, or
+``WIKISUGGEST_CLIENT_ID`` and ``WIKISUGGEST_CLIENT_SECRET``)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -19,12 +19,10 @@ from .output import emit
 def _client(args: argparse.Namespace) -> Any:
     from ..client import Client
 
+    # The environment is read by the client, by its one rule (explicit values win).
     options: dict[str, Any] = {"base_url": args.base_url}
     if args.concurrency is not None:
         options["max_concurrency"] = args.concurrency
-    token = os.environ.get("WIKISUGGEST_TOKEN")
-    if token:
-        options["auth"] = token
     return Client(args.user_agent, **options)
 
 
@@ -59,7 +57,9 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
     from ..client import DEFAULT_BASE_URL
 
     parser.add_argument(
-        "--base-url", default=os.environ.get("WIKISUGGEST_BASE_URL", DEFAULT_BASE_URL)
+        "--base-url",
+        default=None,
+        help=f"where the services live (default: WIKISUGGEST_BASE_URL, else {DEFAULT_BASE_URL})",
     )
     add_user_agent(parser)
     parser.add_argument("--concurrency", type=int, default=None, help="requests in flight")
