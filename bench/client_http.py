@@ -1,6 +1,7 @@
 """Client benchmark: 10,000 link-recommendation requests against a local static server.
 
-Compares wikisuggest (blocking batch and asyncio) with the Python baselines aiohttp (asyncio),
+Compares wikisuggest (blocking batch, asyncio batch, and asyncio single calls gathered) with
+the Python baselines aiohttp (asyncio),
 httpx (asyncio) and requests (threads), all at the same concurrency, all decoding the JSON
 body. Each client runs in its own process; we report wall time, client CPU seconds per 1,000
 requests (user + system, all threads of that process, counted from after the interpreter
@@ -31,7 +32,14 @@ from typing import Any
 
 USER_AGENT = "wikisuggest-bench/1.0 (https://example.org/wikisuggest-bench; bench@example.org)"
 PATH = "/service/linkrecommendation/v1/linkrecommendations/wikipedia/en/"
-CLIENTS = ["wikisuggest", "wikisuggest-async", "aiohttp", "httpx", "requests"]
+CLIENTS = [
+    "wikisuggest",
+    "wikisuggest-async",
+    "wikisuggest-async-calls",
+    "aiohttp",
+    "httpx",
+    "requests",
+]
 
 
 def response_body() -> bytes:
@@ -134,6 +142,7 @@ def cpu_seconds() -> float:
 IMPORTS = {
     "wikisuggest": ["wikisuggest"],
     "wikisuggest-async": ["asyncio", "wikisuggest"],
+    "wikisuggest-async-calls": ["asyncio", "wikisuggest"],
     "aiohttp": ["asyncio", "aiohttp"],
     "httpx": ["asyncio", "httpx"],
     "requests": ["threading", "concurrent.futures", "requests"],
@@ -164,6 +173,20 @@ def run_worker(name: str, url: str, n: int, concurrency: int) -> dict[str, Any]:
             client = wikisuggest.AsyncClient(USER_AGENT, base_url=url, max_concurrency=concurrency)
             results = await client.link_recommendations_many(titles, domain="en")
             return sum(1 for r in results if r.ok and len(r.result.links) == 15)
+
+        ok = asyncio.run(main())
+    elif name == "wikisuggest-async-calls":
+        # One awaitable per request, gathered: how asyncio code calls a client page by page.
+        import asyncio
+
+        import wikisuggest
+
+        async def main() -> int:
+            client = wikisuggest.AsyncClient(USER_AGENT, base_url=url, max_concurrency=concurrency)
+            results = await asyncio.gather(
+                *(client.link_recommendations("wikipedia", "en", t) for t in titles)
+            )
+            return sum(1 for r in results if len(r.links) == 15)
 
         ok = asyncio.run(main())
     elif name == "aiohttp":
@@ -317,7 +340,7 @@ def main() -> None:
         "(start-up s: interpreter start and imports, once per process)"
     )
     print(
-        f"{'client':<18}{'wall s':>8}{'req/s':>9}{'CPU s/1k':>10}{'start-up s':>11}{'RSS MB':>8}"
+        f"{'client':<29}{'wall s':>8}{'req/s':>9}{'CPU s/1k':>10}{'start-up s':>11}{'RSS MB':>8}"
         f"{'throughput vs ' + base['client']:>24}{'CPU/req vs ' + base['client']:>22}"
     )
     for r in rows:
@@ -326,7 +349,7 @@ def main() -> None:
         base_rate = args.requests / base["wall"]
         base_cpu = base["cpu"] / args.requests * 1000
         print(
-            f"{r['client']:<18}{r['wall']:>8.2f}{rate:>9.0f}{cpu_k:>10.3f}{r['startup_cpu']:>11.3f}"
+            f"{r['client']:<29}{r['wall']:>8.2f}{rate:>9.0f}{cpu_k:>10.3f}{r['startup_cpu']:>11.3f}"
             f"{r['maxrss_mb']:>8.1f}{rate / base_rate:>23.2f}x{cpu_k / base_cpu:>21.2f}x"
         )
 

@@ -119,6 +119,45 @@ async def test_async_calls_run_concurrently(contract_server: ContractServer) -> 
     assert len(contract_server.requests) == 4
 
 
+def test_async_results_reach_the_loop_through_one_thread(contract_server: ContractServer) -> None:
+    """Concurrent awaitables hand their results to the loop through one long-lived thread
+    attached to the interpreter: no thread is started per result (each would make a thread
+    state and contend for the interpreter), and every result arrives."""
+    import json
+    import subprocess
+
+    code = f"""
+import asyncio, json, os, wikisuggest
+from wikisuggest._native import in_flight_tasks
+
+async def main():
+    client = wikisuggest.AsyncClient({USER_AGENT!r}, base_url={contract_server.url!r})
+    titles = [f"Page {{i}}" for i in range(300)]
+    results = await asyncio.gather(
+        *(client.link_recommendations("wikipedia", "en", t) for t in titles)
+    )
+    return [r.page_title for r in results] == titles
+
+ok = asyncio.run(main())
+names = []
+for task in os.listdir("/proc/self/task"):
+    with open(f"/proc/self/task/{{task}}/comm") as f:
+        names.append(f.read().strip())
+print(json.dumps([ok, in_flight_tasks(), names]))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    ok, in_flight, names = json.loads(out.strip().splitlines()[-1])
+    assert ok
+    assert in_flight == 0
+    # Thread names are cut to 15 bytes: "wikisuggest-handover" reads "wikisuggest-han".
+    assert names.count("wikisuggest-han") == 1
+    # The two I/O threads and no other of the runtime's (a per-result thread would be one).
+    assert names.count("wikisuggest-io") == 2
+    assert len(contract_server.requests) == 300
+
+
 def test_one_client_shared_by_threads(contract_server: ContractServer) -> None:
     client = wikisuggest.Client(USER_AGENT, base_url=contract_server.url)
     titles = [f"Page {i}" for i in range(64)]
