@@ -11,9 +11,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
+use tokio::sync::Semaphore;
+use wikisuggest_engine::default_workers;
 
 use crate::deliver::{Deliver, deliver};
 use crate::errors::{IntoPyErr, wikisuggest_error};
@@ -29,8 +31,18 @@ enum Prepared {
     /// I/O: polled on the shared runtime.
     Future(Work),
     /// CPU-bound: run on the caller's own worker thread (`send`) or the runtime's blocking
-    /// pool (`send_async`).
+    /// pool (`send_async`), at most one per core at a time.
     Job(Job),
+}
+
+/// The slots of awaited CPU-bound work: one per core (as the engine's batches), so that a
+/// thousand pages awaited at once wait their turn as futures instead of each taking a
+/// thread of the blocking pool (up to 512) and sharing the cores between them.
+fn cpu_slots() -> Arc<Semaphore> {
+    static SLOTS: OnceLock<Arc<Semaphore>> = OnceLock::new();
+    SLOTS
+        .get_or_init(|| Arc::new(Semaphore::new(default_workers())))
+        .clone()
 }
 
 /// A prepared operation, sent once: blocking (`send`) or awaited (`send_async`).
@@ -67,7 +79,7 @@ impl NativeCall {
 
     /// CPU-bound `work` (a page of the local engine): sent blocking, it runs on the calling
     /// thread's own worker thread (one hand-over each way); awaited, on the runtime's
-    /// blocking pool, never on its I/O threads.
+    /// blocking pool, at most one per core at a time, never on its I/O threads.
     pub fn blocking<T, E, C>(
         work: impl FnOnce() -> Result<T, E> + Send + 'static,
         convert: C,
@@ -122,12 +134,17 @@ impl NativeCall {
         let work: Work = match self.take()? {
             Prepared::Future(work) => work,
             Prepared::Job(job) => Box::pin(async move {
-                tokio::task::spawn_blocking(job)
-                    .await
-                    .unwrap_or_else(|joined| {
-                        let message = format!("internal error: a native task failed: {joined}");
-                        Box::new(move |_| Err(wikisuggest_error(&message)))
-                    })
+                // The slot goes with the job: work cancelled once running still holds it.
+                let slot = cpu_slots().acquire_owned().await;
+                tokio::task::spawn_blocking(move || {
+                    let _slot = slot;
+                    job()
+                })
+                .await
+                .unwrap_or_else(|joined| {
+                    let message = format!("internal error: a native task failed: {joined}");
+                    Box::new(move |_| Err(wikisuggest_error(&message)))
+                })
             }),
         };
         crate::logging::refresh(py)?;

@@ -207,6 +207,42 @@ async def test_recommend_async(engine: LinkEngine) -> None:
     assert thai.links == ()
 
 
+def test_awaited_pages_take_a_thread_per_core_not_per_page() -> None:
+    """Hundreds of pages awaited at once wait their turn as futures: the engine runs at most
+    one per core (each would otherwise take a thread of the blocking pool), and every page
+    gets its answer."""
+    code = f"""
+import asyncio, json, os, pathlib, wikisuggest
+folder = pathlib.Path({str(PARITY / "articles")!r})
+rows = [line.split("\\t") for line in (folder / "manifest.tsv").read_text("utf-8").splitlines()[1:]]
+pages = [((folder / row[0]).read_text("utf-8"), row[1]) for row in rows] * 4
+engine = wikisuggest.LinkEngine.default()
+peak = 0
+
+async def watch():
+    global peak
+    while True:
+        peak = max(peak, len(os.listdir("/proc/self/task")))
+        await asyncio.sleep(0.002)
+
+async def main():
+    watcher = asyncio.create_task(watch())
+    results = await asyncio.gather(*(engine.recommend_async(text, title) for text, title in pages))
+    watcher.cancel()
+    return [r.page_title for r in results] == [title for _, title in pages]
+
+print(json.dumps([asyncio.run(main()), len(pages), peak, os.cpu_count()]))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    ok, n_pages, peak, cores = json.loads(out.strip().splitlines()[-1])
+    assert ok and n_pages == 284
+    # The interpreter, two I/O threads, the hand-over thread, and the engine's threads: about
+    # one per core (a thread that finished its page is replaced before it is seen idle).
+    assert peak <= 4 + 2 * cores + 4
+
+
 def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:
     big = sorted(ARTICLES, key=lambda a: len(a["wikitext"]))[-20:]
     read = 0

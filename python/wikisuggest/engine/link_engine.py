@@ -206,8 +206,9 @@ class LinkEngine:
     async def recommend_async(
         self, wikitext: str, page_title: str, **options: Unpack[RecommendOptions]
     ) -> LinkRecommendationSet:
-        """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the shared
-        worker pool, not the event loop."""
+        """:meth:`recommend` for asyncio (the same keyword arguments): it runs on the
+        extension's threads, not the event loop, at most one page per core at a time (pages
+        awaited together wait their turn; :meth:`recommend_many_async` streams many)."""
         page, checked = _one_page(wikitext, page_title, options)
         return await self.native.recommend(page, checked).send_async()
 
