@@ -10,7 +10,8 @@
 //!
 //! The hand-over thread is one long-lived thread that stays attached to the interpreter (its
 //! thread state made once) and waits for finished work without holding it; results that
-//! finish together are handed over in one hold of the interpreter. It replaced a thread of
+//! finish together are handed over in one hold of the interpreter and one callback of their
+//! loop (one wake-up of its self-pipe, one step of its queue). It replaced a thread of
 //! the runtime's blocking pool per result, each attaching anew (a thread state and its frame
 //! stack made and freed each time) and all contending for the interpreter at once: with a
 //! thousand awaitables gathered, a third of the CPU per request and nearly three times the
@@ -21,6 +22,7 @@ use std::sync::{Mutex, mpsc};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyList;
 use pyo3::{intern, wrap_pyfunction};
 use tokio::task::{AbortHandle, JoinError};
 
@@ -57,8 +59,10 @@ fn handover_queue() -> PyResult<mpsc::Sender<Handover>> {
     Ok(sender)
 }
 
-/// The hand-over thread: waits without the interpreter, then hands over everything queued.
+/// The hand-over thread: waits without the interpreter, then hands over everything queued,
+/// one callback per loop for the results that finished together.
 fn hand_over_all(py: Python<'_>, mut receiver: mpsc::Receiver<Handover>) {
+    let mut ready: Vec<Handover> = Vec::new();
     loop {
         // The receiver goes with the wait (it may be used by one thread at a time).
         let (received, back) = py.detach(move || (receiver.recv(), receiver));
@@ -66,20 +70,18 @@ fn hand_over_all(py: Python<'_>, mut receiver: mpsc::Receiver<Handover>) {
         let Ok(first) = received else {
             return;
         };
-        let mut next = Some(first);
-        while let Some(handover) = next {
-            let Handover {
-                event_loop,
-                future,
-                deliver,
-                _in_flight,
-            } = handover;
-            // A conversion that panicked (a bug) loses its own result, not the thread.
+        ready.push(first);
+        ready.extend(receiver.try_iter());
+        while let Some(first) = ready.first() {
+            let event_loop = first.event_loop.clone_ref(py);
+            let (same, rest) = std::mem::take(&mut ready)
+                .into_iter()
+                .partition(|h| h.event_loop.is(&event_loop));
+            ready = rest;
+            // A conversion that panicked (a bug) loses its group's results, not the thread.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                hand_over(py, event_loop.bind(py), future.bind(py), deliver);
+                hand_over(py, event_loop.bind(py), same);
             }));
-            drop((event_loop, future, _in_flight));
-            next = receiver.try_recv().ok();
         }
     }
 }
@@ -136,52 +138,75 @@ fn failed(joined: JoinError) -> Deliver {
     Box::new(move |_| Err(wikisuggest_error(&message)))
 }
 
-/// Makes the delivered value and schedules its setting on the loop's thread.
-fn hand_over(
-    py: Python<'_>,
-    event_loop: &Bound<'_, PyAny>,
-    future: &Bound<'_, PyAny>,
-    deliver: Deliver,
-) {
-    if is_true(future.call_method0(intern!(py, "done"))).unwrap_or(true) {
-        return; // cancelled meanwhile
+/// Makes the delivered values of `finished` (all awaited on `event_loop`) and schedules
+/// their setting on the loop's thread, in one callback. The work stays counted in flight
+/// until then.
+fn hand_over(py: Python<'_>, event_loop: &Bound<'_, PyAny>, finished: Vec<Handover>) {
+    let mut settled = Vec::with_capacity(finished.len());
+    let mut in_flight = Vec::with_capacity(finished.len());
+    for handover in finished {
+        let Handover {
+            future,
+            deliver,
+            _in_flight: counted,
+            ..
+        } = handover;
+        in_flight.push(counted);
+        let future = future.into_bound(py);
+        if is_true(future.call_method0(intern!(py, "done"))).unwrap_or(true) {
+            continue; // cancelled meanwhile
+        }
+        let (ok, value) = match deliver(py) {
+            Ok(value) => (true, value),
+            Err(error) => (false, error.into_value(py).into_bound(py).into_any()),
+        };
+        settled.push((future, ok, value));
     }
-    let (ok, value) = match deliver(py) {
-        Ok(value) => (true, value),
-        Err(error) => (false, error.into_value(py).into_bound(py).into_any()),
+    let Some(first) = settled.first().map(|(future, _, _)| future.clone()) else {
+        return;
     };
     let scheduled = SETTLE
         .get_or_try_init(py, || {
             wrap_pyfunction!(settle, py).map(|settle| settle.into_any().unbind())
         })
         .and_then(|settle| {
-            event_loop.call_method1(
-                intern!(py, "call_soon_threadsafe"),
-                (settle, future, ok, value),
-            )
+            let settled = PyList::new(py, settled)?;
+            event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, settled))
         });
     if let Err(error) = scheduled {
         // A closed loop refuses callbacks: the program ended with this work running.
         if !is_true(event_loop.call_method0(intern!(py, "is_closed"))).unwrap_or(false) {
-            error.write_unraisable(py, Some(future));
+            error.write_unraisable(py, Some(&first));
         }
     }
+    drop(in_flight);
 }
 
-/// Runs on the loop's thread: the future takes the value (or exception) unless it was
-/// cancelled after the value was scheduled.
+/// Runs on the loop's thread: each future of `settled` (`(future, ok, value)` triples) takes
+/// its value (or exception) unless it was cancelled after the value was scheduled. An error
+/// setting one (none is expected) is raised after the others are set.
 #[pyfunction]
-fn settle(future: &Bound<'_, PyAny>, ok: bool, value: &Bound<'_, PyAny>) -> PyResult<()> {
-    let py = future.py();
-    if is_true(future.call_method0(intern!(py, "done")))? {
-        return Ok(());
+fn settle(settled: &Bound<'_, PyList>) -> PyResult<()> {
+    let py = settled.py();
+    let mut failed = None;
+    for entry in settled.iter() {
+        let (future, ok, value): (Bound<'_, PyAny>, bool, Bound<'_, PyAny>) = entry.extract()?;
+        let outcome = is_true(future.call_method0(intern!(py, "done"))).and_then(|done| {
+            if done {
+                return Ok(());
+            }
+            let setter = if ok {
+                intern!(py, "set_result")
+            } else {
+                intern!(py, "set_exception")
+            };
+            future.call_method1(setter, (value,)).map(drop)
+        });
+        if let Err(error) = outcome {
+            failed.get_or_insert(error);
+        }
     }
-    let setter = if ok {
-        intern!(py, "set_result")
-    } else {
-        intern!(py, "set_exception")
-    };
-    future.call_method1(setter, (value,)).map(drop)
+    failed.map_or(Ok(()), Err)
 }
 
 fn is_true(value: PyResult<Bound<'_, PyAny>>) -> PyResult<bool> {
