@@ -36,7 +36,7 @@ struct Handover {
     future: Py<PyAny>,
     deliver: Deliver,
     /// Dropped once the value is in the loop's hands (or the loop is gone).
-    _in_flight: InFlight,
+    in_flight: InFlight,
 }
 
 /// The hand-over thread's queue, made with the thread on first use.
@@ -125,7 +125,7 @@ where
             event_loop,
             future: target,
             deliver,
-            _in_flight: in_flight,
+            in_flight,
         });
     });
     Ok(future)
@@ -148,7 +148,7 @@ fn hand_over(py: Python<'_>, event_loop: &Bound<'_, PyAny>, finished: Vec<Handov
         let Handover {
             future,
             deliver,
-            _in_flight: counted,
+            in_flight: counted,
             ..
         } = handover;
         in_flight.push(counted);
