@@ -127,7 +127,7 @@ def test_async_results_reach_the_loop_through_one_thread(contract_server: Contra
     import subprocess
 
     code = f"""
-import asyncio, json, os, wikisuggest
+import asyncio, json, os, time, wikisuggest
 from wikisuggest._native import in_flight_tasks
 
 async def main():
@@ -139,6 +139,10 @@ async def main():
     return [r.page_title for r in results] == titles
 
 ok = asyncio.run(main())
+# The count drops just after a result is scheduled on the loop, which may run it first.
+deadline = time.monotonic() + 2
+while in_flight_tasks() and time.monotonic() < deadline:
+    time.sleep(0.01)
 names = []
 for task in os.listdir("/proc/self/task"):
     with open(f"/proc/self/task/{{task}}/comm") as f:
