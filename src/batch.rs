@@ -23,6 +23,7 @@ use wikisuggest_core::Client;
 use wikisuggest_core::batch::{FinishedRequest, RequestStream};
 
 use crate::client::{LinkArgs, NativeClient, Operation, TranslationArgs};
+use crate::convert::RecordClass;
 use crate::deliver::Deliver;
 use crate::errors::core_error;
 use crate::runtime::{runtime, wait_for_task};
@@ -31,11 +32,12 @@ use crate::runtime::{runtime, wait_for_task};
 const GROUP_LIMIT: usize = 256;
 
 /// `wikisuggest.batch.BatchItem`, looked up once.
-static BATCH_ITEM: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static BATCH_ITEM: PyOnceLock<RecordClass> = PyOnceLock::new();
 
 /// A `wikisuggest.batch.BatchItem` (built as `crate::convert` builds records, without the
-/// frozen dataclass's `__init__`, which measured as a tenth of a batch's CPU per item). Every
-/// field is set by name: tests/test_native_records.py fails if the dataclass gains one.
+/// frozen dataclass's `__init__`, which measured as a tenth of a batch's CPU per item, and
+/// left out of the cyclic collector when its input and outcome are). Every field is set by
+/// name: tests/test_native_records.py fails if the dataclass gains one.
 pub fn item<'py>(
     py: Python<'py>,
     index: Bound<'py, PyAny>,
@@ -43,11 +45,10 @@ pub fn item<'py>(
     outcome: Result<Bound<'py, PyAny>, PyErr>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let class = BATCH_ITEM.get_or_try_init(py, || {
-        Ok::<_, PyErr>(
+        RecordClass::new(
             py.import("wikisuggest.batch")?
                 .getattr("BatchItem")?
-                .cast_into::<PyType>()?
-                .unbind(),
+                .cast_into::<PyType>()?,
         )
     })?;
     let none = || py.None().into_bound(py);
@@ -55,8 +56,9 @@ pub fn item<'py>(
         Ok(value) => (value, none()),
         Err(error) => (none(), error.into_value(py).into_bound(py).into_any()),
     };
-    crate::convert::instance(
-        class.bind(py),
+    crate::convert::atomic_instance(
+        py,
+        class,
         &[
             (intern!(py, "index"), index),
             (intern!(py, "input"), input),

@@ -3,9 +3,8 @@
 //! Records become the frozen dataclasses of `wikisuggest.records`, built here directly: a
 //! dataclass `__init__` runs Python code per field, which for a 15-link response cost more than
 //! the whole HTTP exchange. We allocate each instance as `object.__new__` does and fill its slots
-//! with the generic attribute setter behind `object.__setattr__` (the route a frozen
-//! dataclass's own `__init__` takes), so the result is indistinguishable from one built by
-//! `from_dict`.
+//! through the descriptors behind `object.__setattr__` (the route a frozen dataclass's own
+//! `__init__` takes), so the result is indistinguishable from one built by `from_dict`.
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -21,12 +20,12 @@ use wikisuggest_core::models::{
 
 pub(crate) struct Builders {
     empty_extra: Py<PyAny>,
-    pub(crate) link_set: Py<PyType>,
-    pub(crate) link: Py<PyType>,
-    meta: Py<PyType>,
-    checksums: Py<PyType>,
-    translation: Py<PyType>,
-    collection: Py<PyType>,
+    pub(crate) link_set: RecordClass,
+    pub(crate) link: RecordClass,
+    meta: RecordClass,
+    checksums: RecordClass,
+    translation: RecordClass,
+    collection: RecordClass,
 }
 
 static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
@@ -34,9 +33,7 @@ static BUILDERS: PyOnceLock<Builders> = PyOnceLock::new();
 pub(crate) fn builders(py: Python<'_>) -> PyResult<&Builders> {
     BUILDERS.get_or_try_init(py, || {
         let models = py.import("wikisuggest.records")?;
-        let class = |name: &str| -> PyResult<Py<PyType>> {
-            Ok(models.getattr(name)?.cast_into::<PyType>()?.unbind())
-        };
+        let class = |name: &str| RecordClass::new(models.getattr(name)?.cast_into::<PyType>()?);
         Ok(Builders {
             empty_extra: models.getattr("EMPTY_EXTRA")?.unbind(),
             link_set: class("LinkRecommendationSet")?,
@@ -49,23 +46,141 @@ pub(crate) fn builders(py: Python<'_>) -> PyResult<&Builders> {
     })
 }
 
+/// A record class (a slotted dataclass) and its fields' setters, looked up once.
+///
+/// `object.__setattr__` looks each field's descriptor up by name along the class's MRO and
+/// then calls the descriptor's setter; a record's fields are known in advance, so the
+/// descriptors are found here once (the same look-up, by the same MRO) and filling a record
+/// calls each setter directly. The classes are the package's own and are not changed after
+/// import.
+pub(crate) struct RecordClass {
+    class: Py<PyType>,
+    fields: Vec<FieldSetter>,
+}
+
+/// A field's name (interned, as the names passed to [`RecordClass::set`] are) and the data
+/// descriptor that `object.__setattr__` would find for it.
+struct FieldSetter {
+    name: Py<PyString>,
+    descriptor: Py<PyAny>,
+    set: ffi::descrsetfunc,
+}
+
+impl RecordClass {
+    /// `class`'s fields (`__slots__` along its MRO) with their descriptors' setters.
+    pub(crate) fn new(class: Bound<'_, PyType>) -> PyResult<Self> {
+        let py = class.py();
+        let mro = class.getattr(intern!(py, "__mro__"))?;
+        let dicts = mro
+            .try_iter()?
+            .map(|k| k?.getattr(intern!(py, "__dict__")))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut fields: Vec<FieldSetter> = Vec::new();
+        for dict in &dicts {
+            let Some(slots) = dict.get_item(intern!(py, "__slots__")).ok() else {
+                continue;
+            };
+            // `__slots__` may also be a single name.
+            let names: Vec<String> = match slots.extract::<String>() {
+                Ok(one) => vec![one],
+                Err(_) => slots
+                    .try_iter()?
+                    .map(|name| name?.extract::<String>())
+                    .collect::<PyResult<_>>()?,
+            };
+            for name in names {
+                let name = PyString::intern(py, &name);
+                if fields.iter().any(|f| f.name.as_ptr() == name.as_ptr()) {
+                    continue;
+                }
+                // What `object.__setattr__` finds: the first class along the MRO that
+                // defines the name.
+                let Some(descriptor) = dicts.iter().find_map(|d| d.get_item(&name).ok()) else {
+                    continue;
+                };
+                // SAFETY: a live type object and the GIL held; `PyType_GetSlot` accepts
+                // static types from Python 3.10 on (the oldest the extension supports) and
+                // returns NULL for a type without the slot, which `transmute` turns into
+                // `None` (a nullable function pointer).
+                let set: Option<ffi::descrsetfunc> = unsafe {
+                    std::mem::transmute(ffi::PyType_GetSlot(
+                        descriptor.get_type().as_type_ptr(),
+                        ffi::Py_tp_descr_set,
+                    ))
+                };
+                if let Some(set) = set {
+                    fields.push(FieldSetter {
+                        name: name.unbind(),
+                        descriptor: descriptor.unbind(),
+                        set,
+                    });
+                }
+            }
+        }
+        Ok(Self {
+            class: class.unbind(),
+            fields,
+        })
+    }
+
+    /// `object.__setattr__(obj, name, value)` without a Python-level call or a look-up by
+    /// name: the field's descriptor sets it (a name not found takes the generic route).
+    fn set(
+        &self,
+        obj: &Bound<'_, PyAny>,
+        name: &Bound<'_, PyString>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let Some(field) = self
+            .fields
+            .iter()
+            .find(|f| f.name.as_ptr() == name.as_ptr())
+        else {
+            return set_field(obj, name, value);
+        };
+        // SAFETY: live objects and the GIL held; a descriptor's setter borrows its arguments
+        // and returns -1 with an exception set on failure.
+        let status =
+            unsafe { (field.set)(field.descriptor.as_ptr(), obj.as_ptr(), value.as_ptr()) };
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(PyErr::fetch(obj.py()))
+        }
+    }
+}
+
 /// An instance of `class` with the given fields set, bypassing `__init__`.
 pub(crate) fn record<'py>(
     py: Python<'py>,
     b: &Builders,
-    class: &Py<PyType>,
+    class: &RecordClass,
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = instance(class.bind(py), fields)?;
+    let obj = instance(py, class, fields)?;
     let atomic = extra.is_empty() && fields.iter().all(|(_, value)| !gc_tracked(value));
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
     } else {
         pythonize::pythonize(py, extra)?
     };
-    set_field(&obj, intern!(py, "extra"), &extra)?;
+    class.set(&obj, intern!(py, "extra"), &extra)?;
     if atomic {
+        untrack(&obj);
+    }
+    Ok(obj)
+}
+
+/// [`instance`], left out of the cyclic collector when none of `fields` is tracked (a
+/// record of a frozen class holding only such values cannot be part of a cycle).
+pub(crate) fn atomic_instance<'py>(
+    py: Python<'py>,
+    class: &RecordClass,
+    fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = instance(py, class, fields)?;
+    if fields.iter().all(|(_, value)| !gc_tracked(value)) {
         untrack(&obj);
     }
     Ok(obj)
@@ -73,15 +188,31 @@ pub(crate) fn record<'py>(
 
 /// An instance of `class` (a slotted dataclass) with the given fields set, bypassing
 /// `__init__` (see the module's comment).
-pub(crate) fn instance<'py>(
-    class: &Bound<'py, PyType>,
+fn instance<'py>(
+    py: Python<'py>,
+    class: &RecordClass,
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obj = allocate(class)?;
+    let obj = allocate(class.class.bind(py))?;
     for (name, value) in fields {
-        set_field(&obj, name, value)?;
+        class.set(&obj, name, value)?;
     }
     Ok(obj)
+}
+
+/// A tuple of `items`, left out of the cyclic collector when none of them is tracked: the
+/// rule CPython applies to such a tuple at the first collection that meets it, applied at
+/// once, so that the record holding it is atomic too.
+pub(crate) fn tuple<'py>(
+    py: Python<'py>,
+    items: Vec<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let atomic = items.iter().all(|item| !gc_tracked(item));
+    let tuple = PyTuple::new(py, items)?.into_any();
+    if atomic {
+        untrack(&tuple);
+    }
+    Ok(tuple)
 }
 
 /// Whether the cyclic garbage collector follows `value` (containers do; strings, numbers,
@@ -97,8 +228,8 @@ fn gc_tracked(value: &Bound<'_, PyAny>) -> bool {
 /// cycle (it is frozen), and a batch keeps hundreds of thousands of them, each of which every
 /// collection would otherwise visit. Reference counting still frees it.
 fn untrack(obj: &Bound<'_, PyAny>) {
-    // SAFETY: a live object of a collected type (a class defined in Python), GIL held;
-    // untracking is always allowed, and its deallocator untracks only if still tracked.
+    // SAFETY: a live object of a collected type (a class defined in Python, or a tuple), GIL
+    // held; untracking is always allowed, and its deallocator untracks only if still tracked.
     unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
 }
 
@@ -260,7 +391,7 @@ pub fn link_set<'py>(py: Python<'py>, s: &LinkRecommendationSet) -> PyResult<Bou
         b,
         &b.link_set,
         &[
-            (intern!(py, "links"), PyTuple::new(py, links)?.into_any()),
+            (intern!(py, "links"), tuple(py, links)?),
             (intern!(py, "links_count"), opt(py, s.links_count)?),
             (intern!(py, "meta"), meta),
             (intern!(py, "page_title"), opt(py, &s.page_title)?),

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::PyString;
 use pyo3::{IntoPyObjectExt, intern};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Map;
@@ -288,8 +288,7 @@ impl<'de, 'py> Visitor<'de> for LinksSeed<'_, '_, 'py> {
         while let Some(link) = seq.next_element_seed(LinkSeed(self.0))? {
             links.push(link);
         }
-        self.0
-            .py(PyTuple::new(self.0.py, links).map(Bound::into_any))
+        self.0.py(crate::convert::tuple(self.0.py, links))
     }
 }
 

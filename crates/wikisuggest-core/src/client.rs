@@ -52,8 +52,8 @@ pub struct RawResponse {
 
 pub struct Client {
     transport: Transport,
-    base_url: String,
-    auth_url: String,
+    base_url: BaseUrl,
+    auth_url: BaseUrl,
     config: ClientConfig,
     auth: Option<Arc<dyn AuthProvider>>,
     limits: RequestLimits,
@@ -105,11 +105,46 @@ impl Undecoded {
     }
 }
 
+/// A normalised base URL (see [`normalise_base_url`]) and its parse, made once: a request's
+/// URL is the base's with its path and query set, instead of the whole text parsed again per
+/// request (its scheme and host, which cost most to parse, never change).
+#[derive(Clone)]
+struct BaseUrl {
+    text: String,
+    parsed: reqwest::Url,
+    /// The base's own path without its trailing slash (`""` for a bare host).
+    prefix: String,
+}
+
+impl BaseUrl {
+    fn new(text: String) -> Result<Self> {
+        let parsed = reqwest::Url::parse(&text)
+            .map_err(|e| Error::Internal(format!("bad base URL {text:?}: {e}")))?;
+        let prefix = parsed.path().trim_end_matches('/').to_owned();
+        Ok(Self {
+            text,
+            parsed,
+            prefix,
+        })
+    }
+
+    /// The URL of `path` (which starts with `/`) and `query` under this base: the same URL
+    /// as parsing `{base}{path}?{query}` whole.
+    fn join(&self, path: &str, query: &Query) -> reqwest::Url {
+        let mut url = self.parsed.clone();
+        url.set_path(&format!("{}{path}", self.prefix));
+        if !query.is_empty() {
+            url.set_query(Some(&query.encode()));
+        }
+        url
+    }
+}
+
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
-            .field("base_url", &self.base_url)
-            .field("auth_url", &self.auth_url)
+            .field("base_url", &self.base_url.text)
+            .field("auth_url", &self.auth_url.text)
             .field("user_agent", &self.transport.user_agent())
             .field("authenticated", &self.auth.is_some())
             .field("max_concurrency", &self.limits.concurrency())
@@ -140,8 +175,8 @@ impl Client {
         }
         Ok(Self {
             transport,
-            base_url,
-            auth_url,
+            base_url: BaseUrl::new(base_url)?,
+            auth_url: BaseUrl::new(auth_url)?,
             config,
             auth,
             limits,
@@ -158,13 +193,13 @@ impl Client {
     pub fn token_transport(&self, auth_url: Option<&str>) -> Result<Client> {
         let auth_url = match auth_url {
             Some(url) => normalise_base_url("auth_url", url)?,
-            None => self.auth_url.clone(),
+            None => self.auth_url.text.clone(),
         };
         let limits = RequestLimits::new(default_concurrency(&auth_url), None)?;
         Ok(Self {
             transport: self.transport.clone(),
             base_url: self.base_url.clone(),
-            auth_url: auth_url.clone(),
+            auth_url: BaseUrl::new(auth_url.clone())?,
             config: ClientConfig {
                 auth_url,
                 max_concurrency: None,
@@ -181,11 +216,11 @@ impl Client {
     }
 
     pub fn base_url(&self) -> &str {
-        &self.base_url
+        &self.base_url.text
     }
 
     pub fn auth_url(&self) -> &str {
-        &self.auth_url
+        &self.auth_url.text
     }
 
     pub fn user_agent(&self) -> &str {
@@ -198,15 +233,6 @@ impl Client {
 
     pub fn max_concurrency(&self) -> usize {
         self.limits.concurrency()
-    }
-
-    fn url(&self, base: &str, path: &str, query: &Query) -> Result<reqwest::Url> {
-        let mut text = format!("{base}{path}");
-        if !query.is_empty() {
-            text.push('?');
-            text.push_str(&query.encode());
-        }
-        reqwest::Url::parse(&text).map_err(|e| Error::Internal(format!("bad request URL: {e}")))
     }
 
     fn link_path(params: &LinkParams) -> String {
@@ -237,7 +263,7 @@ impl Client {
         }
         Ok(PreparedRequest {
             method: Method::GET,
-            url: self.url(&self.base_url, &Self::link_path(params), &query)?,
+            url: self.base_url.join(&Self::link_path(params), &query),
             body: Body::None,
             endpoint: Endpoint::Service,
             authenticate: true,
@@ -261,11 +287,9 @@ impl Client {
             .map_err(|e| Error::Internal(format!("could not encode the request body: {e}")))?;
         Ok(PreparedRequest {
             method: Method::POST,
-            url: self.url(
-                &self.base_url,
-                &Self::link_path(params),
-                &params.query(false),
-            )?,
+            url: self
+                .base_url
+                .join(&Self::link_path(params), &params.query(false)),
             body: Body::Json(json),
             endpoint: Endpoint::Service,
             authenticate: true,
@@ -280,11 +304,10 @@ impl Client {
         params.validate()?;
         Ok(PreparedRequest {
             method: Method::GET,
-            url: self.url(
-                &self.base_url,
+            url: self.base_url.join(
                 "/service/lw/recommendation/api/v1/translation",
                 &translation_query(params),
-            )?,
+            ),
             body: Body::None,
             endpoint: Endpoint::Service,
             authenticate: true,
@@ -295,11 +318,10 @@ impl Client {
     fn prepare_translation_route(&self, route: &str, query: &Query) -> Result<PreparedRequest> {
         Ok(PreparedRequest {
             method: Method::GET,
-            url: self.url(
-                &self.base_url,
+            url: self.base_url.join(
                 &format!("/service/lw/recommendation/api/v1/translation/{route}"),
                 query,
-            )?,
+            ),
             body: Body::None,
             endpoint: Endpoint::Service,
             authenticate: true,
@@ -329,14 +351,16 @@ impl Client {
     /// form always holds a credential, so a clear-text `auth_url` is refused unless it is
     /// loopback or the client allows insecure http.
     pub fn prepare_token_request(&self, form: &Query) -> Result<PreparedRequest> {
-        check_credentials_transport("auth_url", &self.auth_url, self.config.allow_insecure_http)?;
+        check_credentials_transport(
+            "auth_url",
+            &self.auth_url.text,
+            self.config.allow_insecure_http,
+        )?;
         Ok(PreparedRequest {
             method: Method::POST,
-            url: self.url(
-                &self.auth_url,
-                "/w/rest.php/oauth2/access_token",
-                &Query::new(),
-            )?,
+            url: self
+                .auth_url
+                .join("/w/rest.php/oauth2/access_token", &Query::new()),
             body: Body::Form(form.encode().into_bytes()),
             endpoint: Endpoint::Token,
             authenticate: false,
@@ -527,6 +551,49 @@ pub fn decode<T: DeserializeOwned>(response: &RawResponse) -> Result<T> {
 mod tests {
     use super::*;
     use crate::models::LinkRecommendationSet;
+
+    /// A URL made from the parsed base equals the whole text parsed, whatever the base's
+    /// path and the title (slashes, dot segments, reserved and non-ASCII characters).
+    #[test]
+    fn request_urls_equal_the_whole_text_parsed() {
+        let bases = [
+            "http://127.0.0.1:8080",
+            "https://api.wikimedia.org",
+            "https://EXAMPLE.org/prefix/sub/",
+            "http://[::1]:9/a%20b",
+        ];
+        let titles = [
+            "Cat",
+            "AC/DC",
+            "..",
+            ".",
+            "a/../b",
+            "Café au lait",
+            "What?#x",
+            "100%_pure",
+            "C++ (language)",
+            "\\back\\slash",
+            "日本語",
+        ];
+        for base in bases {
+            let text = normalise_base_url("base_url", base).unwrap();
+            let parsed = BaseUrl::new(text.clone()).unwrap();
+            for title in titles {
+                let path = format!("/x/{}/{}", plain_segment("wikipedia"), title_segment(title));
+                let mut query = Query::new();
+                query.push("threshold", "0.5").push("seed", title);
+                for query in [Query::new(), query] {
+                    let mut whole = format!("{text}{path}");
+                    if !query.is_empty() {
+                        whole.push('?');
+                        whole.push_str(&query.encode());
+                    }
+                    let expected = reqwest::Url::parse(&whole).unwrap();
+                    assert_eq!(parsed.join(&path, &query), expected, "{whole}");
+                }
+            }
+        }
+    }
 
     fn response(body: &[u8]) -> RawResponse {
         RawResponse {
