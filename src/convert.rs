@@ -159,7 +159,7 @@ pub(crate) fn record<'py>(
     extra: &Map<String, Value>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let obj = instance(py, class, fields)?;
-    let atomic = extra.is_empty() && fields.iter().all(|(_, value)| !gc_tracked(value));
+    let atomic = extra.is_empty() && none_tracked(fields.iter().map(|(_, value)| value));
     let extra = if extra.is_empty() {
         b.empty_extra.bind(py).clone()
     } else {
@@ -180,7 +180,7 @@ pub(crate) fn atomic_instance<'py>(
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
 ) -> PyResult<Bound<'py, PyAny>> {
     let obj = instance(py, class, fields)?;
-    if fields.iter().all(|(_, value)| !gc_tracked(value)) {
+    if none_tracked(fields.iter().map(|(_, value)| value)) {
         untrack(&obj);
     }
     Ok(obj)
@@ -207,7 +207,7 @@ pub(crate) fn tuple<'py>(
     py: Python<'py>,
     items: Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let atomic = items.iter().all(|item| !gc_tracked(item));
+    let atomic = none_tracked(&items);
     let tuple = PyTuple::new(py, items)?.into_any();
     if atomic {
         untrack(&tuple);
@@ -215,18 +215,22 @@ pub(crate) fn tuple<'py>(
     Ok(tuple)
 }
 
-/// Whether the cyclic garbage collector follows `value` (containers do; strings, numbers,
-/// `None` and the records untracked below do not).
-fn gc_tracked(value: &Bound<'_, PyAny>) -> bool {
-    // SAFETY: a live object and the GIL held.
-    unsafe { ffi::PyObject_GC_IsTracked(value.as_ptr()) == 1 }
+/// Whether the cyclic garbage collector follows none of `values` (it follows containers; not
+/// strings, numbers, `None`, nor the records and tuples untracked here): the one test of
+/// whether an immutable object holding them may be untracked.
+fn none_tracked<'a, 'py: 'a>(values: impl IntoIterator<Item = &'a Bound<'py, PyAny>>) -> bool {
+    values
+        .into_iter()
+        // SAFETY: live objects and the GIL held.
+        .all(|value| unsafe { ffi::PyObject_GC_IsTracked(value.as_ptr()) } != 1)
 }
 
-/// Takes a record that refers only to untracked values (a link, its checksums and meta, but
-/// not the response that holds them in a tuple) off the cyclic collector's lists, as CPython
-/// does for tuples and dicts of atomic values: such a record cannot be part of a reference
-/// cycle (it is frozen), and a batch keeps hundreds of thousands of them, each of which every
-/// collection would otherwise visit. Reference counting still frees it.
+/// Takes an immutable object that refers only to untracked values (a link, its checksums and
+/// meta, a tuple of such links and the response holding it, a batch item of such a response)
+/// off the cyclic collector's lists, as CPython does for tuples and dicts of atomic values:
+/// such an object cannot be part of a reference cycle, and a batch keeps hundreds of
+/// thousands of them, each of which every collection would otherwise visit. Reference
+/// counting still frees it.
 fn untrack(obj: &Bound<'_, PyAny>) {
     // SAFETY: a live object of a collected type (a class defined in Python, or a tuple), GIL
     // held; untracking is always allowed, and its deallocator untracks only if still tracked.
