@@ -370,6 +370,12 @@ impl Dataset {
         }
     }
 
+    /// Fetches into the caches what [`Dataset::link_target`] of each of `titles` reads, all
+    /// at once (a hint: answers nothing, changes nothing).
+    pub(crate) fn prefetch_link_targets(&self, titles: &[&str]) {
+        self.image.prefetch_link_targets(titles);
+    }
+
     /// [`Dataset::has_page`] of the title with index `t`.
     pub(crate) fn has_page_at(&self, t: u32) -> Result<bool> {
         Ok(self.image.page_id(t)?.is_some())

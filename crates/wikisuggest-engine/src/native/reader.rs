@@ -698,6 +698,75 @@ impl NativeImage {
         )
     }
 
+    /// Asks the processor to fetch what looking each of `titles` up as a link target reads
+    /// (see [`Dataset::link_target`](crate::Dataset)): the title index's slots, the offsets
+    /// and bytes of the first title whose tag matches, its redirect and page id, and the
+    /// target's offsets and bytes. It goes a stage at a time over all the titles, so that
+    /// the cache misses of one stage overlap instead of each title's following each other.
+    /// A hint: it decides nothing and changes nothing, and a damaged image only ends it.
+    pub(crate) fn prefetch_link_targets(&self, titles: &[&str]) {
+        let keys = self.keys(
+            Section::TitleHash,
+            Section::TitleOffsets,
+            Section::TitleBytes,
+        );
+        let redirects = self.section(Section::Redirects);
+        let page_ids = self.section(Section::PageIds);
+        // Per title: its start slot and tag, then the first title whose tag matches (its
+        // index, or `NONE_U32`), then that title's target.
+        let mut looked: Vec<(usize, u32)> = titles
+            .iter()
+            .map(|title| {
+                let h = hash::hash(title.as_bytes());
+                let slot = keys.start(h);
+                prefetch(keys.slots, slot * 8);
+                (slot, hash::tag(h))
+            })
+            .collect();
+        for (slot, tag) in &mut looked {
+            let mut found = NONE_U32;
+            let mut s = *slot;
+            for _ in 0..keys.probes {
+                let Some(entry) = keys.slot_at(s) else { break };
+                if entry.tag == *tag
+                    && let Some(i) = entry.index()
+                {
+                    found = i;
+                    break;
+                }
+                s = keys.next(s);
+            }
+            if found != NONE_U32 {
+                let i = found as usize;
+                prefetch(keys.offsets, i * 8);
+                prefetch(redirects, i * 4);
+                prefetch(page_ids, i * 8);
+            }
+            *tag = found;
+        }
+        for (target, i) in &mut looked {
+            *target = usize::MAX;
+            if *i == NONE_U32 {
+                continue;
+            }
+            let i = *i as usize;
+            if let Some(at) = le_u64(keys.offsets, i * 8) {
+                prefetch(keys.bytes, at as usize);
+            }
+            if let Some(t) = le_u32(redirects, i * 4).filter(|&t| (t as usize) < self.n_titles) {
+                let t = t as usize;
+                prefetch(page_ids, t * 8);
+                prefetch(keys.offsets, t * 8);
+                *target = t;
+            }
+        }
+        for &(target, _) in &looked {
+            if let Some(at) = le_u64(keys.offsets, target.saturating_mul(8)) {
+                prefetch(keys.bytes, at as usize);
+            }
+        }
+    }
+
     /// Index of an anchor.
     pub(crate) fn find_anchor(&self, anchor: &str) -> Result<Option<u32>> {
         self.find(

@@ -162,6 +162,10 @@ impl LinkModel for DatasetModel<'_> {
         }
     }
 
+    fn prepare_link_targets(&self, titles: &[&str]) {
+        self.dataset.prefetch_link_targets(titles);
+    }
+
     fn has_page(&self, title: &str) -> bool {
         let remembered = self
             .title

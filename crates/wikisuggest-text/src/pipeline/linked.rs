@@ -1,6 +1,8 @@
 //! The links already on the page (and the page's own title): a candidate mention they
 //! cover, or a candidate target they already link, is not linked again.
 
+use std::ops::Range;
+
 use memchr::memmem;
 
 use super::model::{Candidate, LinkModel};
@@ -77,45 +79,68 @@ impl Linked {
             mentions: StrSet::with_capacity(ranges.len() + 1),
             targets: StrSet::with_capacity(ranges.len() + 1),
         };
-        // Reused for every link: the anchor, the normalised title and where it leads.
-        let (mut anchor, mut title, mut target) = (String::new(), String::new(), String::new());
         // Read from the last link back, the first link kept for an anchor is the one the
         // later duplicates would have left in place: the earlier links with that anchor
         // need no title look-ups at all. (Upstream keeps anchor → target in a dict; only
         // its keys and values are used, as the linked mentions and targets.)
-        for link in ranges.into_iter().rev() {
+        //
+        // First every link's anchor and title, into `names`, up to where the budget or the
+        // labels' bound stops the reading; the model is told the titles at once, then the
+        // links are read in the same order and looked up as before.
+        let mut names = String::new();
+        let mut read: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(ranges.len());
+        let mut stop = None;
+        for link in ranges.iter().rev() {
             if budget.spent() {
-                return Ok(None);
+                stop = Some(Ok(None));
+                break;
             }
             let label = link.text.clone().unwrap_or_default();
             label_bytes += (link.title.len() + label.len()) as u64;
             if label_bytes > label_limit {
-                return Err(TextError::WorkLimitExceeded {
+                stop = Some(Err(TextError::WorkLimitExceeded {
                     stage: "existing links' labels",
                     limit,
-                });
+                }));
+                break;
             }
-            let raw_title = init.get(link.title).unwrap_or_default();
-            anchor.clear();
-            match link.text.and_then(|r| init.get(r)) {
-                Some(text) if !text.is_empty() => normalise_anchor_into(&mut anchor, text),
-                _ => normalise_anchor_into(&mut anchor, raw_title),
+            let raw_title = init.get(link.title.clone()).unwrap_or_default();
+            let start = names.len();
+            match link.text.clone().and_then(|r| init.get(r)) {
+                Some(text) if !text.is_empty() => normalise_anchor_into(&mut names, text),
+                _ => normalise_anchor_into(&mut names, raw_title),
             }
-            if linked.mentions.contains(&anchor) {
+            let anchor = start..names.len();
+            normalise_title_into(&mut names, raw_title);
+            read.push((anchor.clone(), anchor.end..names.len()));
+        }
+        let titles: Vec<&str> = read
+            .iter()
+            .map(|(_, title)| names.get(title.clone()).unwrap_or_default())
+            .collect();
+        model.prepare_link_targets(&titles);
+        let mut target = String::new();
+        for ((anchor, _), title) in read.iter().zip(titles) {
+            // Checked again: the look-ups take longer than the reading.
+            if budget.spent() {
+                return Ok(None);
+            }
+            let anchor = names.get(anchor.clone()).unwrap_or_default();
+            if linked.mentions.contains(anchor) {
                 continue;
             }
-            title.clear();
-            normalise_title_into(&mut title, raw_title);
             target.clear();
-            if model.link_target(&title, &mut target) {
-                linked.mentions.insert(&anchor);
+            if model.link_target(title, &mut target) {
+                linked.mentions.insert(anchor);
                 linked.targets.insert(&target);
             }
         }
-        anchor.clear();
+        if let Some(stopped) = stop {
+            return stopped;
+        }
+        let (mut anchor, mut title) = (String::new(), String::new());
         normalise_anchor_into(&mut anchor, request.page_title);
         linked.mentions.insert(&anchor);
-        title.clear();
         normalise_title_into(&mut title, request.page_title);
         linked.targets.insert(&title);
         Ok(Some(linked))

@@ -84,6 +84,11 @@ pub trait LinkModel: Send + Sync {
         page
     }
 
+    /// Told before [`LinkModel::link_target`] is asked of each of `titles`: a model may
+    /// fetch what those look-ups will read, all at once, so that their waits for memory
+    /// overlap. A hint, which changes no answer; by default nothing is done.
+    fn prepare_link_targets(&self, _titles: &[&str]) {}
+
     /// Model probabilities (float32) for `candidates` of `mention` on the
     /// page `page_title`, one per candidate, in order.  `candidates` is the
     /// top-10 slice; features that need the full candidate set can ask

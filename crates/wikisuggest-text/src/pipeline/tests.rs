@@ -404,3 +404,71 @@ fn time_budget_bounds_pathological_parsing() {
     assert_eq!((r.links.len(), r.stop), (0, Stop::TimeBudget));
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// A model that records what the pass asks of it about existing links.
+struct Recording<'m> {
+    inner: &'m Mock,
+    told: std::sync::Mutex<Vec<String>>,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl LinkModel for Recording<'_> {
+    fn candidates(&self, anchor: &str) -> Option<Vec<Candidate<'_>>> {
+        self.inner.candidates(anchor)
+    }
+    fn redirect(&self, title: &str) -> Option<String> {
+        self.inner.redirect(title)
+    }
+    fn has_page(&self, title: &str) -> bool {
+        self.inner.has_page(title)
+    }
+    fn prepare_link_targets(&self, titles: &[&str]) {
+        let mut told = self.told.lock().unwrap();
+        told.extend(titles.iter().map(|t| (*t).to_owned()));
+    }
+    fn link_target(&self, title: &str, out: &mut String) -> bool {
+        self.asked.lock().unwrap().push(title.to_owned());
+        self.inner.link_target(title, out)
+    }
+    fn scores(&self, page_title: &str, mention: &str, candidates: &[Candidate<'_>]) -> Vec<f32> {
+        self.inner.scores(page_title, mention, candidates)
+    }
+}
+
+/// Existing links are read from the last back: the model is told every link's title at
+/// once, first, and then asked the way production's dict is filled — an anchor's link is
+/// looked up only until one of its links leads to an article (a later duplicate of a
+/// linked anchor is not looked up again; a duplicate after a missing page is).
+#[test]
+fn existing_links_are_told_at_once_then_looked_up_as_before() {
+    let mut m = Mock::new(&[("cat", &["Cat"])]);
+    m.pages.extend(["Felis".to_owned(), "Dog".to_owned()]);
+    let model = Recording {
+        inner: &m,
+        told: Default::default(),
+        asked: Default::default(),
+    };
+    let page = "[[Cat]] [[Felis|cat]] [[Dog]] [[Nowhere|dog]] [[cat#x|CAT]] end";
+    recommend(
+        &model,
+        &Request {
+            wikitext: page,
+            page_title: "Page",
+            language_code: "en",
+            threshold: 0.5,
+            max_recommendations: -1,
+            sections_to_exclude: &[],
+            time_budget: None,
+            max_work: None,
+        },
+    )
+    .unwrap();
+    let told = model.told.into_inner().unwrap();
+    let asked = model.asked.into_inner().unwrap();
+    // Every link's title, normalised (first letter upper case, no fragment), from the last
+    // link back.
+    assert_eq!(told, ["Cat", "Nowhere", "Dog", "Felis", "Cat"]);
+    // "cat" is linked by its last link, so its two earlier links are not looked up; "dog"
+    // leads nowhere from its last link, so the one before it is.
+    assert_eq!(asked, ["Cat", "Nowhere", "Dog"]);
+}
