@@ -279,6 +279,10 @@ def stages(pages: list[tuple[str, str]], folder: str) -> None:
                 max((v for k, v in counts.items() if pattern in k and "'2" not in k), default=0)
                 for pattern in names
             )
+            if not n:
+                # A stage's functions were inlined into their caller: not counted apart.
+                print(f"  {stage:44}{'(not found: inlined?)':>27}")
+                continue
             share = 100 * n / total if total else 0.0
             print(f"  {stage:44}{n / len(pages) / 1e6:8.2f} M per article {share:6.1f} %")
 

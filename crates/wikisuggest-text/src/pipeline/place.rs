@@ -12,6 +12,8 @@ use crate::pyunicode;
 
 /// Replaces the first occurrence of `text` in text node `ordinal` of `page` by the link
 /// markup upstream writes (`[[target|text|pr=score]]`); whether it was found.
+// Out of line: the engine benchmark counts the pass's stages by function (`bench/engine.py`).
+#[inline(never)]
 pub(super) fn splice_link(
     page: &mut PageText<'_>,
     ordinal: usize,
@@ -34,6 +36,8 @@ pub(super) fn splice_link(
 
 /// Scores the top candidates and keeps the best one if it reaches the
 /// threshold (ties: the first; NaN scores compare as upstream's `max`).
+// Out of line: the engine benchmark counts the pass's stages by function (`bench/engine.py`).
+#[inline(never)]
 pub(super) fn classify(
     model: &dyn LinkModel,
     request: &Request<'_>,
@@ -65,6 +69,8 @@ pub(super) fn classify(
 
 /// Offsets, context and `match_index` of a link just placed in node `ordinal` (its
 /// `link_index` is set where the list is kept, see `select`).
+// Out of line: the engine benchmark counts the pass's stages by function (`bench/engine.py`).
+#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn place(
     page: &PageText<'_>,
