@@ -712,56 +712,47 @@ impl NativeImage {
         );
         let redirects = self.section(Section::Redirects);
         let page_ids = self.section(Section::PageIds);
-        // Per title: its start slot and tag, then the first title whose tag matches (its
-        // index, or `NONE_U32`), then that title's target.
-        let mut looked: Vec<(usize, u32)> = titles
+        let mut pending: Vec<Pending> = titles
             .iter()
             .map(|title| {
                 let h = hash::hash(title.as_bytes());
                 let slot = keys.start(h);
                 prefetch(keys.slots, slot * 8);
-                (slot, hash::tag(h))
+                Pending {
+                    h,
+                    slot,
+                    left: keys.probes,
+                    ..Pending::default()
+                }
             })
             .collect();
-        for (slot, tag) in &mut looked {
-            let mut found = NONE_U32;
-            let mut s = *slot;
-            for _ in 0..keys.probes {
-                let Some(entry) = keys.slot_at(s) else { break };
-                if entry.tag == *tag
-                    && let Some(i) = entry.index()
-                {
-                    found = i;
-                    break;
-                }
-                s = keys.next(s);
-            }
-            if found != NONE_U32 {
-                let i = found as usize;
+        // The first title along each chain whose tag matches (the one a look-up compares
+        // first), then its target: itself, or the title it redirects to.
+        let mut targets: Vec<Option<(usize, usize)>> = Vec::with_capacity(pending.len());
+        for p in &mut pending {
+            keys.scan(p);
+            let i = p.key.map(|i| i as usize);
+            if let Some(i) = i {
                 prefetch(keys.offsets, i * 8);
                 prefetch(redirects, i * 4);
                 prefetch(page_ids, i * 8);
             }
-            *tag = found;
+            targets.push(i.map(|i| (i, i)));
         }
-        for (target, i) in &mut looked {
-            *target = usize::MAX;
-            if *i == NONE_U32 {
-                continue;
-            }
-            let i = *i as usize;
-            if let Some(at) = le_u64(keys.offsets, i * 8) {
+        for (i, target) in targets.iter_mut().flatten() {
+            if let Some(at) = le_u64(keys.offsets, *i * 8) {
                 prefetch(keys.bytes, at as usize);
             }
-            if let Some(t) = le_u32(redirects, i * 4).filter(|&t| (t as usize) < self.n_titles) {
-                let t = t as usize;
-                prefetch(page_ids, t * 8);
-                prefetch(keys.offsets, t * 8);
-                *target = t;
+            if let Some(t) = le_u32(redirects, *i * 4).filter(|&t| (t as usize) < self.n_titles) {
+                *target = t as usize;
+                prefetch(page_ids, *target * 8);
+                prefetch(keys.offsets, *target * 8);
             }
         }
-        for &(target, _) in &looked {
-            if let Some(at) = le_u64(keys.offsets, target.saturating_mul(8)) {
+        for &(i, target) in targets.iter().flatten() {
+            if target != i
+                && let Some(at) = le_u64(keys.offsets, target * 8)
+            {
                 prefetch(keys.bytes, at as usize);
             }
         }
