@@ -123,11 +123,42 @@ pub fn is_punctuation_category(c: char) -> bool {
     in_table!(PUNCTUATION, c)
 }
 
-fn push_mapped(out: &mut String, table: &'static [(u32, &'static str)], c: char) {
-    match lookup(table, c) {
-        Some(s) => out.push_str(s),
-        None => out.push(c),
+/// The mapping of the code points below 128 by a generated mapping table (built at compile
+/// time): the one ASCII byte each maps to, or `0` where the table must be asked (NUL, and a
+/// code point mapped to anything else).
+const fn ascii_map(mut table: &[(u32, &str)]) -> [u8; 128] {
+    let mut map = [0u8; 128];
+    let mut cp = 1;
+    while cp < 128 {
+        map[cp] = cp as u8;
+        cp += 1;
     }
+    while let [(cp, to), rest @ ..] = table {
+        if *cp < 128 {
+            map[*cp as usize] = match to.as_bytes() {
+                [b] if *b < 128 => *b,
+                _ => 0,
+            };
+        }
+        table = rest;
+    }
+    map
+}
+
+/// Pushes the mapping of `c` by a generated mapping table. Most wikitext is ASCII, so code
+/// points below 128 are mapped by the table's [`ascii_map`] instead of a binary search.
+macro_rules! push_mapped {
+    ($out:expr, $table:ident, $c:expr) => {{
+        const ASCII: [u8; 128] = ascii_map(tables::$table);
+        let (out, c): (&mut String, char) = ($out, $c);
+        match ASCII.get(u32::from(c) as usize) {
+            Some(&b) if b != 0 => out.push(char::from(b)),
+            _ => match lookup(tables::$table, c) {
+                Some(s) => out.push_str(s),
+                None => out.push(c),
+            },
+        }
+    }};
 }
 
 pub(crate) const CAPITAL_SIGMA: char = '\u{3a3}';
@@ -143,7 +174,7 @@ pub fn lower(s: &str) -> String {
     if !s.contains(CAPITAL_SIGMA) {
         let mut out = String::with_capacity(s.len());
         for c in s.chars() {
-            push_mapped(&mut out, tables::LOWER, c);
+            push_mapped!(&mut out, LOWER, c);
         }
         return out;
     }
@@ -157,7 +188,7 @@ pub fn lower(s: &str) -> String {
                 SMALL_SIGMA
             });
         } else {
-            push_mapped(&mut out, tables::LOWER, c);
+            push_mapped!(&mut out, LOWER, c);
         }
     }
     out
@@ -173,7 +204,7 @@ pub fn lower_into(out: &mut String, s: &str) {
         }
     } else if !s.contains(CAPITAL_SIGMA) {
         for c in s.chars() {
-            push_mapped(out, tables::LOWER, c);
+            push_mapped!(out, LOWER, c);
         }
     } else {
         out.push_str(&lower(s));
@@ -205,7 +236,7 @@ fn is_final_sigma(chars: &[char], i: usize) -> bool {
 pub fn upper(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        push_mapped(&mut out, tables::UPPER, c);
+        push_mapped!(&mut out, UPPER, c);
     }
     out
 }
@@ -217,14 +248,14 @@ pub fn upper_char(c: char) -> &'static str {
 
 /// Pushes `str.upper()` of one character onto `out`.
 pub fn push_upper(out: &mut String, c: char) {
-    push_mapped(out, tables::UPPER, c);
+    push_mapped!(out, UPPER, c);
 }
 
 /// `str.casefold()`: full Unicode case folding.
 pub fn casefold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        push_mapped(&mut out, tables::CASEFOLD, c);
+        push_mapped!(&mut out, CASEFOLD, c);
     }
     out
 }
@@ -274,6 +305,36 @@ mod tests {
             }
         }
         assert!(is_space('\u{1c}') && is_punctuation_category('_') && !is_alnum('$'));
+    }
+
+    /// The ASCII forms of the mapping tables map exactly as the tables they are built from.
+    #[test]
+    fn ascii_maps_equal_tables() {
+        type Mapping = fn(&str) -> String;
+        type Table = &'static [(u32, &'static str)];
+        let mappings: [(Mapping, Table); 3] = [
+            (lower, tables::LOWER),
+            (upper, tables::UPPER),
+            (casefold, tables::CASEFOLD),
+        ];
+        for (mapping, table) in mappings {
+            for c in (0..128u8).map(char::from) {
+                let want: String = lookup(table, c).map_or_else(|| c.to_string(), str::to_owned);
+                // One character at a time, and inside a string that is not ASCII.
+                assert_eq!(mapping(&c.to_string()), want, "{c:?}");
+                assert_eq!(mapping(&format!("é{c}")), format!("{}{want}", mapping("é")));
+            }
+        }
+        let mut pushed = String::new();
+        for c in (0..128u8).map(char::from) {
+            push_upper(&mut pushed, c);
+        }
+        assert_eq!(
+            pushed,
+            upper(&(0..128u8).map(char::from).collect::<String>())
+        );
+        assert_eq!(lower("ÀB"), "àb");
+        assert_eq!(upper("éz"), "ÉZ");
     }
 
     #[test]
