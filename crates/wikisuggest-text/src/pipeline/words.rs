@@ -252,15 +252,21 @@ impl<'a> Words<'a> {
         let words = self.grams;
         rows.clear();
         for (k, &start) in words.iter().enumerate() {
-            let mut row = GramRow {
-                start: bounds.get(start).copied().unwrap_or(0),
+            let start = bounds.get(start).copied().unwrap_or(0);
+            // Filled where it lies in `rows`: a row built aside and then pushed is copied
+            // back from stores the processor has not finished, which stalls the copy.
+            rows.push(GramRow {
+                start,
                 ..GramRow::default()
+            });
+            let Some(row) = rows.last_mut() else {
+                continue;
             };
-            for (end, &last) in row.ends.iter_mut().zip(words.get(k..).unwrap_or_default()) {
-                *end = bounds.get(last + 1).copied().unwrap_or(row.start);
-                row.len += 1;
+            let lasts = words.get(k..).unwrap_or_default();
+            for (end, &last) in row.ends.iter_mut().zip(lasts) {
+                *end = bounds.get(last + 1).copied().unwrap_or(start);
             }
-            rows.push(row);
+            row.len = lasts.len().min(MAX_GRAM);
         }
         answers.clear();
         model.anchor_rows(lowered, rows, answers);
