@@ -202,8 +202,8 @@ for title, text in copies[:count]:
 
 #: The pass's stages, by the functions that run them (inclusive counts), in order.
 STAGES = [
-    ("wikitext partition (mwparserfromhell port)", ["Wikitext::parse_cancellable"]),
-    ("wikilink search (wikitextparser port)", ["wikilink_ranges_of"]),
+    ("wikitext partition (mwparserfromhell port)", ["NodeStream::step"]),
+    ("wikilink search (wikitextparser port)", ["wikilink_ranges_in"]),
     ("existing links (all, search included)", ["Linked::existing"]),
     ("sentences, words, n-grams, look-ups", ["words::node_mentions"]),
     ("... of which anchor look-ups", ["LinkModel>::anchor_rows"]),

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use crate::pyunicode;
-use crate::wikitext::{NodeKind, Wikitext};
+use crate::wikitext::{Node, NodeKind, Wikitext};
 
 /// The exact, case-sensitive entry that excludes the lead section.
 pub const LEAD_MARKER: &str = "%LEAD%";
@@ -79,15 +79,22 @@ impl SectionExclusion {
         if section.is_empty() {
             return true;
         }
-        let Some(heading) = section.heading.and_then(|i| doc.nodes().get(i)) else {
-            return self.exclude_lead;
-        };
-        let title = heading
-            .heading_title()
-            .map(|r| doc.slice(r))
-            .unwrap_or_default();
+        match section.heading.and_then(|i| doc.nodes().get(i)) {
+            Some(heading) => self.excludes_heading(heading, doc.text()),
+            None => self.excludes_lead(),
+        }
+    }
+
+    /// Whether the lead section is skipped.
+    pub fn excludes_lead(&self) -> bool {
+        self.exclude_lead
+    }
+
+    /// Whether the section that `heading` (a node of `page`) starts is skipped.
+    pub fn excludes_heading(&self, heading: &Node, page: &str) -> bool {
+        let title = heading.heading_title_in(page).unwrap_or_default();
         self.titles
-            .contains(&pyunicode::casefold(pyunicode::strip(&title)))
+            .contains(&pyunicode::casefold(pyunicode::strip(title)))
     }
 }
 

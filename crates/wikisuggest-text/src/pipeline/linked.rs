@@ -10,7 +10,7 @@ use super::strings::StrSet;
 use super::{Budget, Request};
 use crate::error::TextError;
 use crate::title::{normalise_anchor_into, normalise_title_into};
-use crate::wikitext::{ParseLimits, Wikitext, wikilink_ranges_of};
+use crate::wikitext::{Lexed, ParseLimits, wikilink_ranges_in};
 
 /// The existing links' titles and labels read per byte of page, at most (see
 /// [`Linked::existing`]).
@@ -39,7 +39,7 @@ impl Linked {
     pub(super) fn existing(
         model: &dyn LinkModel,
         request: &Request<'_>,
-        (doc, init): (&Wikitext, &str),
+        (lexed, init): (&Lexed<'_>, &str),
         (limits, work): (&ParseLimits, Option<(u64, u64)>),
         budget: &Budget<'_>,
     ) -> Result<Option<Self>, TextError> {
@@ -48,7 +48,7 @@ impl Linked {
             ..*limits
         };
         // The page up to its first NUL (`init`), read through the partition's lexing.
-        let (ranges, link_work) = match wikilink_ranges_of(doc, &limits, budget.cancel) {
+        let (ranges, link_work) = match wikilink_ranges_in(lexed, &limits, budget.cancel) {
             Ok(found) => found,
             Err(TextError::ParseLimitExceeded) if budget.spent_now() => return Ok(None),
             Err(TextError::ParseLimitExceeded) => {

@@ -23,7 +23,6 @@ mod select;
 mod strings;
 mod words;
 
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap as StdHashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +35,7 @@ pub use pyfloat::format_f32;
 use crate::error::TextError;
 use crate::sections::{SectionExclusion, sections};
 use crate::tokenize::MwTokenizer;
-use crate::wikitext::{ParseLimits, Wikitext};
+use crate::wikitext::{Lexed, Node, NodeKind, NodeStream, ParseLimits, Wikitext};
 use linked::Linked;
 use matching::find_first;
 use page_text::PageText;
@@ -189,49 +188,59 @@ pub fn recommend_filtered(
     let stopped = |links: Selection| links.finish(Stop::TimeBudget);
     let tokenizer = MwTokenizer::new(request.language_code)?;
     let exclusion = SectionExclusion::new(request.sections_to_exclude);
-    // The budget also bounds parsing, whose worst case is quadratic: a page that cannot be
-    // parsed in time yields no links, like a timeout upstream; one over the work limit is
-    // refused.
+    // The budget also bounds parsing, whose worst case is quadratic: when the parse runs
+    // out of time the pass stops with the links found before, as a timeout does upstream;
+    // a page over the work limit is refused.
     let limits = ParseLimits {
         deadline: request.time_budget.map(|b| budget.started + b),
         max_reads: request.max_work,
     };
-    let doc = match Wikitext::parse_cancellable(request.wikitext, limits, cancel) {
-        Ok(doc) => doc,
-        Err(TextError::ParseLimitExceeded) if budget.spent_now() => {
-            return Ok(stopped(Selection::new(request.max_recommendations)));
+    // A filter is shown the whole parsed page, and a work limit bounds the whole parse
+    // before any other work: the page is then parsed first. Otherwise its nodes are parsed
+    // as the pass reaches them, and a pass that stops at its maximum of links leaves the
+    // rest of the page unparsed (a third to a half of the partition's work on real pages).
+    let whole = if filter.is_some() || request.max_work.is_some() {
+        match Wikitext::parse_cancellable(request.wikitext, limits, cancel) {
+            Ok(doc) => Some(doc),
+            Err(e) => {
+                return markup_unread(
+                    e,
+                    request,
+                    &budget,
+                    Selection::new(request.max_recommendations),
+                );
+            }
         }
-        Err(TextError::ParseLimitExceeded) => {
-            return Err(TextError::WorkLimitExceeded {
-                stage: "markup",
-                limit: request.max_work.unwrap_or(u64::MAX),
-            });
-        }
-        Err(e) => return Err(e),
+    } else {
+        None
+    };
+    let lexed = match &whole {
+        Some(doc) => doc.lexed(),
+        None => Lexed::new(request.wikitext),
+    };
+    let mut nodes = match &whole {
+        Some(doc) => PageNodes::Whole(doc.nodes()),
+        None => PageNodes::Stream(Box::new(NodeStream::new(
+            &lexed,
+            limits.with_cancel(cancel),
+        ))),
     };
     // The parse's string form: the text up to a NUL, if any (see `Wikitext`).
-    let init_len = doc.nodes().last().map_or(0, |n| n.byte_end);
-    let init: Cow<'_, str> = if init_len == request.wikitext.len() {
-        Cow::Borrowed(request.wikitext)
-    } else {
-        Cow::Owned(
-            request
-                .wikitext
-                .get(..init_len)
-                .unwrap_or_default()
-                .to_owned(),
-        )
-    };
+    let init = lexed.text();
 
-    let work = request.max_work.map(|max| (max, doc.reads()));
+    let work = request
+        .max_work
+        .map(|max| (max, whole.as_ref().map_or(0, Wikitext::reads)));
     let Some(mut linked) =
-        Linked::existing(model, request, (&doc, &init), (&limits, work), &budget)?
+        Linked::existing(model, request, (&lexed, init), (&limits, work), &budget)?
     else {
         return Ok(stopped(Selection::new(request.max_recommendations)));
     };
 
     // Top-level text nodes: original and current values, by page order.
-    let mut page = PageText::new(&init, doc.nodes());
+    let mut page = PageText::new(init);
+    // The sections a filter is told about.
+    let all_sections = whole.as_ref().map(sections).unwrap_or_default();
 
     let mut tested = StrSet::default();
     // Mentions that failed the linked-mention or linked-target filter (see below).
@@ -239,88 +248,135 @@ pub fn recommend_filtered(
     let mut links = Selection::new(request.max_recommendations);
     let mut buffers = NodeBuffers::default();
 
-    for (section_index, section) in sections(&doc).into_iter().enumerate() {
-        if exclusion.excludes(&doc, &section) {
+    // The section of the node being read: its index among the page's sections (the lead,
+    // possibly empty, is 0; each heading starts the next), and whether it is searched.
+    let mut section_index = 0;
+    let mut searched = !exclusion.excludes_lead();
+    for index in 0.. {
+        let node = match nodes.get(index) {
+            Ok(Some(node)) => node,
+            Ok(None) => break,
+            Err(e) => return markup_unread(e, request, &budget, links),
+        };
+        page.push(&node);
+        if node.kind == NodeKind::Heading {
+            section_index += 1;
+            searched = !exclusion.excludes_heading(&node, request.wikitext);
+        }
+        if !searched {
             continue;
         }
-        for index in section.nodes.clone() {
-            let Some(Some(ordinal)) = page.ordinal_of.get(index).copied() else {
-                continue;
-            };
-            let orig_string: &str = page.original_str(ordinal);
-            // Offsets count from the first occurrence of the node's text in the page, which
-            // cannot start after the node itself, so only the text up to its end is
-            // searched. Only nodes that receive a link need it.
-            let node_start = |page: &PageText<'_>| {
-                let own_end = page.node_bytes(index).end.min(init.len());
-                init.as_bytes()
-                    .get(..own_end)
-                    .and_then(|prefix| find_first(prefix, orig_string.as_bytes()))
-                    .map_or(0, |b| page.char_of(b))
-            };
+        let Some(Some(ordinal)) = page.ordinal_of.get(index).copied() else {
+            continue;
+        };
+        let orig_string: &str = page.original_str(ordinal);
+        // Offsets count from the first occurrence of the node's text in the page, which
+        // cannot start after the node itself, so only the text up to its end is
+        // searched. Only nodes that receive a link need it.
+        let node_start = |page: &PageText<'_>| {
+            let own_end = page.node_bytes(index).end.min(init.len());
+            init.as_bytes()
+                .get(..own_end)
+                .and_then(|prefix| find_first(prefix, orig_string.as_bytes()))
+                .map_or(0, |b| page.char_of(b))
+        };
 
-            // The same for every link of the node: found once.
-            let mut node_start_at: Option<usize> = None;
-            if node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers).is_none() {
+        // The same for every link of the node: found once.
+        let mut node_start_at: Option<usize> = None;
+        if node_mentions(model, &tokenizer, orig_string, &budget, &mut buffers).is_none() {
+            return Ok(stopped(links));
+        }
+
+        for (mention, original) in buffers.mentions.iter() {
+            // Filtering a mention reads every linked mention, which hostile nested
+            // labels make long: the budget bounds this loop too.
+            if budget.spent() {
                 return Ok(stopped(links));
             }
-
-            for (mention, original) in buffers.mentions.iter() {
-                // Filtering a mention reads every linked mention, which hostile nested
-                // labels make long: the budget bounds this loop too.
-                if budget.spent() {
-                    return Ok(stopped(links));
-                }
-                // The filters are pure, so the cheapest run first; and the linked sets only
-                // grow, so a mention they block stays blocked for the rest of the page.
-                if tested.contains(mention) || blocked.contains(mention) {
-                    continue;
-                }
-                let Some(candidates) = model.candidates(mention) else {
-                    continue;
-                };
-                if linked.blocks(mention, &candidates) {
-                    blocked.insert(mention);
-                    continue;
-                }
-                if let Some((target, score)) = classify(model, request, mention, candidates) {
-                    let found = splice_link(&mut page, ordinal, original, &target, score)?;
-                    linked.insert_mention(mention);
-                    linked.targets.insert(&target);
-                    if found {
-                        let mut link = place(
-                            &page,
-                            ordinal,
-                            *node_start_at.get_or_insert_with(|| node_start(&page)),
-                            mention,
-                            original,
-                            target,
-                            score,
-                        )?;
-                        if let Some(filter) = filter.as_deref_mut() {
-                            // The slot the link would take, for the filter's report.
-                            link.link_index = links.len();
-                            let at = Placement {
-                                doc: &doc,
-                                section: &section,
-                                section_index,
-                                node: page.node_chars(index),
-                            };
-                            if !filter.keep(&link, &at) {
-                                tested.insert(mention);
-                                continue;
-                            }
-                        }
-                        if links.offer(link) {
-                            return Ok(links.finish(Stop::MaxRecommendations));
+            // The filters are pure, so the cheapest run first; and the linked sets only
+            // grow, so a mention they block stays blocked for the rest of the page.
+            if tested.contains(mention) || blocked.contains(mention) {
+                continue;
+            }
+            let Some(candidates) = model.candidates(mention) else {
+                continue;
+            };
+            if linked.blocks(mention, &candidates) {
+                blocked.insert(mention);
+                continue;
+            }
+            if let Some((target, score)) = classify(model, request, mention, candidates) {
+                let found = splice_link(&mut page, ordinal, original, &target, score)?;
+                linked.insert_mention(mention);
+                linked.targets.insert(&target);
+                if found {
+                    let node_start = *node_start_at.get_or_insert_with(|| node_start(&page));
+                    let mut link = place(
+                        &mut page, ordinal, node_start, mention, original, target, score,
+                    )?;
+                    if let (Some(filter), Some(doc), Some(section)) = (
+                        filter.as_deref_mut(),
+                        &whole,
+                        all_sections.get(section_index),
+                    ) {
+                        // The slot the link would take, for the filter's report.
+                        link.link_index = links.len();
+                        let at = Placement {
+                            doc,
+                            section,
+                            section_index,
+                            node: page.node_chars(index),
+                        };
+                        if !filter.keep(&link, &at) {
+                            tested.insert(mention);
+                            continue;
                         }
                     }
+                    if links.offer(link) {
+                        return Ok(links.finish(Stop::MaxRecommendations));
+                    }
                 }
-                tested.insert(mention);
             }
+            tested.insert(mention);
         }
     }
     Ok(links.finish(Stop::Complete))
+}
+
+/// The page's top-level nodes as the pass reads them.
+enum PageNodes<'a> {
+    /// Parsed before the pass.
+    Whole(&'a [Node]),
+    /// Parsed as far as the pass reads (boxed: the tokenizer's state is large).
+    Stream(Box<NodeStream<'a>>),
+}
+
+impl PageNodes<'_> {
+    /// Node `index`, `None` past the last.
+    fn get(&mut self, index: usize) -> Result<Option<Node>, TextError> {
+        match self {
+            PageNodes::Whole(nodes) => Ok(nodes.get(index).copied()),
+            PageNodes::Stream(stream) => stream.node(index),
+        }
+    }
+}
+
+/// The answer when the page's markup could not be read (`error`): the links found so far
+/// once the time budget is spent or the pass cancelled; the work limit's error over it.
+fn markup_unread(
+    error: TextError,
+    request: &Request<'_>,
+    budget: &Budget<'_>,
+    links: Selection,
+) -> Result<Recommendations, TextError> {
+    match error {
+        TextError::ParseLimitExceeded if budget.spent_now() => Ok(links.finish(Stop::TimeBudget)),
+        TextError::ParseLimitExceeded => Err(TextError::WorkLimitExceeded {
+            stage: "markup",
+            limit: request.max_work.unwrap_or(u64::MAX),
+        }),
+        e => Err(e),
+    }
 }
 
 /// When the pass stops early: at the end of the request's time budget, or once another

@@ -6,6 +6,9 @@ use memchr::memmem;
 
 use crate::wikitext::{Node, NodeKind};
 
+/// Bytes of page per top-level node that [`PageText::new`] sizes its lists for.
+const NODE_EVERY: usize = 32;
+
 /// Where the top-level nodes lie in the page's UTF-8 text, and the current value of each
 /// text node: a node's text stays a slice of the page until a link is spliced into it.
 ///
@@ -25,39 +28,49 @@ pub(super) struct PageText<'a> {
     spliced_nodes: Vec<usize>,
     /// Per text node: the length of its current text in code points.
     pub(super) lengths: Vec<usize>,
-    /// The original texts of the text nodes, each followed by a NUL, and where each
-    /// starts in it (then the end): built at the first count.
-    texts: std::cell::OnceCell<(String, Vec<usize>)>,
+    /// The original texts of the first text nodes, each followed by a NUL, and where
+    /// each starts in it (then the end): extended as counts reach further.
+    texts: String,
+    texts_at: Vec<usize>,
 }
 
 impl<'a> PageText<'a> {
-    /// `text` is the page the `nodes` partition, in order, up to the end of the last.
-    pub(super) fn new(text: &'a str, nodes: &[Node]) -> Self {
-        let mut starts = Vec::with_capacity(nodes.len() + 1);
-        let mut ordinal_of = Vec::with_capacity(nodes.len());
-        let mut text_nodes = Vec::new();
-        let mut lengths = Vec::new();
-        for (index, node) in nodes.iter().enumerate() {
-            starts.push((node.start, node.byte_start));
-            if node.kind == NodeKind::Text {
-                ordinal_of.push(Some(text_nodes.len()));
-                text_nodes.push(index);
-                lengths.push(node.end - node.start);
-            } else {
-                ordinal_of.push(None);
-            }
-        }
-        let end = nodes.last().map_or((0, 0), |n| (n.end, n.byte_end));
-        starts.push((end.0, end.1.min(text.len())));
+    /// The page `text`, whose nodes are then given in order by [`Self::push`].
+    pub(super) fn new(text: &'a str) -> Self {
+        // Sized for a node every few dozen bytes (text and other nodes alternate), so that
+        // the lists seldom grow as the nodes come.
+        let nodes = text.len() / NODE_EVERY + 16;
+        let mut starts = Vec::with_capacity(nodes + 1);
+        starts.push((0, 0));
         Self {
             text,
             starts,
-            ordinal_of,
-            spliced: vec![None; text_nodes.len()],
-            text_nodes,
+            ordinal_of: Vec::with_capacity(nodes),
+            spliced: Vec::with_capacity(nodes / 2),
+            text_nodes: Vec::with_capacity(nodes / 2),
             spliced_nodes: Vec::new(),
-            lengths,
-            texts: std::cell::OnceCell::new(),
+            lengths: Vec::with_capacity(nodes / 2),
+            texts: String::new(),
+            texts_at: vec![0],
+        }
+    }
+
+    /// The page's next node (they partition it, in order, from its start).
+    pub(super) fn push(&mut self, node: &Node) {
+        let index = self.ordinal_of.len();
+        // The last entry is where the nodes end, which is where this one starts.
+        if let Some(last) = self.starts.last_mut() {
+            *last = (node.start, node.byte_start);
+        }
+        self.starts
+            .push((node.end, node.byte_end.min(self.text.len())));
+        if node.kind == NodeKind::Text {
+            self.ordinal_of.push(Some(self.text_nodes.len()));
+            self.text_nodes.push(index);
+            self.lengths.push(node.end - node.start);
+            self.spliced.push(None);
+        } else {
+            self.ordinal_of.push(None);
         }
     }
 
@@ -145,7 +158,7 @@ impl<'a> PageText<'a> {
     /// joined with NULs (text nodes are about 40 % of a page): the page holds no NUL, so
     /// a needle without one matches only within a node, and Python's count of each node
     /// (leftmost, non-overlapping) is the count of the scan's matches in it.
-    pub(super) fn count_before(&self, ordinal: usize, needle: &str) -> usize {
+    pub(super) fn count_before(&mut self, ordinal: usize, needle: &str) -> usize {
         if needle.is_empty() || needle.contains('\0') {
             return (0..ordinal)
                 .map(|j| count_str(self.current_str(j), needle))
@@ -160,17 +173,14 @@ impl<'a> PageText<'a> {
             .filter_map(|&j| self.spliced.get(j)?.as_ref())
             .map(|text| finder.find_iter(text.as_bytes()).count())
             .sum();
-        let (texts, starts) = self.texts.get_or_init(|| {
-            let mut texts = String::new();
-            let mut starts = Vec::with_capacity(self.text_nodes.len() + 1);
-            for j in 0..self.text_nodes.len() {
-                starts.push(texts.len());
-                texts.push_str(self.original_str(j));
-                texts.push('\0');
-            }
-            starts.push(texts.len());
-            (texts, starts)
-        });
+        // The texts of the nodes before `ordinal`, joined once: later counts reuse them.
+        for j in self.texts_at.len() - 1..ordinal.min(self.text_nodes.len()) {
+            let original = self.original_str(j);
+            self.texts.push_str(original);
+            self.texts.push('\0');
+            self.texts_at.push(self.texts.len());
+        }
+        let (texts, starts) = (&self.texts, &self.texts_at);
         let end = starts.get(ordinal).copied().unwrap_or(texts.len());
         let hay = texts.as_bytes().get(..end).unwrap_or_default();
         let mut n = 0;
@@ -228,7 +238,10 @@ mod tests {
             &"ab [[c]] ab{{d}}ab".repeat(16),
         ] {
             let doc = Wikitext::parse(text);
-            let mut page = PageText::new(text, doc.nodes());
+            let mut page = PageText::new(text);
+            for node in doc.nodes() {
+                page.push(node);
+            }
             for (at, (byte, _)) in text
                 .char_indices()
                 .chain(std::iter::once((text.len(), ' ')))

@@ -73,7 +73,7 @@ pub(super) fn classify(
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn place(
-    page: &PageText<'_>,
+    page: &mut PageText<'_>,
     ordinal: usize,
     node_start: usize,
     mention: &str,

@@ -472,3 +472,91 @@ fn existing_links_are_told_at_once_then_looked_up_as_before() {
     // leads nowhere from its last link, so the one before it is.
     assert_eq!(asked, ["Cat", "Nowhere", "Dog"]);
 }
+
+/// Keeps every link: with a filter, the pass parses the whole page before it starts.
+struct KeepAll;
+
+impl LinkFilter for KeepAll {
+    fn keep(&mut self, _: &LinkRecommendation, _: &Placement<'_>) -> bool {
+        true
+    }
+}
+
+/// A pass that parses the page's nodes as it reads them gives the links and the stop of
+/// the pass over the page parsed first, wherever it stops: in any section, across the
+/// parse's steps, with sections excluded, and after a NUL.
+#[test]
+fn nodes_parsed_as_read_give_the_links_of_the_whole_page() {
+    const ANIMALS: [&str; 12] = [
+        "fox", "dog", "cat", "hen", "owl", "elk", "yak", "emu", "gnu", "ant", "bee", "eel",
+    ];
+    let targets: Vec<[String; 1]> = ANIMALS.iter().map(|a| [a.to_uppercase()]).collect();
+    let target_refs: Vec<[&str; 1]> = targets.iter().map(|[t]| [t.as_str()]).collect();
+    let pairs: Vec<(&str, &[&str])> = ANIMALS
+        .iter()
+        .zip(&target_refs)
+        .map(|(a, t)| (*a, &t[..]))
+        .collect();
+    let m = Mock::new(&pairs);
+    let mut page = String::from("The {{infobox|fox=1}} lead, é and the [[dog]].\n");
+    for (i, animal) in ANIMALS.iter().enumerate() {
+        page.push_str(&format!("== Part {i} ==\n"));
+        // Filler markup, so that the sections lie across several of the parse's steps.
+        for _ in 0..40 {
+            page.push_str("Some {{cite|a=b}} text, 日本, <ref>x</ref> and '''more''' words. ");
+        }
+        page.push_str(&format!(
+            "\nA {animal} met the {animal}.\n{{| class=t\n| {animal}\n|}}\n"
+        ));
+    }
+    page.push_str("== Notes ==\nthe owl\u{0}the eel");
+    for max in [-1, 0, 1, 2, 3, 5, 8, 11] {
+        for exclude in [vec![], vec![s("PART 3"), s("notes")], vec![s("%LEAD%")]] {
+            let request = Request {
+                wikitext: &page,
+                page_title: "P",
+                language_code: "en",
+                threshold: 0.5,
+                max_recommendations: max,
+                sections_to_exclude: &exclude,
+                time_budget: None,
+                max_work: None,
+            };
+            let streamed = recommend(&m, &request).unwrap();
+            let whole = recommend_filtered(&m, &request, None, Some(&mut KeepAll)).unwrap();
+            assert_eq!(streamed, whole, "max {max}, excluding {exclude:?}");
+            if max > 0 {
+                assert_eq!(streamed.links.len(), max as usize, "max {max}");
+            }
+        }
+    }
+}
+
+/// A pass that reaches its maximum leaves the rest of the page unparsed: a tail whose
+/// parse takes minutes does not hold it, while the same page read to its end runs out of
+/// time (keeping the links it found before).
+#[test]
+fn a_pass_that_stops_early_leaves_the_rest_unparsed() {
+    let m = Mock::new(&[("a1", &["A1"]), ("b1", &["B1"])]);
+    // An unknown tag name: nothing to the wikilink search, which reads the whole page;
+    // nested attempts to the partition. The filler puts the tail beyond the parse's step.
+    let filler = "Words, [[links]] and {{templates}}.\n".repeat(300);
+    let page = format!("a1 and b1.\n\n{filler}{}", "<x>".repeat(200_000));
+    let request = |max| Request {
+        wikitext: &page,
+        page_title: "P",
+        language_code: "en",
+        threshold: 0.5,
+        max_recommendations: max,
+        sections_to_exclude: &[],
+        time_budget: Some(Duration::from_secs(1)),
+        max_work: None,
+    };
+    let early = recommend(&m, &request(2)).unwrap();
+    assert_eq!(
+        (early.links.len(), early.stop),
+        (2, Stop::MaxRecommendations)
+    );
+    let all = recommend(&m, &request(-1)).unwrap();
+    assert_eq!((all.links.len(), all.stop), (2, Stop::TimeBudget));
+}

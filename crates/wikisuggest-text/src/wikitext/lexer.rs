@@ -141,21 +141,6 @@ impl<'a> Lexed<'a> {
         }
         len - count_set(&self.continuations, range)
     }
-
-    /// Code point offsets of byte offsets given in ascending order (each on a character
-    /// boundary), converted in place in one pass.
-    pub(crate) fn to_code_points(&self, offsets: &mut [usize]) {
-        if self.ascii {
-            return;
-        }
-        let (mut byte, mut chars) = (0usize, 0usize);
-        for offset in offsets {
-            let to = (*offset).min(self.text.len()).max(byte);
-            chars += self.chars_in(byte..to);
-            byte = to;
-            *offset = chars;
-        }
-    }
 }
 
 /// A page's lexing kept without the page (see [`Lexed::into_bits`]).
@@ -501,9 +486,8 @@ mod tests {
         assert_eq!(lexed.next_marker(8), lexed.text().len());
         assert_eq!(lexed.chars_in(0..lexed.text().len()), 8);
         assert_eq!(utf8_width(lexed.bytes()[4]), 2);
-        let mut offsets = [0, 4, 6, 8, 11];
-        lexed.to_code_points(&mut offsets);
-        assert_eq!(offsets, [0, 4, 5, 7, 8]);
+        let counts = [0, 4, 6, 8, 11].map(|end| lexed.chars_in(0..end));
+        assert_eq!(counts, [0, 4, 5, 7, 8]);
         let candidates: Vec<usize> = lexed.candidates_from(3).collect();
         assert_eq!(candidates, [3, 6, 7]);
         let lexed_tags = Lexed::new("a|b<c>d]e=f}");

@@ -33,9 +33,12 @@ mod tokenizer_page;
 /// wikitextparser 0.51.1's wikilink search over its masked shadow.
 pub(crate) mod wikitextparser;
 
+pub(crate) use lexer::Lexed;
 pub use node_kind::NodeKind;
+pub(crate) use partition::NodeStream;
 pub use partition::{Node, ParseLimits, Wikitext};
 pub use plain_text::{PlainText, READS_PER_CODE_POINT, link_targets};
+pub(crate) use wikitextparser::wikilink_ranges_in;
 pub use wikitextparser::{
     LinkRanges, WikiLink, wikilink_ranges_bounded, wikilink_ranges_of, wikilinks,
     wikilinks_measured,

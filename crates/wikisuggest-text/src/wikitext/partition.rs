@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::lexer::{Lexed, LexedBits};
@@ -54,6 +55,19 @@ impl Node {
         Some(start..self.end.saturating_sub(level).max(start))
     }
 
+    /// A heading's raw title ([`Node::heading_title`]) in `page`, the text the node was
+    /// parsed from.
+    pub fn heading_title_in<'t>(&self, page: &'t str) -> Option<&'t str> {
+        let title = self.heading_title()?;
+        // Counted from the node's own start, as [`Wikitext::slice`] does.
+        let rest = page.get(self.byte_start..)?;
+        let byte = |chars: usize| {
+            let skip = chars.saturating_sub(self.start);
+            rest.char_indices().nth(skip).map_or(rest.len(), |(b, _)| b)
+        };
+        rest.get(byte(title.start)..byte(title.end))
+    }
+
     /// The node's code point range.
     pub fn range(&self) -> Range<usize> {
         self.start..self.end
@@ -62,6 +76,133 @@ impl Node {
     /// The node's byte range in the page.
     pub fn bytes(&self) -> Range<usize> {
         self.byte_start..self.byte_end
+    }
+}
+
+impl ParseLimits {
+    /// The tokenizer's limits: these, and `cancel`.
+    pub(crate) fn with_cancel(self, cancel: Option<&AtomicBool>) -> Limits<'_> {
+        Limits {
+            deadline: self.deadline,
+            max_reads: self.max_reads,
+            cancel,
+        }
+    }
+}
+
+/// How far past the last node asked for [`NodeStream::node`] parses, in bytes: each step
+/// ends with a handful of calls, and a page whose pass stops early is parsed at most this
+/// far beyond where it stopped.
+const STREAM_STEP: usize = 4096;
+
+/// The top-level nodes of a lexed page as the tokenizer finds them, parsed only as far
+/// as they are asked for: the pass over a page that stops at its maximum of links leaves
+/// the rest of the page unparsed. The nodes are those of [`Wikitext::parse`], in order.
+pub(crate) struct NodeStream<'a> {
+    lexed: &'a Lexed<'a>,
+    tokenizer: MwparserfromhellTokenizer<'a>,
+    /// The items of the last step, before they become nodes.
+    items: Vec<Item>,
+    nodes: Vec<Node>,
+    /// The byte and code point offsets of the end of the last node.
+    end: (usize, usize),
+    /// Where the next step stops, and how far each goes.
+    until: usize,
+    step: usize,
+    /// Whether every node is in `nodes`.
+    done: bool,
+    /// Whether a limit stopped the parse (the nodes after the last step's are unknown).
+    exhausted: bool,
+}
+
+impl<'a> NodeStream<'a> {
+    /// A stream of the nodes of `lexed`, parsed within `limits`.
+    pub(crate) fn new(lexed: &'a Lexed<'a>, limits: Limits<'a>) -> Self {
+        Self::with_step(lexed, limits, STREAM_STEP)
+    }
+
+    /// [`Self::new`], parsing `step` bytes at a time.
+    pub(crate) fn with_step(lexed: &'a Lexed<'a>, limits: Limits<'a>, step: usize) -> Self {
+        Self {
+            lexed,
+            tokenizer: MwparserfromhellTokenizer::new(lexed, limits),
+            items: Vec::new(),
+            nodes: Vec::new(),
+            end: (0, 0),
+            until: step,
+            step,
+            done: false,
+            exhausted: false,
+        }
+    }
+
+    /// Node `i` (`None` past the last), parsing on as far as it takes.
+    ///
+    /// # Errors
+    /// [`TextError::ParseLimitExceeded`] when a limit is hit before node `i` is found.
+    pub(crate) fn node(&mut self, i: usize) -> Result<Option<Node>, TextError> {
+        while self.nodes.len() <= i && !self.done {
+            let until = self.until;
+            self.until = until.saturating_add(self.step);
+            self.step(until)?;
+        }
+        Ok(self.nodes.get(i).copied())
+    }
+
+    /// Every node, and the reads the parse made.
+    ///
+    /// # Errors
+    /// [`TextError::ParseLimitExceeded`] when a limit is hit.
+    pub(crate) fn into_whole(mut self) -> Result<(Vec<Node>, u64), TextError> {
+        if !self.done {
+            self.step(usize::MAX)?;
+        }
+        Ok((self.nodes, self.tokenizer.reads()))
+    }
+
+    /// Parses on up to `until` and appends the nodes found.
+    // Out of line: the engine benchmark counts the pass's stages by function (`bench/engine.py`).
+    #[inline(never)]
+    fn step(&mut self, until: usize) -> Result<(), TextError> {
+        if self.exhausted {
+            return Err(TextError::ParseLimitExceeded);
+        }
+        self.done = self.tokenizer.advance(until, &mut self.items);
+        if self.tokenizer.exhausted() {
+            // The items of an exhausted parse are meaningless.
+            (self.exhausted, self.done) = (true, false);
+            return Err(TextError::ParseLimitExceeded);
+        }
+        // Sized for every item (a filter's iterator gives no lower bound to reserve from).
+        self.nodes.reserve(self.items.len());
+        let (lexed, end) = (self.lexed, &mut self.end);
+        // Nodes follow each other: their code point offsets are counted on from the
+        // last one's end.
+        let mut chars = |byte: usize| {
+            if lexed.is_ascii() {
+                return byte;
+            }
+            let to = byte.min(lexed.text().len()).max(end.0);
+            *end = (to, end.1 + lexed.chars_in(end.0..to));
+            end.1
+        };
+        for item in self.items.drain(..) {
+            let (kind, byte_start, byte_end, level) = match item {
+                Item::Text(start, end) if start < end => (NodeKind::Text, start, end, 0),
+                Item::Text(..) => continue,
+                Item::Node(raw) => (raw.kind, raw.start, raw.end, raw.level),
+            };
+            let start = chars(byte_start);
+            self.nodes.push(Node {
+                kind,
+                start,
+                end: chars(byte_end),
+                byte_start,
+                byte_end,
+                level,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -95,11 +236,11 @@ impl Wikitext {
     /// from real pages.
     pub fn parse_measured(text: &str) -> (Self, u64) {
         let lexed = Lexed::new(text);
-        let mut tokenizer = MwparserfromhellTokenizer::new(&lexed, Limits::default());
-        let items = tokenizer.run();
-        let reads = tokenizer.reads();
-        drop(tokenizer);
-        (Self::from_items(text, lexed, items, reads), reads)
+        // Without limits the parse cannot give up.
+        let (nodes, reads) = NodeStream::new(&lexed, Limits::default())
+            .into_whole()
+            .unwrap_or_default();
+        (Self::from_nodes(text, lexed, nodes, reads), reads)
     }
 
     /// Like [`Wikitext::parse`], but gives up when `limits` are exceeded.
@@ -121,56 +262,12 @@ impl Wikitext {
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Self, TextError> {
         let lexed = Lexed::new(text);
-        let mut tokenizer = MwparserfromhellTokenizer::new(
-            &lexed,
-            Limits {
-                deadline: limits.deadline,
-                max_reads: limits.max_reads,
-                cancel,
-            },
-        );
-        let items = tokenizer.run();
-        if tokenizer.exhausted() {
-            return Err(TextError::ParseLimitExceeded);
-        }
-        let reads = tokenizer.reads();
-        drop(tokenizer);
-        Ok(Self::from_items(text, lexed, items, reads))
+        let (nodes, reads) = NodeStream::new(&lexed, limits.with_cancel(cancel)).into_whole()?;
+        Ok(Self::from_nodes(text, lexed, nodes, reads))
     }
 
-    /// The nodes of the tokenizer's items (byte spans), with their code point spans.
-    fn from_items(text: &str, lexed: Lexed<'_>, items: Vec<Item>, reads: u64) -> Self {
-        // Sized for every item (a filter's iterator gives no lower bound to reserve from).
-        let mut nodes: Vec<Node> = Vec::with_capacity(items.len());
-        nodes.extend(items.into_iter().filter_map(|item| match item {
-            Item::Text(start, end) => (start < end).then_some(Node {
-                kind: NodeKind::Text,
-                start,
-                end,
-                byte_start: start,
-                byte_end: end,
-                level: 0,
-            }),
-            Item::Node(raw) => Some(Node {
-                kind: raw.kind,
-                start: raw.start,
-                end: raw.end,
-                byte_start: raw.start,
-                byte_end: raw.end,
-                level: raw.level,
-            }),
-        }));
-        // The nodes follow each other: their bounds ascend, and convert in one pass.
-        if !lexed.is_ascii() {
-            let mut offsets: Vec<usize> = Vec::with_capacity(2 * nodes.len());
-            offsets.extend(nodes.iter().flat_map(|n| [n.start, n.end]));
-            lexed.to_code_points(&mut offsets);
-            for (node, span) in nodes.iter_mut().zip(offsets.chunks_exact(2)) {
-                if let [start, end] = *span {
-                    (node.start, node.end) = (start, end);
-                }
-            }
-        }
+    /// The page parsed into `nodes` with `reads` reads.
+    fn from_nodes(text: &str, lexed: Lexed<'_>, nodes: Vec<Node>, reads: u64) -> Self {
         let len = if lexed.text().len() == text.len() {
             lexed.chars_in(0..text.len())
         } else {

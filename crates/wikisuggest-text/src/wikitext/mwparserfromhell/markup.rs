@@ -54,7 +54,7 @@ impl MwparserfromhellTokenizer<'_> {
         Ok(Parsed {
             items: self.pop(),
             level,
-            implicit_open_end: None,
+            ..Parsed::default()
         })
     }
 

@@ -161,6 +161,9 @@ struct Parsed {
     /// Set when a tag was closed implicitly at the end of the text: the tag
     /// node ends here and the body becomes siblings.
     implicit_open_end: Option<usize>,
+    /// Set when the top level stopped where [`MwparserfromhellTokenizer::advance`] asked
+    /// (its frame stays, with no item taken).
+    paused: bool,
 }
 
 pub(crate) struct MwparserfromhellTokenizer<'a> {
@@ -186,6 +189,12 @@ pub(crate) struct MwparserfromhellTokenizer<'a> {
     exhausted: Cell<bool>,
     /// Item vectors of finished frames, reused by new frames instead of allocating.
     spare: Vec<Vec<Item>>,
+    /// Where the top level pauses ([`Self::advance`]); `usize::MAX` between calls.
+    pause_at: usize,
+    /// The end of the top-level items handed out so far.
+    handed: usize,
+    /// Whether the top level has finished (its last items handed out).
+    finished: bool,
 }
 
 /// The set of failed routes, (position, context) pairs. Every wikilink is first tried as a
@@ -257,6 +266,14 @@ impl Limits<'_> {
 
 /// How often (in reads) the deadline is checked.
 const DEADLINE_CHECK_INTERVAL: u64 = 1 << 16;
+
+/// Where `item` ends.
+fn item_end(item: &Item) -> usize {
+    match *item {
+        Item::Text(_, end) => end,
+        Item::Node(node) => node.end,
+    }
+}
 
 /// Whether `c` may start or end markup: `{}[]<>|=&'#*;:/-!`, newline and NUL (the end).
 #[inline]
@@ -337,6 +354,9 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             checkpoint: Cell::new(0),
             exhausted: Cell::new(false),
             spare: Vec::new(),
+            pause_at: usize::MAX,
+            handed: 0,
+            finished: false,
         }
         .with_checkpoint()
     }
@@ -371,18 +391,54 @@ impl<'a> MwparserfromhellTokenizer<'a> {
         self.reads.get()
     }
 
-    /// Tokenizes the whole text into top-level items.
-    pub(crate) fn run(&mut self) -> Vec<Item> {
+    /// Tokenizes on from where the last call stopped, until the top level reaches
+    /// position `until` or the text ends, and moves the top-level items that are final
+    /// into `out`: the pending text is not, as the next character may extend it. Whether
+    /// the text ended (every item is then out).
+    ///
+    /// A top-level item never changes once it is in the frame: the top level cannot fail,
+    /// and every attempt that can is made in a frame of its own. So the items of a page
+    /// taken in steps are the items of the page taken at once, and a caller that needs only
+    /// the first nodes of a page parses only as far as they go.
+    pub(crate) fn advance(&mut self, until: usize, out: &mut Vec<Item>) -> bool {
+        if self.finished {
+            return true;
+        }
+        let start = self.frames.is_empty();
         // The top-level frame takes the first spare vector: sized for a page with a node
         // every few dozen characters, so that it seldom grows (and copies) as it fills.
-        if self.frames.is_empty() && self.spare.is_empty() {
-            self.spare
-                .push(Vec::with_capacity(self.text.len() / TOP_ITEMS_EVERY + 16));
+        if start && self.spare.is_empty() {
+            let every = self.text.len().min(until) / TOP_ITEMS_EVERY;
+            self.spare.push(Vec::with_capacity(every + 16));
         }
-        match self.parse(0, true) {
-            Ok(parsed) => parsed.items,
+        self.pause_at = until;
+        let route = self.parse(0, start);
+        self.pause_at = usize::MAX;
+        match route {
+            Ok(parsed) if parsed.paused => {
+                if let Some(top) = self.frames.first_mut() {
+                    if let Some(last) = top.items.last() {
+                        self.handed = item_end(last);
+                    }
+                    out.append(&mut top.items);
+                }
+                false
+            }
+            Ok(parsed) => {
+                self.finished = true;
+                if out.is_empty() {
+                    *out = parsed.items;
+                } else {
+                    out.extend_from_slice(&parsed.items);
+                }
+                true
+            }
             // The top-level context cannot fail; keep a lossless fallback.
-            Err(_) => vec![Item::Text(0, self.text.len())],
+            Err(_) => {
+                self.finished = true;
+                out.push(Item::Text(self.handed, self.text.len()));
+                true
+            }
         }
     }
 
@@ -722,6 +778,14 @@ impl<'a> MwparserfromhellTokenizer<'a> {
             self.push_checked(context)?;
         }
         loop {
+            // The top level stops where it was asked to (see `advance`), before any read:
+            // all its state is in its frame, and the next call goes on from here.
+            if self.head >= self.pause_at && self.frames.len() == 1 {
+                return Ok(Parsed {
+                    paused: true,
+                    ..Parsed::default()
+                });
+            }
             let this = self.read(0);
             let ctx = self.context();
             if ctx & UNSAFE != 0 && !self.verify_safe(ctx, this) {
@@ -891,6 +955,7 @@ impl<'a> MwparserfromhellTokenizer<'a> {
                         items: self.pop(),
                         level: 0,
                         implicit_open_end: Some(open_end),
+                        paused: false,
                     });
                 }
             } else {

@@ -5,8 +5,9 @@
 //! inputs against it taking every character in its own step, as upstream does. The code
 //! point port is itself checked against mwparserfromhell by the differential tests.
 
-use crate::wikitext::Wikitext;
+use crate::wikitext::mwparserfromhell::Limits;
 use crate::wikitext::oracle;
+use crate::wikitext::{Lexed, NodeStream, Wikitext};
 
 fn assert_same_as_oracle(text: &str) {
     let (doc, reads) = Wikitext::parse_measured(text);
@@ -21,6 +22,22 @@ fn assert_same_as_oracle(text: &str) {
     let (theirs, their_reads) = theirs.unwrap_or_default();
     assert_eq!(ours, theirs, "nodes of {text:?}");
     assert_eq!(reads, their_reads, "reads of {text:?}");
+    // Parsed in steps as the pass reads it, the page has the same nodes and reads.
+    let lexed = Lexed::new(text);
+    for step in [1, 2, 3, 7, 64] {
+        let mut stream = NodeStream::with_step(&lexed, Limits::default(), step);
+        let mut nodes = Vec::new();
+        while let Ok(Some(node)) = stream.node(nodes.len()) {
+            nodes.push(node);
+        }
+        assert_eq!(nodes, doc.nodes(), "nodes of {text:?} in steps of {step}");
+        let whole = stream.into_whole().ok();
+        assert_eq!(
+            whole,
+            Some((nodes, reads)),
+            "reads of {text:?} in steps of {step}"
+        );
+    }
     for node in doc.nodes() {
         assert_eq!(
             text.get(node.bytes()).map(|s| s.chars().count()),

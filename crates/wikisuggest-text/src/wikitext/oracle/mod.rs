@@ -41,7 +41,8 @@ pub(crate) fn partition_read(
             ..Limits::default()
         },
     );
-    let items = tokenizer.run();
+    let mut items = Vec::new();
+    tokenizer.advance(usize::MAX, &mut items);
     if tokenizer.exhausted() {
         return None;
     }
