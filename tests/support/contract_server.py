@@ -85,6 +85,7 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    held: bool = False  # answer only once the test opens the server's gate (or after 10 s)
     truncate: bool = False  # announce a longer body than is sent, then close
 
 
@@ -107,6 +108,8 @@ class ContractServer:
         self.max_in_flight = 0
         # Requests of earlier tests may still be running; they are not counted after a reset.
         self.generation = 0
+        # Requests for the page "Held" wait until a test sets this (at most 10 s).
+        self.gate = threading.Event()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -133,6 +136,8 @@ class ContractServer:
             self.in_flight = 0
             self.max_in_flight = 0
             self.generation += 1
+            self.gate.set()  # releases what an earlier test still holds
+            self.gate = threading.Event()
 
     def then(self, *answers: Scripted) -> None:
         with self._lock:
@@ -194,6 +199,8 @@ class ContractServer:
                     self.counted = False
 
             def _answer(self, answer: Scripted) -> None:
+                if answer.held:
+                    server.gate.wait(10.0)
                 if answer.delay:
                     time.sleep(answer.delay)
                 self._done()
@@ -253,7 +260,6 @@ class ContractServer:
                 },
             )
         title = urllib.parse.unquote(raw_title).replace("_", " ")
-        delay = float(title.split()[1]) if title.startswith("Sleep ") else 0.0
         if req.method == "POST":
             if auth != f"Bearer {VALID_TOKEN}":
                 return Scripted(401, {"httpCode": 401, "httpReason": "Jwt is missing"})
@@ -261,7 +267,7 @@ class ContractServer:
             return Scripted(200, link_set(title, data["pageid"], data["revid"]))
         if title == "Missing page":
             return Scripted(404, {"message": f"Page not found: {urllib.parse.unquote(raw_title)}"})
-        return Scripted(200, link_set(title), delay=delay)
+        return Scripted(200, link_set(title), held=title == "Held")
 
     def _translation_answer(self, req: Recorded) -> Scripted:
         missing = [
