@@ -21,7 +21,9 @@ round), so that all of them see the same machine; one-core rows are timed in the
 CPU time. A row's ratio is the median over the rounds of parse time / row time within a
 round (best round in brackets). The machine's load (1-minute average) is printed before and
 after. ``--instructions`` counts instructions instead (valgrind's callgrind, independent of
-the load): the Python API's per article (a fresh ``str`` per call) and, from the Rust
+the load): the Python API's per article (a fresh ``str`` per call; valgrind slows a page a
+hundredfold, so the process's first try on the calling thread is given an hour,
+``WIKISUGGEST_FIRST_TRY``, and pages run there as they do at full speed) and, from the Rust
 example ``profile_recommend``, the pass's stages. ``--block K`` times instead a loop that
 parses K articles and then recommends the same K (fresh ``str``), block after block: the
 engine then starts each block with the parser's allocations in the caches, as in a program
@@ -178,6 +180,7 @@ for title, text in copies[:count]:
             capture_output=True,
             text=True,
             check=True,
+            env={**os.environ, "WIKISUGGEST_FIRST_TRY": "3600"},
         )
         for line in out.stderr.splitlines():
             if "Collected :" in line:

@@ -26,13 +26,18 @@ type Work = Pin<Box<dyn Future<Output = Deliver> + Send>>;
 /// CPU-bound work, run on a thread rather than polled.
 type Job = Box<dyn FnOnce() -> Deliver + Send>;
 
+/// A first try of a job on the calling thread, for a bounded time: what it delivers, or
+/// `None` when the job is to run after all (where it can be interrupted).
+type FirstTry = Box<dyn FnOnce() -> Option<Deliver> + Send>;
+
 /// What a call does when sent.
 enum Prepared {
     /// I/O: polled on the shared runtime.
     Future(Work),
     /// CPU-bound: run on the caller's own worker thread (`send`) or the runtime's blocking
-    /// pool (`send_async`), at most one per core at a time.
-    Job(Job),
+    /// pool (`send_async`), at most one per core at a time. Sent blocking, its first try
+    /// (if any) runs on the calling thread before.
+    Job(Job, Option<FirstTry>),
 }
 
 /// The slots of awaited CPU-bound work: one per core (as the engine's batches), so that a
@@ -89,13 +94,50 @@ impl NativeCall {
         E: IntoPyErr + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
+        Self::job(work, convert, None)
+    }
+
+    /// [`NativeCall::blocking`], tried first on the calling thread when sent blocking:
+    /// `first` gives the answer, or `None` when it could not within the bounded time it
+    /// takes (then `work` runs as in [`NativeCall::blocking`], interruptibly). Most pages
+    /// take a millisecond, less than the two hand-overs to a worker and back cost; the bound
+    /// keeps Ctrl-C answered within it.
+    pub fn blocking_tried_first<T, E, C>(
+        first: impl FnOnce() -> Option<Result<T, E>> + Send + 'static,
+        work: impl FnOnce() -> Result<T, E> + Send + 'static,
+        convert: C,
+    ) -> Self
+    where
+        T: Send + 'static,
+        E: IntoPyErr + Send + 'static,
+        C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Clone + Send + 'static,
+    {
+        let convert_first = convert.clone();
+        let first: FirstTry = Box::new(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(first))
+                .unwrap_or_else(|_| Some(Err(E::internal("the task failed: it panicked"))))?;
+            Some(deliver(outcome, convert_first))
+        });
+        Self::job(work, convert, Some(first))
+    }
+
+    fn job<T, E, C>(
+        work: impl FnOnce() -> Result<T, E> + Send + 'static,
+        convert: C,
+        first: Option<FirstTry>,
+    ) -> Self
+    where
+        T: Send + 'static,
+        E: IntoPyErr + Send + 'static,
+        C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+    {
         let job: Job = Box::new(move || {
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
                 .unwrap_or_else(|_| Err(E::internal("the task failed: it panicked")));
             deliver(outcome, convert)
         });
         Self {
-            work: Mutex::new(Some(Prepared::Job(job))),
+            work: Mutex::new(Some(Prepared::Job(job, first))),
         }
     }
 
@@ -115,8 +157,11 @@ impl NativeCall {
     fn send<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let work = match self.take()? {
             Prepared::Future(work) => work,
-            Prepared::Job(job) => {
+            Prepared::Job(job, first) => {
                 crate::logging::refresh(py)?;
+                if let Some(delivered) = first.and_then(|first| py.detach(first)) {
+                    return delivered(py);
+                }
                 return Worker::on_own_thread(job)?.wait(py)?(py);
             }
         };
@@ -133,7 +178,8 @@ impl NativeCall {
     fn send_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let work: Work = match self.take()? {
             Prepared::Future(work) => work,
-            Prepared::Job(job) => Box::pin(async move {
+            // Never tried first on the event loop's thread, which it would hold.
+            Prepared::Job(job, _) => Box::pin(async move {
                 // The slot goes with the job: work cancelled once running still holds it.
                 let slot = cpu_slots().acquire_owned().await;
                 tokio::task::spawn_blocking(move || {

@@ -3,21 +3,94 @@
 //! records the HTTP client returns (through the engine's one mapping to the wire records).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use wikisuggest_engine::{
-    BatchStream, Dataset, DatasetSource, Engine, LinkOptions, MentionScores, NativeOpenOptions,
-    Page, RecommendOptions, default_workers,
+    BatchStream, Dataset, DatasetSource, Engine, LinkOptions, LinkRecommendationSet, MentionScores,
+    NativeOpenOptions, Page, RecommendOptions, default_workers,
 };
 
 use crate::call::NativeCall;
 use crate::contract::positive_seconds;
 use crate::engine_batch::NativeEngineBatch;
 use crate::engine_page::{PageArgs, set_to_py};
-use crate::errors::engine_error;
+use crate::errors::{engine_error, invalid_parameter};
 use crate::rules::NativeLinkRules;
+
+/// How long a blocking call runs a page on the calling thread before it hands the page to a
+/// worker thread, where Ctrl-C can interrupt the wait: most pages end within a few
+/// milliseconds, and the two hand-overs cost the process about 50 µs of CPU; a page that
+/// takes longer starts again on the worker, having cost this much more, and a Ctrl-C is
+/// answered within it. `FIRST_TRY_VARIABLE` sets another bound for the process.
+const FIRST_TRY: Duration = Duration::from_millis(100);
+
+/// The environment variable that replaces [`FIRST_TRY`] (seconds; `0`: every page goes to the
+/// worker), read once: for a profiler that slows every page a hundredfold, under which the
+/// bound would send every page to the worker after a wasted first try.
+const FIRST_TRY_VARIABLE: &str = "WIKISUGGEST_FIRST_TRY";
+
+/// One page's call: tried first on the calling thread (when sent blocking), then run.
+struct Call {
+    engine: Arc<Engine>,
+    page: Page,
+    options: RecommendOptions,
+    /// When the first try started, if there was one.
+    tried: OnceLock<Instant>,
+}
+
+impl Call {
+    /// The page's answer if it ends within `bound`.
+    fn try_within(
+        &self,
+        bound: Duration,
+    ) -> Option<wikisuggest_engine::Result<LinkRecommendationSet>> {
+        let _ = self.tried.set(Instant::now());
+        (self.engine).recommend_page_within(&self.page, &self.options, bound)
+    }
+
+    /// The page's answer, within what is left of its time budget after any first try.
+    fn run(&self) -> wikisuggest_engine::Result<LinkRecommendationSet> {
+        let Some(tried) = self.tried.get() else {
+            return self.engine.recommend_page(&self.page, &self.options);
+        };
+        let left = RecommendOptions {
+            time_budget: (self.options.time_budget).map(|b| b.saturating_sub(tried.elapsed())),
+            ..self.options.clone()
+        };
+        self.engine.recommend_page(&self.page, &left)
+    }
+}
+
+/// A page's result as its Python record (with `explain`, what the rules removed too).
+fn record_of(
+    explain: bool,
+) -> impl for<'py> FnOnce(Python<'py>, LinkRecommendationSet) -> PyResult<Bound<'py, PyAny>>
++ Clone
++ Send
++ 'static {
+    move |py, set| set_to_py(py, set, explain)
+}
+
+/// [`FIRST_TRY`], or the process's own bound (see [`FIRST_TRY_VARIABLE`]).
+fn first_try() -> PyResult<Duration> {
+    static BOUND: OnceLock<Result<Duration, String>> = OnceLock::new();
+    let bound = BOUND.get_or_init(|| {
+        let Some(value) = std::env::var_os(FIRST_TRY_VARIABLE) else {
+            return Ok(FIRST_TRY);
+        };
+        value
+            .to_str()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+            .ok_or_else(|| format!("{value:?} is not a number of seconds, 0 or more"))
+    });
+    bound
+        .clone()
+        .map_err(|message| invalid_parameter(FIRST_TRY_VARIABLE, &message))
+}
 
 #[pyclass(frozen, module = "wikisuggest._native")]
 pub struct NativeEngine {
@@ -186,9 +259,10 @@ impl NativeEngine {
     }
 
     /// One page with `options`, as a call sent blocking or awaited (with `explain`, what the
-    /// rules removed too: see `set_to_py`); the page runs on a worker thread either way (the
-    /// caller's own when sent blocking, the runtime's blocking pool when awaited), so a
-    /// blocking caller can be interrupted.
+    /// rules removed too: see `set_to_py`). Sent blocking, the page runs on the calling
+    /// thread for up to [`FIRST_TRY`], then (if it has not ended) again on the caller's own
+    /// worker thread, where the caller can interrupt it; awaited, on the runtime's blocking
+    /// pool.
     #[pyo3(signature = (page, options, explain=false))]
     fn recommend(
         &self,
@@ -198,11 +272,22 @@ impl NativeEngine {
         explain: bool,
     ) -> PyResult<NativeCall> {
         let options = options.validate(py)?;
-        let engine = self.engine.clone();
-        let page = Page::from(page);
-        Ok(NativeCall::blocking(
-            move || engine.recommend_page(&page, &options),
-            move |py, set| set_to_py(py, set, explain),
+        let first_try = first_try()?;
+        let convert = record_of(explain);
+        let call = Arc::new(Call {
+            engine: self.engine.clone(),
+            page: Page::from(page),
+            options,
+            tried: OnceLock::new(),
+        });
+        if first_try.is_zero() {
+            return Ok(NativeCall::blocking(move || call.run(), convert));
+        }
+        let tried = call.clone();
+        Ok(NativeCall::blocking_tried_first(
+            move || tried.try_within(first_try),
+            move || call.run(),
+            convert,
         ))
     }
 

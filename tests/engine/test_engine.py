@@ -7,6 +7,7 @@ import _thread
 import asyncio
 import contextlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -334,34 +335,81 @@ def _eventually(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
     return True
 
 
+#: Every parity article joined: a page read whole takes far longer than a blocking call's
+#: first try on the calling thread (a tenth of a second).
+LONG_PAGE = "\n".join(a["wikitext"] for a in ARTICLES)
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
-def test_a_threads_sync_calls_share_one_worker_that_ends_with_the_thread(
+def test_short_pages_run_on_the_calling_thread_and_long_ones_on_its_one_worker(
     engine: LinkEngine,
 ) -> None:
-    before = _engine_call_threads()
+    before = _engine_call_workers()
     seen: list[int] = []
-
     workers: list[set[str]] = []
+    # The long page's whole answer, computed by a batch's workers.
+    (whole,) = engine.recommend_many(
+        [Page(LONG_PAGE, "Long")], threshold=0.0, max_recommendations=0
+    ).results
 
     def calls() -> None:
         for article in ARTICLES[:8]:
             result = engine.recommend(**page(article))
             assert differences(result, expected("api", article["name"])) == []
             seen.append(_engine_call_threads())
-        workers.append(_engine_call_workers())
-        # Calls back to back: each finds the worker free again, none starts another.
-        for _ in range(200):
-            engine.recommend("A short page.", "Short")
-        workers.append(_engine_call_workers())
+        # A long page outlasts the first try and runs again on the thread's worker: its
+        # answer is the whole one, not what the first try had found...
+        for _ in range(3):
+            long = engine.recommend(LONG_PAGE, "Long", threshold=0.0, max_recommendations=0)
+            assert long == whole
+            workers.append(_engine_call_workers() - before)
 
     thread = threading.Thread(target=calls)
     thread.start()
     thread.join()
-    # One worker for all of the thread's calls, not one per call...
-    assert seen == [before + 1] * 8
-    assert len(workers) == 2 and workers[0] == workers[1]
-    # ... and it ends with the thread.
-    assert _eventually(lambda: _engine_call_threads() == before)
+    # ... short pages start no worker at all ...
+    assert seen == [len(before)] * 8
+    # ... long ones share the thread's one worker ...
+    assert len(workers) == 3 and len(workers[0]) == 1
+    assert workers[0] == workers[1] == workers[2]
+    # ... which ends with the thread.
+    assert _eventually(lambda: not _engine_call_workers() & workers[0])
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
+def test_the_first_try_bound_is_set_for_the_process_by_its_environment_variable() -> None:
+    code = """
+import pathlib, wikisuggest
+def workers():
+    return sum(
+        (task / "comm").read_text("utf-8").strip() == "wikisuggest-cpu"
+        for task in pathlib.Path("/proc/self/task").iterdir()
+    )
+engine = wikisuggest.LinkEngine.default()
+try:
+    result = engine.recommend("A short page about [[Cats]].", "Short")
+except wikisuggest.InvalidParameter as e:
+    print("InvalidParameter", e.parameter)
+else:
+    print(result.page_title, workers())
+"""
+
+    def run(value: str | None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "WIKISUGGEST_FIRST_TRY"}
+        if value is not None:
+            env["WIKISUGGEST_FIRST_TRY"] = value
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    # By default a short page ends on the calling thread; with 0 it is handed to a worker.
+    assert run(None) == "Short 0"
+    assert run("0.5") == "Short 0"
+    assert run("0") == "Short 1"
+    for bad in ("soon", "-1", "nan", "inf"):
+        assert run(bad) == "InvalidParameter WIKISUGGEST_FIRST_TRY"
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
@@ -369,20 +417,24 @@ def test_ctrl_c_during_recommend_leaves_the_page_behind_and_the_next_call_runs(
     engine: LinkEngine,
 ) -> None:
     # A page of several megabytes, classified whole: it runs long after the interrupt.
-    big = "\n".join(a["wikitext"] for a in ARTICLES) * 3
-    engine.recommend("Warm.", "Warm")  # this thread's worker is started
+    big = LONG_PAGE * 3
+    # This thread's worker is started (a long page is handed to it after the first try).
+    warm = engine.recommend(LONG_PAGE, "Warm", threshold=0.0, max_recommendations=0)
     before = _engine_call_threads()
     watcher = _interrupt_once_a_worker_computes()
     with pytest.raises(KeyboardInterrupt):
         engine.recommend(big, "Big", threshold=0.0, max_recommendations=0)
     watcher.join()
-    # The interrupted page still runs on the worker it was handed to: the next call is
-    # handed to a new one, and answers as always.
+    # The interrupted page still runs on the worker it was handed to; the next calls answer
+    # as always: a short page on the calling thread (no thread started) ...
     article = ARTICLES[0]
     result = engine.recommend(**page(article))
     assert differences(result, expected("api", article["name"])) == []
-    assert _engine_call_threads() == before + 1
-    # The page left behind ends, and its worker with it.
+    assert _engine_call_threads() == before
+    # ... and a long one on a new worker while the old one is busy.
+    again = engine.recommend(LONG_PAGE, "Warm", threshold=0.0, max_recommendations=0)
+    assert again == warm
+    # The page left behind ends, and its worker with it: the thread keeps one.
     assert _eventually(lambda: _engine_call_threads() == before)
 
 

@@ -136,6 +136,40 @@ fn batch_equals_single_calls_and_keeps_input_order() {
 }
 
 #[test]
+fn a_page_within_a_slice_is_its_whole_answer_or_none() {
+    let engine = Engine::open(&common::parity_dir(), "enwiki").unwrap();
+    let articles = articles();
+    let page_of = |wikitext: String| Page {
+        wikitext: wikitext.into(),
+        page_title: "Joined".to_owned(),
+        ..Page::default()
+    };
+    let one = page_of(articles[0].wikitext.clone());
+    // Every article joined, read whole: far longer than a millisecond's slice.
+    let joined: Vec<&str> = articles.iter().map(|a| a.wikitext.as_str()).collect();
+    let long = page_of(joined.join("\n"));
+    for (threshold, max) in [(0.5, 15), (0.0, 0)] {
+        let opts = options(threshold, max);
+        let whole = engine.recommend_page(&one, &opts).unwrap();
+        let within = engine.recommend_page_within(&one, &opts, Duration::from_secs(60));
+        assert_eq!(within.unwrap().unwrap(), whole);
+    }
+    let opts = options(0.0, 0);
+    assert!(
+        engine
+            .recommend_page_within(&long, &opts, Duration::from_millis(1))
+            .is_none()
+    );
+    // A request whose own budget is shorter than the slice gets its budget's answer.
+    let budgeted = RecommendOptions {
+        time_budget: Some(Duration::from_millis(1)),
+        ..opts
+    };
+    let answer = engine.recommend_page_within(&long, &budgeted, Duration::from_secs(60));
+    assert_eq!(answer.unwrap().unwrap().stop, Stop::TimeBudget);
+}
+
+#[test]
 fn result_echoes_the_request_and_carries_the_checksums() {
     let engine = Engine::open(&common::parity_dir(), "enwiki")
         .unwrap()

@@ -199,6 +199,10 @@ class LinkEngine:
         ``time_budget`` (seconds) stops early and returns the links found so far, as
         production does after 29 s; by default there is no budget, so results never depend on
         machine speed. ``pageid`` and ``revid`` are carried into the result.
+
+        Other threads run while a page is computed. Most pages end on the calling thread; a
+        long one is handed to a worker thread, where Ctrl-C interrupts the wait (the page
+        finishes unseen).
         """
         page, checked = _one_page(wikitext, page_title, options)
         return self.native.recommend(page, checked).send()

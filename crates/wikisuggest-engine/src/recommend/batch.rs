@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::{Engine, LinkRecommendationSet, RecommendOptions};
+use super::{Engine, LinkRecommendationSet, RecommendOptions, Stop};
 use crate::error::{Error, Result};
 /// Text another owner keeps alive and lends to the engine: a binding lends a page's UTF-8
 /// this way without copying it (a Python `str`'s own bytes, held by a reference to it).
@@ -141,6 +141,31 @@ impl Engine {
             page.revid,
             options,
         )
+    }
+
+    /// [`Engine::recommend_page`] if it ends within `slice` of wall-clock time, else `None`
+    /// (the links found are dropped: the caller runs the page again where it can be
+    /// interrupted). A request whose own time budget is no longer than `slice` is answered
+    /// whole, as [`Engine::recommend_page`] answers it.
+    pub fn recommend_page_within(
+        &self,
+        page: &Page,
+        options: &RecommendOptions,
+        slice: Duration,
+    ) -> Option<Result<LinkRecommendationSet>> {
+        if options.time_budget.is_some_and(|budget| budget <= slice) {
+            return Some(self.recommend_page(page, options));
+        }
+        let sliced = RecommendOptions {
+            time_budget: Some(slice),
+            ..options.clone()
+        };
+        // A pass stops at its time budget (here the slice, shorter than the request's own)
+        // only by reporting it: any other answer is the page's whole answer.
+        match self.recommend_page(page, &sliced) {
+            Ok(set) if set.stop == Stop::TimeBudget => None,
+            answer => Some(answer),
+        }
     }
 }
 
