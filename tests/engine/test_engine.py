@@ -240,8 +240,10 @@ print(json.dumps([asyncio.run(main()), len(pages), peak, os.cpu_count()]))
     ok, n_pages, peak, cores = json.loads(out.strip().splitlines()[-1])
     assert ok and n_pages == 284
     # The interpreter, two I/O threads, the hand-over thread, and the engine's threads: about
-    # one per core (a thread that finished its page is replaced before it is seen idle).
-    assert peak <= 4 + 2 * cores + 4
+    # one per core (a thread that finished its page is replaced before it is seen idle, the
+    # more often the busier the machine: up to 11 on two cores under three busy loops), far
+    # from one per page.
+    assert peak <= 4 + 4 * cores + 4 < n_pages
 
 
 def test_ctrl_c_during_recommend_many_keeps_finished_results(engine: LinkEngine) -> None:
