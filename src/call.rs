@@ -100,8 +100,8 @@ impl NativeCall {
     /// [`NativeCall::blocking`], tried first on the calling thread when sent blocking:
     /// `first` gives the answer, or `None` when it could not within the bounded time it
     /// takes (then `work` runs as in [`NativeCall::blocking`], interruptibly). Most pages
-    /// take a millisecond, less than the two hand-overs to a worker and back cost; the bound
-    /// keeps Ctrl-C answered within it.
+    /// end within it, sparing the two hand-overs to a worker and back (about a twentieth of
+    /// an average page's work); the bound keeps Ctrl-C answered within it.
     pub fn blocking_tried_first<T, E, C>(
         first: impl FnOnce() -> Option<Result<T, E>> + Send + 'static,
         work: impl FnOnce() -> Result<T, E> + Send + 'static,
