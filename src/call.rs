@@ -94,7 +94,14 @@ impl NativeCall {
         E: IntoPyErr + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
-        Self::job(work, convert, None)
+        let job: Job = Box::new(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| Err(E::internal("the task failed: it panicked")));
+            deliver(outcome, convert)
+        });
+        Self {
+            work: Mutex::new(Some(Prepared::Job(job, None))),
+        }
     }
 
     /// [`NativeCall::blocking`], tried first on the calling thread when sent blocking:
@@ -113,32 +120,16 @@ impl NativeCall {
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Clone + Send + 'static,
     {
         let convert_first = convert.clone();
-        let first: FirstTry = Box::new(move || {
+        let tried: FirstTry = Box::new(move || {
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(first))
                 .unwrap_or_else(|_| Some(Err(E::internal("the task failed: it panicked"))))?;
             Some(deliver(outcome, convert_first))
         });
-        Self::job(work, convert, Some(first))
-    }
-
-    fn job<T, E, C>(
-        work: impl FnOnce() -> Result<T, E> + Send + 'static,
-        convert: C,
-        first: Option<FirstTry>,
-    ) -> Self
-    where
-        T: Send + 'static,
-        E: IntoPyErr + Send + 'static,
-        C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
-    {
-        let job: Job = Box::new(move || {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                .unwrap_or_else(|_| Err(E::internal("the task failed: it panicked")));
-            deliver(outcome, convert)
-        });
-        Self {
-            work: Mutex::new(Some(Prepared::Job(job, first))),
+        let mut call = Self::blocking(work, convert);
+        if let Ok(Some(Prepared::Job(_, slot))) = call.work.get_mut().map(Option::as_mut) {
+            *slot = Some(tried);
         }
+        call
     }
 
     fn take(&self) -> PyResult<Prepared> {
