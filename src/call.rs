@@ -94,11 +94,8 @@ impl NativeCall {
         E: IntoPyErr + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
-        let job: Job = Box::new(move || {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                .unwrap_or_else(|_| Err(E::internal("the task failed: it panicked")));
-            deliver(outcome, convert)
-        });
+        let job: Job =
+            Box::new(move || deliver(caught(work, |why| Err(E::internal(why))), convert));
         Self {
             work: Mutex::new(Some(Prepared::Job(job, None))),
         }
@@ -121,8 +118,7 @@ impl NativeCall {
     {
         let convert_first = convert.clone();
         let tried: FirstTry = Box::new(move || {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(first))
-                .unwrap_or_else(|_| Some(Err(E::internal("the task failed: it panicked"))))?;
+            let outcome = caught(first, |why| Some(Err(E::internal(why))))?;
             Some(deliver(outcome, convert_first))
         });
         let mut call = Self::blocking(work, convert);
@@ -139,6 +135,12 @@ impl NativeCall {
             .and_then(|mut work| work.take())
             .ok_or_else(|| wikisuggest_error("this call was already sent"))
     }
+}
+
+/// `work()`, or `panicked(why)` if it panicked: a panic never crosses into Python.
+fn caught<R>(work: impl FnOnce() -> R, panicked: impl FnOnce(&str) -> R) -> R {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .unwrap_or_else(|_| panicked("the task failed: it panicked"))
 }
 
 #[pymethods]
