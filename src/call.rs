@@ -94,11 +94,7 @@ impl NativeCall {
         E: IntoPyErr + Send + 'static,
         C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
     {
-        let job: Job =
-            Box::new(move || deliver(caught(work, |why| Err(E::internal(why))), convert));
-        Self {
-            work: Mutex::new(Some(Prepared::Job(job, None))),
-        }
+        Self::of_job(job(work, convert), None)
     }
 
     /// [`NativeCall::blocking`], tried first on the calling thread when sent blocking:
@@ -121,11 +117,13 @@ impl NativeCall {
             let outcome = caught(first, |why| Some(Err(E::internal(why))))?;
             Some(deliver(outcome, convert_first))
         });
-        let mut call = Self::blocking(work, convert);
-        if let Ok(Some(Prepared::Job(_, slot))) = call.work.get_mut().map(Option::as_mut) {
-            *slot = Some(tried);
+        Self::of_job(job(work, convert), Some(tried))
+    }
+
+    fn of_job(job: Job, first: Option<FirstTry>) -> Self {
+        Self {
+            work: Mutex::new(Some(Prepared::Job(job, first))),
         }
-        call
     }
 
     fn take(&self) -> PyResult<Prepared> {
@@ -135,6 +133,17 @@ impl NativeCall {
             .and_then(|mut work| work.take())
             .ok_or_else(|| wikisuggest_error("this call was already sent"))
     }
+}
+
+/// The blocking `work` of a call, its value converted by `convert` (a panic becomes an
+/// internal error).
+fn job<T, E, C>(work: impl FnOnce() -> Result<T, E> + Send + 'static, convert: C) -> Job
+where
+    T: Send + 'static,
+    E: IntoPyErr + Send + 'static,
+    C: for<'py> FnOnce(Python<'py>, T) -> PyResult<Bound<'py, PyAny>> + Send + 'static,
+{
+    Box::new(move || deliver(caught(work, |why| Err(E::internal(why))), convert))
 }
 
 /// `work()`, or `panicked(why)` if it panicked: a panic never crosses into Python.
