@@ -357,20 +357,26 @@ impl Dataset {
     }
 
     /// Where a link to `title` leads, if that is an article: the target of its redirect
-    /// (one hop), or `title` itself when it is no redirect; as the dataset spells it.
-    pub(crate) fn link_target(&self, title: &str) -> Result<Option<&str>> {
+    /// (one hop), or `title` itself when it is no redirect, appended to `out` as the dataset
+    /// spells it; whether it is an article. A title that is no redirect is `title` itself:
+    /// it was found by its bytes, so they are not read again.
+    pub(crate) fn link_target_into(&self, title: &str, out: &mut String) -> Result<bool> {
         let Some(t) = self.image.find_title(title)? else {
-            return Ok(None);
+            return Ok(false);
         };
-        let target = self.image.redirect(t)?.unwrap_or(t);
-        if self.image.page_id(target)?.is_some() {
-            Ok(Some(self.image.title(target)?))
-        } else {
-            Ok(None)
+        let redirect = self.image.redirect(t)?;
+        let target = redirect.unwrap_or(t);
+        if self.image.page_id(target)?.is_none() {
+            return Ok(false);
         }
+        match redirect {
+            Some(target) => out.push_str(self.image.title(target)?),
+            None => out.push_str(title),
+        }
+        Ok(true)
     }
 
-    /// Fetches into the caches what [`Dataset::link_target`] of each of `titles` reads, all
+    /// Fetches into the caches what [`Dataset::link_target_into`] of each of `titles` reads, all
     /// at once (a hint: answers nothing, changes nothing).
     pub(crate) fn prefetch_link_targets(&self, titles: &[&str]) {
         self.image.prefetch_link_targets(titles);

@@ -699,7 +699,7 @@ impl NativeImage {
     }
 
     /// Asks the processor to fetch what looking each of `titles` up as a link target reads
-    /// (see [`Dataset::link_target`](crate::Dataset)): the title index's slots, the offsets
+    /// (see [`Dataset::link_target_into`](crate::Dataset)): the title index's slots, the offsets
     /// and bytes of the first title whose tag matches, its redirect and page id, and the
     /// target's offsets and bytes. It goes a stage at a time over all the titles, so that
     /// the cache misses of one stage overlap instead of each title's following each other.

@@ -151,15 +151,10 @@ impl LinkModel for DatasetModel<'_> {
         target.map(str::to_owned)
     }
 
-    /// One title look-up, and the target's spelling borrowed from the dataset.
+    /// One title look-up, and the target's spelling from the dataset.
     fn link_target(&self, title: &str, out: &mut String) -> bool {
-        match self.keep(self.dataset.link_target(title)).flatten() {
-            Some(target) => {
-                out.push_str(target);
-                true
-            }
-            None => false,
-        }
+        self.keep(self.dataset.link_target_into(title, out))
+            .unwrap_or(false)
     }
 
     fn prepare_link_targets(&self, titles: &[&str]) {

@@ -7,15 +7,23 @@
 //!
 //! Nearly every window is short (a few bytes around the candidate): those are kept per
 //! candidate and found among the candidates near the span. The few long ones are kept in a
-//! tree over the frame's candidates (by index, that is by position), holding per subtree
-//! the lowest window start and the highest window end, so that the long windows meeting a
-//! span are found without looking at the others, however many there are.
+//! list while there are at most [`LISTED`] of them (on real pages, nearly always), each
+//! span looking at all of them; past that, in a tree over the frame's candidates (by index,
+//! that is by position), holding per subtree the lowest window start and the highest
+//! window end, so that the long windows meeting a span are found without looking at the
+//! others, however many there are.
 
 /// No window (an empty leaf's start).
 const NO_START: u32 = u32::MAX;
 
 /// Windows at most this long (in bytes, less one) are short.
 const SHORT: usize = 64;
+
+/// A candidate's `hi` while its window is a long one (its `lo` is then [`NO_START`]).
+const LONG: u32 = u32::MAX;
+
+/// Long windows kept in a list up to this many; past it, in a tree.
+const LISTED: usize = 16;
 
 /// Failed attempts' windows by candidate index.
 #[derive(Debug, Default)]
@@ -24,7 +32,8 @@ pub(super) struct Failures {
     base: usize,
     /// Number of candidates.
     count: usize,
-    /// Per candidate: its short window's start ([`NO_START`]: none) and end.
+    /// Per candidate: its short window's start ([`NO_START`]: none) and end; a long
+    /// window (kept in `long`) is [`NO_START`] and [`LONG`].
     lo: Vec<u32>,
     hi: Vec<u32>,
     /// The long windows, built at the first.
@@ -55,15 +64,17 @@ impl Failures {
             return;
         };
         let short = hi.saturating_sub(lo) <= SHORT;
+        let mut had_long = false;
         if let (Some(l), Some(h)) = (self.lo.get_mut(i), self.hi.get_mut(i)) {
+            had_long = *l == NO_START && *h == LONG;
             (*l, *h) = if short {
                 (lo as u32, hi as u32)
             } else {
-                (NO_START, 0)
+                (NO_START, LONG)
             };
         }
         if short {
-            if let Some(long) = &mut self.long {
+            if had_long && let Some(long) = &mut self.long {
                 long.clear(index);
             }
         } else {
@@ -130,9 +141,107 @@ impl Failures {
     }
 }
 
-/// The long windows, in a tree by candidate index.
+/// The window `lo..=hi` as the long windows keep it: its start (below [`NO_START`]) and its
+/// end plus one.
+fn stored(lo: usize, hi: usize) -> (u32, u32) {
+    (
+        lo.min(NO_START as usize - 1) as u32,
+        (hi.saturating_add(1)).min(u32::MAX as usize) as u32,
+    )
+}
+
+/// The long windows: a short list while they are few (nearly always), a tree by candidate
+/// index past [`LISTED`] of them.
 #[derive(Debug, Default)]
 struct LongWindows {
+    base: usize,
+    count: usize,
+    /// Candidate index, window start and window end plus one, in no order.
+    listed: Vec<[u32; 3]>,
+    tree: Option<WindowTree>,
+}
+
+impl LongWindows {
+    fn new(base: usize, count: usize) -> Self {
+        Self {
+            base,
+            count,
+            listed: Vec::new(),
+            tree: None,
+        }
+    }
+
+    /// Records the window `lo..=hi` of the failed attempt at candidate `index`.
+    fn record(&mut self, index: usize, lo: usize, hi: usize) {
+        if let Some(tree) = &mut self.tree {
+            tree.record(index, lo, hi);
+            return;
+        }
+        if index.checked_sub(self.base).is_none_or(|l| l >= self.count) {
+            return;
+        }
+        let (lo, end) = stored(lo, hi);
+        let window = [index as u32, lo, end];
+        if let Some(slot) = self.listed.iter_mut().find(|w| w[0] == window[0]) {
+            *slot = window;
+            return;
+        }
+        if self.listed.len() < LISTED {
+            self.listed.push(window);
+            return;
+        }
+        // One too many for the list: all of them to the tree.
+        let mut tree = WindowTree::new(self.base, self.count);
+        for &[i, l, h] in self.listed.iter().chain([&window]) {
+            tree.set(i as usize, l, h);
+        }
+        self.listed = Vec::new();
+        self.tree = Some(tree);
+    }
+
+    /// Forgets the window of candidate `index`.
+    fn clear(&mut self, index: usize) {
+        match &mut self.tree {
+            Some(tree) => tree.clear(index),
+            None => {
+                if let Some(at) = self.listed.iter().position(|w| w[0] as usize == index) {
+                    self.listed.swap_remove(at);
+                }
+            }
+        }
+    }
+
+    /// [`WindowTree::take_meeting`], of the list or the tree.
+    fn take_meeting(
+        &mut self,
+        (start, end): (usize, usize),
+        (first, inside, after, last): (usize, usize, usize, usize),
+        out: &mut Vec<usize>,
+    ) -> u64 {
+        if let Some(tree) = &mut self.tree {
+            return tree.take_meeting((start, end), (first, inside, after, last), out);
+        }
+        let steps = self.listed.len() as u64;
+        let (start, end) = (
+            start.min(NO_START as usize) as u32,
+            end.min(NO_START as usize) as u32,
+        );
+        self.listed.retain(|&[i, lo, hi]| {
+            let index = i as usize;
+            let taken = (first..last).contains(&index)
+                && ((inside..after).contains(&index) || (lo < end && hi > start));
+            if taken {
+                out.push(index);
+            }
+            !taken
+        });
+        steps
+    }
+}
+
+/// The long windows, in a tree by candidate index.
+#[derive(Debug, Default)]
+struct WindowTree {
     /// Index of the first candidate (leaf 0).
     base: usize,
     /// Number of leaves (a power of two, or 0 for no candidates).
@@ -143,7 +252,7 @@ struct LongWindows {
     hi: Vec<u32>,
 }
 
-impl LongWindows {
+impl WindowTree {
     /// A tree for the candidates `base..base + count`.
     fn new(base: usize, count: usize) -> Self {
         if count == 0 {
@@ -163,11 +272,8 @@ impl LongWindows {
 
     /// Records the window `lo..=hi` of the failed attempt at candidate `index`.
     fn record(&mut self, index: usize, lo: usize, hi: usize) {
-        self.set(
-            index,
-            lo.min(NO_START as usize - 1) as u32,
-            (hi.saturating_add(1)).min(u32::MAX as usize) as u32,
-        );
+        let (lo, end) = stored(lo, hi);
+        self.set(index, lo, end);
     }
 
     /// Forgets the window of candidate `index`.
@@ -235,7 +341,7 @@ impl LongWindows {
         self.take(1, 0, self.size, &meeting, out)
     }
 
-    /// [`LongWindows::take_meeting`] in the subtree `node` (leaves `left..right`): one
+    /// [`WindowTree::take_meeting`] in the subtree `node` (leaves `left..right`): one
     /// descent for the whole range, pruned where no window below can meet the span.
     fn take(
         &mut self,
@@ -275,7 +381,7 @@ impl LongWindows {
     }
 }
 
-/// What [`LongWindows::take`] looks for: leaves in `range` whose window meets
+/// What [`WindowTree::take`] looks for: leaves in `range` whose window meets
 /// `start..end`, or any window of the leaves `inside`.
 struct Meeting {
     range: (usize, usize),
@@ -289,17 +395,33 @@ mod tests {
     use super::Failures;
 
     /// The windows taken are exactly those of the frame's candidates meeting the span,
-    /// each once, short and long.
+    /// each once, short and long: with the long windows few enough to be listed (40
+    /// candidates, 14 long) and with more (100 candidates, 34 long: kept in the tree).
     #[test]
     fn windows_meeting_a_span_are_taken_once() {
+        for count in [40, 100] {
+            windows_meeting_a_span(count);
+        }
+    }
+
+    fn windows_meeting_a_span(count: usize) {
         // Candidates at positions 100, 110, …; window of candidate i: [p - w, p + 12].
-        let positions: Vec<u32> = (0..40).map(|i| 100 + 10 * i).collect();
+        let positions: Vec<u32> = (0..count as u32).map(|i| 100 + 10 * i).collect();
         let position = |i: usize| positions[i] as usize;
         let width = |i: usize| if i.is_multiple_of(3) { 145 } else { 12 };
-        let mut windows = Failures::new(40);
-        for i in 0..40 {
+        let mut windows = Failures::new(count);
+        for i in 0..count {
             windows.record(i, position(i).saturating_sub(width(i)), position(i) + 12);
         }
+        // A long window replaced by a short one, and a short one by a long one, is taken
+        // as the last recorded.
+        windows.record(24, position(24) - 12, position(24) + 12);
+        windows.record(25, position(25) - 145, position(25) + 12);
+        let width = |i: usize| match i {
+            24 => 12,
+            25 => 145,
+            _ => width(i),
+        };
         // The frame holds candidates 10..30.
         let frame = (10, 30);
         let (start, end): (usize, usize) = (250, 280);
