@@ -211,25 +211,27 @@ impl LongWindows {
         }
     }
 
-    /// [`WindowTree::take_meeting`], of the list or the tree.
+    /// Removes the windows of the candidates `first..last` that meet `start..end`,
+    /// appending their candidates to `out`: a candidate inside always does (`inside`,
+    /// `after`: the first candidate indices at or after `start` and `end`), any other when
+    /// its window starts before `end` and reaches `start` (a window holds its candidate, so
+    /// before the span only the second test can fail, after it the first).
     fn take_meeting(
         &mut self,
-        (start, end): (usize, usize),
-        (first, inside, after, last): (usize, usize, usize, usize),
+        span: (usize, usize),
+        candidates: (usize, usize, usize, usize),
         out: &mut Vec<usize>,
     ) -> u64 {
+        let leaves = self.tree.as_ref().map_or(self.count, |tree| tree.size);
+        let meeting = Meeting::new(self.base, leaves, span, candidates);
         if let Some(tree) = &mut self.tree {
-            return tree.take_meeting((start, end), (first, inside, after, last), out);
+            return tree.take_meeting(&meeting, out);
         }
         let steps = self.listed.len() as u64;
-        let (start, end) = (
-            start.min(NO_START as usize) as u32,
-            end.min(NO_START as usize) as u32,
-        );
+        let base = self.base;
         self.listed.retain(|&[i, lo, hi]| {
             let index = i as usize;
-            let taken = (first..last).contains(&index)
-                && ((inside..after).contains(&index) || (lo < end && hi > start));
+            let taken = meeting.takes(index.saturating_sub(base), lo, hi);
             if taken {
                 out.push(index);
             }
@@ -316,29 +318,12 @@ impl WindowTree {
         }
     }
 
-    /// Removes the windows of the candidates `first..last` that meet `start..end`,
-    /// appending their candidates to `out` in order: a candidate inside always does
-    /// (`inside`, `after`: the first candidate indices at or after `start` and `end`), any
-    /// other when its window starts before `end` and reaches `start` (a window holds its
-    /// candidate, so before the span only the second test can fail, after it the first).
-    fn take_meeting(
-        &mut self,
-        (start, end): (usize, usize),
-        (first, inside, after, last): (usize, usize, usize, usize),
-        out: &mut Vec<usize>,
-    ) -> u64 {
+    /// [`LongWindows::take_meeting`] of the tree, appending the candidates in order.
+    fn take_meeting(&mut self, meeting: &Meeting, out: &mut Vec<usize>) -> u64 {
         if self.size == 0 {
             return 0;
         }
-        let leaf = |i: usize| i.saturating_sub(self.base).min(self.size);
-        let (first, inside, after, last) = (leaf(first), leaf(inside), leaf(after), leaf(last));
-        let meeting = Meeting {
-            range: (first, last),
-            inside: (inside, after),
-            start: start.min(NO_START as usize) as u32,
-            end: end.min(NO_START as usize) as u32,
-        };
-        self.take(1, 0, self.size, &meeting, out)
+        self.take(1, 0, self.size, meeting, out)
     }
 
     /// [`WindowTree::take_meeting`] in the subtree `node` (leaves `left..right`): one
@@ -381,13 +366,41 @@ impl WindowTree {
     }
 }
 
-/// What [`WindowTree::take`] looks for: leaves in `range` whose window meets
-/// `start..end`, or any window of the leaves `inside`.
+/// What [`LongWindows::take_meeting`] takes, in the list ([`Meeting::takes`]) or the tree
+/// ([`WindowTree::take`]): leaves in `range` whose window meets `start..end`, or any window
+/// of the leaves `inside`.
 struct Meeting {
     range: (usize, usize),
     inside: (usize, usize),
     start: u32,
     end: u32,
+}
+
+impl Meeting {
+    /// The span `start..end` and the candidates `first..last` (`inside..after` within the
+    /// span) as leaves: candidate indices less `base`, at most `leaves`.
+    fn new(
+        base: usize,
+        leaves: usize,
+        (start, end): (usize, usize),
+        (first, inside, after, last): (usize, usize, usize, usize),
+    ) -> Self {
+        let leaf = |i: usize| i.saturating_sub(base).min(leaves);
+        Self {
+            range: (leaf(first), leaf(last)),
+            inside: (leaf(inside), leaf(after)),
+            start: start.min(NO_START as usize) as u32,
+            end: end.min(NO_START as usize) as u32,
+        }
+    }
+
+    /// Whether the window `lo..hi` (its end plus one) of leaf `leaf` is taken.
+    fn takes(&self, leaf: usize, lo: u32, hi: u32) -> bool {
+        let ((first, last), (inside, after)) = (self.range, self.inside);
+        (first..last).contains(&leaf)
+            && lo != NO_START
+            && ((inside..after).contains(&leaf) || (lo < self.end && hi > self.start))
+    }
 }
 
 #[cfg(test)]
