@@ -415,8 +415,10 @@ else:
 
 
 def test_a_time_budget_counts_from_the_first_try() -> None:
-    # A first try of 1 s on a page that takes seconds, then the worker: the call ends at its
-    # budget of 1.5 s (and what a pass does once it sees it spent), not at 2.5 s.
+    # A first try of 2 s on a page that takes seconds, then the worker: the call ends at its
+    # budget of 2.5 s, and what a pass does before and after it looks at the clock (reading
+    # the page whole, about 0.4 s for these 30 MB in the test build, twice that on a busy
+    # machine), not at 4.5 s and that.
     code = f"""
 import json, pathlib, time, wikisuggest
 folder = pathlib.Path({str(PARITY / "articles")!r})
@@ -424,16 +426,16 @@ rows = [line.split("\\t") for line in (folder / "manifest.tsv").read_text("utf-8
 page = "\\n".join((folder / row[0]).read_text("utf-8") for row in rows) * 8
 engine = wikisuggest.LinkEngine.default()
 started = time.monotonic()
-engine.recommend(page, "Long", threshold=0.0, max_recommendations=0, time_budget=1.5)
+engine.recommend(page, "Long", threshold=0.0, max_recommendations=0, time_budget=2.5)
 print(json.dumps(time.monotonic() - started))
 """
-    env = {**os.environ, "WIKISUGGEST_FIRST_TRY": "1"}
+    env = {**os.environ, "WIKISUGGEST_FIRST_TRY": "2"}
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     elapsed = json.loads(done.stdout.strip().splitlines()[-1])
-    assert 1.45 <= elapsed < 2.2
+    assert 2.45 <= elapsed < 4.2
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads listed by /proc")
