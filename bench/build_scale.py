@@ -58,7 +58,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine import DUMP, gensim_wheel
+from articles import DUMP, gensim_wheel
 
 # enwiki's pages-articles dumps of 2024-2025 are 22-24 GB of bz2 that expand about 4x;
 # 100 GB of XML rounds that up, so time is overstated rather than understated.

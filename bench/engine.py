@@ -33,87 +33,16 @@ that does both page by page; the ratio is the round's sums. Run ``bash bench/run
 from __future__ import annotations
 
 import argparse
-import bz2
-import io
 import os
 import statistics
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-PARITY = ROOT / "tests" / "data" / "parity"
-DOWNLOADS = ROOT / "target" / "reference-fixtures" / "downloads"
-DUMP = "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
-
-
-def parity_articles() -> dict[str, str]:
-    lines = (PARITY / "articles" / "manifest.tsv").read_text("utf-8").splitlines()[1:]
-    out = {}
-    for line in lines:
-        file, title = line.split("\t")[:2]
-        out[title] = (PARITY / "articles" / file).read_text("utf-8")
-    return out
-
-
-def gensim_wheel() -> Path:
-    """gensim 4.4.0's wheel (the one the test suite pins), downloaded when missing."""
-    wheels = sorted(DOWNLOADS.glob("gensim-4.4.0-*.whl"))
-    if not wheels:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                "--python-version",
-                "3.11",
-                "--platform",
-                "manylinux_2_28_x86_64",
-                "gensim==4.4.0",
-                "-d",
-                str(DOWNLOADS),
-            ],
-            check=True,
-        )
-        wheels = sorted(DOWNLOADS.glob("gensim-4.4.0-*.whl"))
-    if not wheels:
-        raise SystemExit(f"gensim 4.4.0's wheel is not in {DOWNLOADS}: cannot build the input")
-    return wheels[-1]
-
-
-def gensim_articles() -> dict[str, str]:
-    """Main-namespace, non-redirect pages of the dump excerpt in gensim's wheel."""
-    wheels = [gensim_wheel()]
-    with zipfile.ZipFile(wheels[-1]) as wheel:
-        data = bz2.decompress(wheel.read(DUMP))
-    out = {}
-    for _, element in ET.iterparse(io.BytesIO(data)):
-        if not element.tag.endswith("}page"):
-            continue
-        ns = element.find("{*}ns")
-        text = element.find("{*}revision/{*}text")
-        title = element.find("{*}title")
-        is_redirect = element.find("{*}redirect") is not None
-        if ns is not None and ns.text == "0" and not is_redirect and text is not None:
-            out[title.text or ""] = text.text or ""
-        element.clear()
-    return out
-
-
-def fresh(text: str) -> str:
-    """A new ``str`` equal to ``text``, with no UTF-8 form cached (as a decoder makes it)."""
-    return text.encode("utf-8").decode("utf-8")
+from articles import ROOT, fresh, gensim_articles, parity_articles
 
 
 def load() -> str:

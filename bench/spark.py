@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 # Run as a script: bench/ is on the path, with the article loaders of the engine benchmark.
-from engine import gensim_articles, parity_articles
+from articles import gensim_articles, parity_articles
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine import ROOT, gensim_articles, parity_articles
+from articles import ROOT, gensim_articles, parity_articles
 
 
 def main() -> int:
