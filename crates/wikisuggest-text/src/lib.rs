@@ -5,6 +5,7 @@
 //! All offsets exposed by this crate are Unicode code point indices, as
 //! Python `str` indices are.
 
+pub mod code_points;
 pub mod error;
 pub mod pipeline;
 pub mod pyunicode;

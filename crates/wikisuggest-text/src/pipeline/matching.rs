@@ -90,7 +90,7 @@ pub(crate) fn count(s: &[char], m: &[char]) -> usize {
 /// as the search), and each hit is compared whole. Comparisons stop at a budget of the
 /// two lengths, after which the full search takes over, so the time stays linear.
 pub(crate) fn find_first(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    const HEAD: usize = 64;
+    const HEAD: usize = 16;
     let Some(head) = needle.get(..HEAD).filter(|_| needle.len() > 2 * HEAD) else {
         return memchr::memmem::find(hay, needle);
     };
